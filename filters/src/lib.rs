@@ -1,0 +1,20 @@
+//! # sieve-filters
+//!
+//! Pure bytes-to-decision code for the sieve indexer. Nothing in this crate
+//! opens a file, a socket or a clock: every function takes bytes (or values
+//! parsed from bytes) and returns a decision or a count. The binaries in
+//! `sieve-indexer`, `sieve-searcher` and `sieve-filter` do the I/O.
+//!
+//! * [`utf8`]: the in-place UTF-8 cleaner that counts the seven error classes
+//!   of Crane, Trotman and O'Keefe, "Malformed UTF-8 and Spam" (ADCS 2013).
+//!
+//! Every fallible function returns [`Error`], whose variants carry the
+//! evidence (offsets, expected and found values).
+
+pub mod error;
+pub mod utf8;
+
+pub use error::Error;
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,17 @@
+//! # sieve-indexer
+//!
+//! Reads web crawls and builds tantivy indexes.
+//!
+//! * [`schema`]: the one place that names index fields and registers the
+//!   analyser; the searcher and the filter tools use it too.
+//!
+//! Every fallible function returns [`Error`], whose variants carry the
+//! evidence (path, byte offset, expected and found values).
+
+pub mod error;
+pub mod schema;
+
+pub use error::Error;
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

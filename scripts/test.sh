@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The project's test command (README.md, second command; .ci/run calls it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR=never
+step() { printf '\n==> %s\n' "$*"; }
+
+step "build"
+cargo build --workspace --all-targets --locked
+step "clippy (warnings are errors)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+step "tests and doctests"
+cargo test --workspace --locked

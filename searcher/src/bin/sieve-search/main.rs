@@ -1,0 +1,5 @@
+//! `sieve-search`: run TREC topics, evaluate and compare runs.
+
+fn main() -> anyhow::Result<()> {
+    anyhow::bail!("sieve-search: not built yet")
+}

@@ -1,0 +1,14 @@
+//! # sieve-searcher
+//!
+//! Runs TREC topic files over sieve indexes with tunable BM25, writes TREC run
+//! files, evaluates them as trec_eval and gdeval do, and compares two runs.
+//!
+//! Every fallible function returns [`Error`], whose variants carry the
+//! evidence (path, line, expected and found values).
+
+pub mod error;
+
+pub use error::Error;
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,1 @@
+//! Helpers for the end-to-end test binary in `tests/integration.rs`.
