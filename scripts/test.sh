@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
+. scripts/setup.sh
 step() { printf '\n==> %s\n' "$*"; }
 
 step "build"
@@ -11,3 +12,5 @@ step "clippy (warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 step "tests and doctests"
 cargo test --workspace --locked
+step "fuzz targets build"
+cargo build --manifest-path fuzz/Cargo.toml --target-dir target/fuzz --bins

@@ -1,1 +1,146 @@
 //! Helpers for the end-to-end test binary in `tests/integration.rs`.
+//!
+//! Modelled on ripgrep's harness: each test gets a fresh temporary directory
+//! ([`Dir`]) and runs the real binaries from the workspace target directory
+//! ([`Dir::cmd`]). `scripts/test.sh` builds the binaries before the tests run.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Declares an end-to-end test that receives a fresh [`Dir`].
+///
+/// ```ignore
+/// sieve_test!(utf8_counts, |dir| { /* dir: sieve_tests::Dir */ });
+/// ```
+#[macro_export]
+macro_rules! sieve_test {
+    ($name:ident, |$dir:ident| $body:block) => {
+        #[test]
+        fn $name() {
+            let $dir = $crate::Dir::new(stringify!($name));
+            $body
+        }
+    };
+}
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
+}
+
+/// A committed fixture under `tests/data/`.
+pub fn fixture(rel: &str) -> PathBuf {
+    let p = repo_root().join("tests/data").join(rel);
+    assert!(p.exists(), "fixture {} is missing", p.display());
+    p
+}
+
+/// The shared data directory (`$SIEVE_SHARED_DATA`, `/work/shared/data` or
+/// `../shared/data`), or `None` after printing a `SKIPPED` line naming `test`.
+pub fn shared_data(test: &str) -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("SIEVE_SHARED_DATA").map(PathBuf::from),
+        Some(PathBuf::from("/work/shared/data")),
+        Some(repo_root().join("../shared/data")),
+    ];
+    let found = candidates.into_iter().flatten().find(|p| p.is_dir());
+    if found.is_none() {
+        eprintln!("SKIPPED: {test}: shared data not found (set SIEVE_SHARED_DATA)");
+    }
+    found
+}
+
+/// The path of a workspace binary (built by `cargo build --workspace`).
+pub fn bin(name: &str) -> PathBuf {
+    // target/debug/deps/integration-HASH -> target/debug/NAME
+    let exe = std::env::current_exe().expect("current exe");
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("test binary lives in target/<profile>/deps");
+    let p = dir.join(name);
+    assert!(
+        p.exists(),
+        "{} is not built: run `cargo build --workspace` first (scripts/test.sh does)",
+        p.display()
+    );
+    p
+}
+
+/// A fresh temporary directory for one test, removed when dropped.
+pub struct Dir {
+    tmp: tempfile::TempDir,
+}
+
+impl Dir {
+    /// Creates the directory; `name` is used as its prefix.
+    pub fn new(name: &str) -> Self {
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!("sieve-{name}-"))
+            .tempdir()
+            .expect("create temp dir");
+        Self { tmp }
+    }
+
+    /// The directory's path.
+    pub fn path(&self) -> &Path {
+        self.tmp.path()
+    }
+
+    /// `path()/rel`.
+    pub fn join(&self, rel: &str) -> PathBuf {
+        self.tmp.path().join(rel)
+    }
+
+    /// Writes `bytes` to `rel` and returns its path.
+    pub fn write(&self, rel: &str, bytes: &[u8]) -> PathBuf {
+        let p = self.join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("create parent");
+        }
+        std::fs::write(&p, bytes).expect("write file");
+        p
+    }
+
+    /// A command for workspace binary `name`, run inside this directory.
+    pub fn cmd(&self, name: &str) -> Command {
+        let mut c = Command::new(bin(name));
+        c.current_dir(self.path());
+        c
+    }
+}
+
+/// Runs `cmd`, asserts it succeeded, and returns stdout as a string.
+pub fn ok(cmd: &mut Command) -> String {
+    let out = cmd.output().expect("spawn");
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed with {}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("stdout is UTF-8")
+}
+
+/// Runs `cmd`, asserts it failed, and returns its output.
+pub fn fails(cmd: &mut Command) -> Output {
+    let out = cmd.output().expect("spawn");
+    assert!(
+        !out.status.success(),
+        "{cmd:?} unexpectedly succeeded\nstdout:\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    out
+}
+
+/// Parses each non-empty line of `s` as JSON.
+pub fn json_lines(s: &str) -> Vec<serde_json::Value> {
+    s.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad JSON line {l:?}: {e}")))
+        .collect()
+}

@@ -16,6 +16,14 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// An index does not have the schema this version of sieve expects.
+    #[error("index schema: expected {expected}: {detail}")]
+    Schema {
+        /// What was expected (a field name, a schema version).
+        expected: &'static str,
+        /// What was found instead.
+        detail: String,
+    },
     /// An error from tantivy.
     #[error("tantivy: {0}")]
     Tantivy(#[from] tantivy::TantivyError),

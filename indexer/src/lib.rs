@@ -8,6 +8,8 @@
 //! Every fallible function returns [`Error`], whose variants carry the
 //! evidence (path, byte offset, expected and found values).
 
+pub mod analysis;
+pub mod document;
 pub mod error;
 pub mod schema;
 

@@ -1,3 +1,280 @@
-//! The index schema: the only module that names fields.
+//! The index schema: the one module that names index fields.
 //!
-//! Placeholder; filled in when the indexer lands.
+//! Every other module, in this crate, in `sieve-searcher` and in
+//! `sieve-filter`, refers to fields through the constants and the
+//! [`Fields`] handles here, never through string literals.
+//!
+//! | field | type | options | meaning |
+//! |---|---|---|---|
+//! | `docid` | text | raw (exact), stored, fast | WARC-TREC-ID, else WARC-Record-ID, else TREC DOCNO |
+//! | `url` | text | stored | WARC-Target-URI, or the URL line of a TREC `<DOCHDR>` |
+//! | `title` | text | [`ANALYZER_NAME`], freqs, stored | the first `<title>` |
+//! | `body` | text | [`ANALYZER_NAME`], freqs | the title, then the visible text, in paragraphs |
+//! | `source` | text | raw, stored, fast | the input file the record came from, as given on the command line |
+//! | `offset` | u64 | stored | byte offset of the record in the (decompressed) input |
+//! | `bytes` | u64 | fast | length of the HTTP body (or TREC document) in bytes, before truncation |
+//! | `err_*` | u64 | fast | the seven UTF-8 error counts of [`sieve_filters::utf8::ErrorClass`] |
+//! | `charset` | text | raw, stored, fast | the WHATWG name of the encoding the body was decoded with |
+//! | `charset_source` | u64 | fast | which source decided it ([`crate::charset::CharsetSource::code`]) |
+//! | `charset_disagree` | bool | fast | the declared charsets (HTTP, BOM, meta) disagreed |
+//! | `truncated` | bool | fast | the record was longer than the per-record cap and was truncated |
+//! | `spam` | u64 | fast | Waterloo spam percentile 0–99 (0 spammiest), or [`NO_SPAM_SCORE`] |
+//! | `body_tokens` | u64 | fast | exact number of tokens indexed in `body` |
+//! | `title_tokens` | u64 | fast | exact number of tokens indexed in `title` |
+//!
+//! `body` repeats the title so that a single-field BM25 run sees the whole
+//! page, as Anserini's `contents` field does; `title` is indexed on its own
+//! for title-only runs.
+//!
+//! Both text fields are indexed with term frequencies but without
+//! positions: sieve scores bags of words with BM25 and never runs phrase
+//! queries, and positions would roughly double the postings.
+//!
+//! `body_tokens` and `title_tokens` hold the exact field lengths (tantivy's
+//! fieldnorms are quantised). They let query-time filtering recompute the
+//! total token count over the kept documents exactly, so a filtered run
+//! equals a run on an index built without the filtered documents.
+
+use sieve_filters::utf8::ErrorClass;
+use tantivy::Index;
+use tantivy::schema::{
+    FAST, Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
+};
+
+use crate::analysis::{ANALYZER_NAME, AnalyzerConfig, text_analyzer};
+
+/// Version of this schema, recorded in every index; bump it when a field
+/// is added, removed or changes meaning.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Exact document identifier (stored, fast).
+pub const DOCID: &str = "docid";
+/// Target URL (stored).
+pub const URL: &str = "url";
+/// Title text (analysed, stored).
+pub const TITLE: &str = "title";
+/// Whole-page text (analysed).
+pub const BODY: &str = "body";
+/// Input file of the record (stored, fast).
+pub const SOURCE: &str = "source";
+/// Byte offset of the record in its input (stored).
+pub const OFFSET: &str = "offset";
+/// Body length in bytes before truncation (fast).
+pub const BYTES: &str = "bytes";
+/// Encoding name (stored, fast).
+pub const CHARSET: &str = "charset";
+/// Code of the source that decided the charset (fast).
+pub const CHARSET_SOURCE: &str = "charset_source";
+/// Whether declared charsets disagreed (fast).
+pub const CHARSET_DISAGREE: &str = "charset_disagree";
+/// Whether the record was truncated at the per-record cap (fast).
+pub const TRUNCATED: &str = "truncated";
+/// Spam percentile, or [`NO_SPAM_SCORE`] (fast).
+pub const SPAM: &str = "spam";
+/// Exact token count of `body` (fast).
+pub const BODY_TOKENS: &str = "body_tokens";
+/// Exact token count of `title` (fast).
+pub const TITLE_TOKENS: &str = "title_tokens";
+
+/// The `spam` value of a document that has no spam score. It is outside
+/// 0–99, so a filter must decide explicitly what to do with such documents.
+pub const NO_SPAM_SCORE: u64 = 255;
+
+/// Name of the fast field holding the count of one UTF-8 error class:
+/// `err_` followed by [`ErrorClass::key`], e.g. `err_invalid_4_5_6`.
+pub fn error_field_name(class: ErrorClass) -> &'static str {
+    match class {
+        ErrorClass::UnexpectedContinuation => "err_unexpected_continuation",
+        ErrorClass::MissingContinuation => "err_missing_continuation",
+        ErrorClass::Surrogate => "err_surrogate",
+        ErrorClass::Invalid456 => "err_invalid_4_5_6",
+        ErrorClass::OverlongNul => "err_overlong_nul",
+        ErrorClass::OverlongAscii => "err_overlong_ascii",
+        ErrorClass::OverlongNonAscii => "err_overlong_non_ascii",
+    }
+}
+
+/// Which analysed field a query runs against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TextField {
+    /// The whole page (title and visible text).
+    #[default]
+    Body,
+    /// The title only.
+    Title,
+}
+
+impl TextField {
+    /// The field name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TextField::Body => BODY,
+            TextField::Title => TITLE,
+        }
+    }
+
+    /// The fast field holding this field's exact per-document token count.
+    pub fn tokens_field(self) -> &'static str {
+        match self {
+            TextField::Body => BODY_TOKENS,
+            TextField::Title => TITLE_TOKENS,
+        }
+    }
+}
+
+/// Handles to every field of the schema.
+#[derive(Debug, Clone)]
+pub struct Fields {
+    /// See [`DOCID`].
+    pub docid: Field,
+    /// See [`URL`].
+    pub url: Field,
+    /// See [`TITLE`].
+    pub title: Field,
+    /// See [`BODY`].
+    pub body: Field,
+    /// See [`SOURCE`].
+    pub source: Field,
+    /// See [`OFFSET`].
+    pub offset: Field,
+    /// See [`BYTES`].
+    pub bytes: Field,
+    /// The seven error-count fields, in [`ErrorClass::ALL`] order.
+    pub errors: [Field; 7],
+    /// See [`CHARSET`].
+    pub charset: Field,
+    /// See [`CHARSET_SOURCE`].
+    pub charset_source: Field,
+    /// See [`CHARSET_DISAGREE`].
+    pub charset_disagree: Field,
+    /// See [`TRUNCATED`].
+    pub truncated: Field,
+    /// See [`SPAM`].
+    pub spam: Field,
+    /// See [`BODY_TOKENS`].
+    pub body_tokens: Field,
+    /// See [`TITLE_TOKENS`].
+    pub title_tokens: Field,
+}
+
+impl Fields {
+    /// The field handle of an analysed text field.
+    pub fn text(&self, field: TextField) -> Field {
+        match field {
+            TextField::Body => self.body,
+            TextField::Title => self.title,
+        }
+    }
+
+    /// Looks every field up in `schema`. Fails with
+    /// [`crate::Error::Schema`] naming the first field that is missing,
+    /// which means the index was not built by this version of sieve.
+    pub fn from_schema(schema: &Schema) -> crate::Result<Fields> {
+        let get = |name: &'static str| {
+            schema.get_field(name).map_err(|_| crate::Error::Schema {
+                expected: name,
+                detail: "field missing: not an index built by this version of sieve-index".into(),
+            })
+        };
+        let mut errors = [Field::from_field_id(0); 7];
+        for (slot, class) in errors.iter_mut().zip(ErrorClass::ALL) {
+            *slot = get(error_field_name(class))?;
+        }
+        Ok(Fields {
+            docid: get(DOCID)?,
+            url: get(URL)?,
+            title: get(TITLE)?,
+            body: get(BODY)?,
+            source: get(SOURCE)?,
+            offset: get(OFFSET)?,
+            bytes: get(BYTES)?,
+            errors,
+            charset: get(CHARSET)?,
+            charset_source: get(CHARSET_SOURCE)?,
+            charset_disagree: get(CHARSET_DISAGREE)?,
+            truncated: get(TRUNCATED)?,
+            spam: get(SPAM)?,
+            body_tokens: get(BODY_TOKENS)?,
+            title_tokens: get(TITLE_TOKENS)?,
+        })
+    }
+}
+
+/// Builds the schema described in the module docs.
+pub fn build_schema() -> Schema {
+    let mut b = Schema::builder();
+    let analysed = |stored: bool| {
+        let indexing = TextFieldIndexing::default()
+            .set_tokenizer(ANALYZER_NAME)
+            .set_index_option(IndexRecordOption::WithFreqs);
+        let options = TextOptions::default().set_indexing_options(indexing);
+        if stored {
+            options.set_stored()
+        } else {
+            options
+        }
+    };
+    b.add_text_field(DOCID, STRING | STORED | FAST);
+    b.add_text_field(URL, STORED);
+    b.add_text_field(TITLE, analysed(true));
+    b.add_text_field(BODY, analysed(false));
+    b.add_text_field(SOURCE, STRING | STORED | FAST);
+    b.add_u64_field(OFFSET, STORED);
+    b.add_u64_field(BYTES, FAST);
+    for class in ErrorClass::ALL {
+        b.add_u64_field(error_field_name(class), FAST);
+    }
+    b.add_text_field(CHARSET, STRING | STORED | FAST);
+    b.add_u64_field(CHARSET_SOURCE, FAST);
+    b.add_bool_field(CHARSET_DISAGREE, FAST);
+    b.add_bool_field(TRUNCATED, FAST);
+    b.add_u64_field(SPAM, FAST);
+    b.add_u64_field(BODY_TOKENS, FAST);
+    b.add_u64_field(TITLE_TOKENS, FAST);
+    b.build()
+}
+
+/// Registers the analyser named by the text fields on `index`, configured
+/// as the index was built. Call it on every index sieve creates or opens,
+/// before indexing or parsing queries.
+pub fn register_analyzers(index: &Index, config: AnalyzerConfig) {
+    index
+        .tokenizers()
+        .register(ANALYZER_NAME, text_analyzer(config));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_field_resolves_and_names_are_unique() {
+        let schema = build_schema();
+        let fields = Fields::from_schema(&schema).expect("fields");
+        let mut names: Vec<&str> = schema.fields().map(|(_, entry)| entry.name()).collect();
+        let n = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), n, "duplicate field names");
+        assert_eq!(schema.get_field_name(fields.docid), DOCID);
+        assert_eq!(schema.get_field_name(fields.errors[3]), "err_invalid_4_5_6");
+    }
+
+    #[test]
+    fn error_field_names_follow_class_keys() {
+        for class in ErrorClass::ALL {
+            assert_eq!(error_field_name(class), format!("err_{}", class.key()));
+        }
+    }
+
+    #[test]
+    fn missing_field_is_reported_by_name() {
+        let mut b = Schema::builder();
+        b.add_text_field(DOCID, STRING);
+        let err = Fields::from_schema(&b.build()).unwrap_err();
+        assert!(
+            err.to_string().contains("err_unexpected_continuation"),
+            "{err}"
+        );
+    }
+}

@@ -15,4 +15,28 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// A parameter value outside its valid range.
+    #[error("invalid {name}: expected {expected}, got {got}")]
+    InvalidParameter {
+        /// The parameter.
+        name: &'static str,
+        /// The valid range.
+        expected: &'static str,
+        /// The value given.
+        got: String,
+    },
+    /// An index could not be read as a sieve index.
+    #[error("index {index}: {detail}")]
+    Index {
+        /// The index (directory or shard name).
+        index: String,
+        /// What went wrong.
+        detail: String,
+    },
+    /// An error from tantivy.
+    #[error("tantivy: {0}")]
+    Tantivy(#[from] tantivy::TantivyError),
+    /// An error from the indexer library (schema, analyser).
+    #[error(transparent)]
+    Indexer(#[from] sieve_indexer::Error),
 }

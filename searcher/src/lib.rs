@@ -6,7 +6,9 @@
 //! Every fallible function returns [`Error`], whose variants carry the
 //! evidence (path, line, expected and found values).
 
+pub mod bm25;
 pub mod error;
+pub mod stats;
 
 pub use error::Error;
 

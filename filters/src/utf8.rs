@@ -1,1 +1,0 @@
-//! The UTF-8 cleaner (see the crate docs). Filled in by issue 2.

@@ -1,0 +1,425 @@
+//! BM25 with any k1 and b, over one or many tantivy indexes.
+//!
+//! tantivy's own BM25 hard-codes k1 = 1.2 and b = 0.75. This module scores
+//! postings itself, so any parameters work, several parameter settings and
+//! document subsets can be scored in **one pass** over the postings, and the
+//! collection statistics can come from anywhere that implements tantivy's
+//! [`Bm25StatisticsProvider`]: one index, the sum over many shards (global
+//! statistics), or only the documents a filter keeps.
+//!
+//! ## The exact formula
+//!
+//! For a query with unique analysed terms `t` occurring `qtf(t)` times in
+//! the query, a document `d` scores
+//!
+//! ```text
+//! score(d) = Σ_t  qtf(t) · idf(t) · tf(t,d) / (tf(t,d) + k1 · (1 − b + b · dl(d) / avgdl))
+//! idf(t)   = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))
+//! avgdl    = total_num_tokens / N
+//! ```
+//!
+//! where `N`, `total_num_tokens` and `df` come from the statistics provider
+//! and `dl(d)` is tantivy's fieldnorm of `d` (its field length, quantised to
+//! one byte exactly as tantivy's own scorer sees it). Everything is computed
+//! in `f32`, terms summed in query order.
+//!
+//! This is Lucene's BM25 (since Lucene 8, and so Anserini's): tantivy
+//! multiplies every score by the constant `k1 + 1`, which never changes a
+//! ranking. With `k1 = 1.2, b = 0.75` the ranking equals tantivy's own
+//! (tested in `tests::same_ranking_as_tantivy`). Query-term repetition is
+//! counted the way Anserini's bag-of-words query does it (`qtf` as a boost).
+//!
+//! ## Ranking
+//!
+//! Hits are ordered by score, descending, then by docid, **descending** by
+//! byte comparison: the order in which `trec_eval` reads a run. The cut at
+//! `k` happens after that order is applied, so which of several tied
+//! documents survive the cut is deterministic, whatever the segment layout
+//! or thread count.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use roaring::RoaringBitmap;
+use sieve_indexer::schema::{Fields, TextField};
+use tantivy::fieldnorm::FieldNormReader;
+use tantivy::postings::{Postings, SegmentPostings};
+use tantivy::query::Bm25StatisticsProvider;
+use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::{DocId, DocSet, Score, Searcher, SegmentReader, TERMINATED, Term};
+
+use crate::{Error, Result};
+
+/// BM25 parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bm25Params {
+    /// Term-frequency saturation, `k1 >= 0`.
+    pub k1: f32,
+    /// Length normalisation, `0 <= b <= 1`.
+    pub b: f32,
+}
+
+impl Bm25Params {
+    /// Anserini's defaults (Trotman et al. 2012 recommend them too).
+    pub const ANSERINI: Bm25Params = Bm25Params { k1: 0.9, b: 0.4 };
+
+    /// Checks the ranges, so that no run is produced from nonsense values.
+    pub fn validate(self) -> Result<Self> {
+        if !(self.k1.is_finite() && self.k1 >= 0.0) {
+            return Err(Error::InvalidParameter {
+                name: "k1",
+                expected: "a finite number >= 0",
+                got: self.k1.to_string(),
+            });
+        }
+        if !(self.b.is_finite() && (0.0..=1.0).contains(&self.b)) {
+            return Err(Error::InvalidParameter {
+                name: "b",
+                expected: "a number in [0, 1]",
+                got: self.b.to_string(),
+            });
+        }
+        Ok(self)
+    }
+}
+
+/// A query after analysis: unique terms in first-occurrence order, with
+/// their query frequencies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BagOfWords {
+    /// `(term text, qtf)`.
+    pub terms: Vec<(String, u32)>,
+}
+
+impl BagOfWords {
+    /// Collapses analysed query terms (duplicates kept) into a bag.
+    pub fn from_terms<I: IntoIterator<Item = String>>(terms: I) -> BagOfWords {
+        let mut out: Vec<(String, u32)> = Vec::new();
+        for t in terms {
+            match out.iter_mut().find(|(s, _)| *s == t) {
+                Some((_, n)) => *n += 1,
+                None => out.push((t, 1)),
+            }
+        }
+        BagOfWords { terms: out }
+    }
+
+    /// True when analysis left no terms (e.g. a query of stopwords only).
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+}
+
+/// One searchable index (a shard, or the whole collection).
+#[derive(Clone)]
+pub struct Shard {
+    /// Name for messages (usually the index directory).
+    pub name: String,
+    /// A searcher over the index.
+    pub searcher: Searcher,
+    /// The index's field handles.
+    pub fields: Fields,
+}
+
+/// The documents a variant may return, per shard and per segment: `None`
+/// keeps every live document; `Some(bitmap)` keeps the live documents
+/// whose ids are in the bitmap.
+pub type Subset = Vec<Vec<Option<RoaringBitmap>>>;
+
+/// How one variant is scored: parameters, collection statistics, and which
+/// documents it may return.
+pub struct Variant<'a> {
+    /// BM25 parameters.
+    pub params: Bm25Params,
+    /// Collection statistics (`N`, total tokens, `df`).
+    pub stats: &'a dyn Bm25StatisticsProvider,
+    /// Which documents may be returned, indexed `[shard][segment]`; `None`
+    /// keeps every live document of every shard.
+    pub subset: Option<&'a Subset>,
+}
+
+/// One ranked result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    /// The document's `docid` field.
+    pub docid: String,
+    /// Its BM25 score.
+    pub score: Score,
+}
+
+/// The trec_eval order: score descending, then docid descending.
+pub fn trec_order(a: &Hit, b: &Hit) -> Ordering {
+    b.score
+        .total_cmp(&a.score)
+        .then_with(|| b.docid.as_bytes().cmp(a.docid.as_bytes()))
+}
+
+/// Per-variant weights for one query.
+struct Weights {
+    /// `qtf · idf` per query term (0 where the term is absent everywhere).
+    term_weight: Vec<Score>,
+    /// `k1 · (1 − b + b · dl / avgdl)` per fieldnorm id.
+    norm: [Score; 256],
+}
+
+impl Weights {
+    fn new(variant: &Variant<'_>, field: Field, terms: &[(Term, u32)]) -> Result<Option<Weights>> {
+        let n = variant.stats.total_num_docs()?;
+        if n == 0 {
+            return Ok(None);
+        }
+        let total_tokens = variant.stats.total_num_tokens(field)?;
+        let avgdl = total_tokens as Score / n as Score;
+        let Bm25Params { k1, b } = variant.params;
+        let mut norm = [0.0; 256];
+        for (id, slot) in norm.iter_mut().enumerate() {
+            let dl = FieldNormReader::id_to_fieldnorm(id as u8) as Score;
+            // An empty collection field (avgdl = 0) only has dl = 0 documents.
+            let ratio = if avgdl > 0.0 { dl / avgdl } else { 0.0 };
+            *slot = k1 * (1.0 - b + b * ratio);
+        }
+        let mut term_weight = Vec::with_capacity(terms.len());
+        for (term, qtf) in terms {
+            let df = variant.stats.doc_freq(term)?;
+            term_weight.push(if df == 0 {
+                0.0
+            } else {
+                *qtf as Score * idf(df, n)
+            });
+        }
+        Ok(Some(Weights { term_weight, norm }))
+    }
+}
+
+/// `ln(1 + (N − df + 0.5) / (df + 0.5))`, as tantivy and Lucene compute it.
+pub fn idf(doc_freq: u64, num_docs: u64) -> Score {
+    let df = doc_freq.min(num_docs);
+    let x = ((num_docs - df) as Score + 0.5) / (df as Score + 0.5);
+    (1.0 + x).ln()
+}
+
+/// An entry of a per-segment top-k heap. `Ord` puts the *worst* hit on top
+/// of the max-heap, so the heap keeps the best `k`.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    score: Score,
+    /// Docid ordinal in the segment's sorted docid dictionary: comparing
+    /// ordinals within a segment compares docids.
+    ord: u64,
+}
+
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Candidate {}
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Candidate {
+    /// "Greater" means "worse": lower score, then smaller docid.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .score
+            .total_cmp(&self.score)
+            .then_with(|| other.ord.cmp(&self.ord))
+    }
+}
+
+struct TopK {
+    k: usize,
+    heap: BinaryHeap<Candidate>,
+}
+
+impl TopK {
+    fn new(k: usize) -> TopK {
+        TopK {
+            k,
+            heap: BinaryHeap::with_capacity(k.min(1 << 16) + 1),
+        }
+    }
+
+    /// The score a new hit must reach to be considered, if the heap is full.
+    fn threshold(&self) -> Option<Score> {
+        (self.heap.len() >= self.k).then(|| self.heap.peek().map_or(Score::MIN, |c| c.score))
+    }
+
+    fn push(&mut self, c: Candidate) {
+        if self.k == 0 {
+            return;
+        }
+        if self.heap.len() < self.k {
+            self.heap.push(c);
+        } else if let Some(mut worst) = self.heap.peek_mut()
+            && c < *worst
+        {
+            *worst = c;
+        }
+    }
+}
+
+/// Scores `query` against every shard for every variant in one pass over
+/// the postings, and returns each variant's top `k` in trec_eval order.
+pub fn search(
+    shards: &[Shard],
+    field: TextField,
+    query: &BagOfWords,
+    variants: &[Variant<'_>],
+    k: usize,
+) -> Result<Vec<Vec<Hit>>> {
+    let mut results: Vec<Vec<Hit>> = vec![Vec::new(); variants.len()];
+    if query.is_empty() || shards.is_empty() || k == 0 {
+        return Ok(results);
+    }
+    // Terms are built from the first shard's field handle; every shard has
+    // the same schema (checked when the shards are opened).
+    let field_handle = shards[0].fields.text(field);
+    let terms: Vec<(Term, u32)> = query
+        .terms
+        .iter()
+        .map(|(t, qtf)| (Term::from_field_text(field_handle, t), *qtf))
+        .collect();
+    let weights: Vec<Option<Weights>> = variants
+        .iter()
+        .map(|v| Weights::new(v, field_handle, &terms))
+        .collect::<Result<_>>()?;
+
+    for (shard_idx, shard) in shards.iter().enumerate() {
+        let field_handle = shard.fields.text(field);
+        for (seg_idx, segment) in shard.searcher.segment_readers().iter().enumerate() {
+            let subsets: Vec<Option<&RoaringBitmap>> = variants
+                .iter()
+                .map(|v| v.subset.and_then(|s| s[shard_idx][seg_idx].as_ref()))
+                .collect();
+            let mut heaps: Vec<TopK> = variants.iter().map(|_| TopK::new(k)).collect();
+            score_segment(
+                segment,
+                field_handle,
+                &terms,
+                &weights,
+                &subsets,
+                &mut heaps,
+                shard,
+            )?;
+            let docids = segment
+                .fast_fields()
+                .str(sieve_indexer::schema::DOCID)?
+                .ok_or_else(|| Error::Index {
+                    index: shard.name.clone(),
+                    detail: "docid is not a fast field".into(),
+                })?;
+            let mut buf = String::new();
+            for (out, heap) in results.iter_mut().zip(heaps) {
+                for c in heap.heap {
+                    buf.clear();
+                    docids
+                        .ord_to_str(c.ord, &mut buf)
+                        .map_err(|e| Error::Index {
+                            index: shard.name.clone(),
+                            detail: format!("docid ordinal {}: {e}", c.ord),
+                        })?;
+                    out.push(Hit {
+                        docid: buf.clone(),
+                        score: c.score,
+                    });
+                }
+            }
+        }
+    }
+    for hits in &mut results {
+        hits.sort_by(trec_order);
+        hits.truncate(k);
+    }
+    Ok(results)
+}
+
+/// One term's postings cursor in a segment.
+struct Cursor {
+    term_idx: usize,
+    postings: SegmentPostings,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn score_segment(
+    segment: &SegmentReader,
+    field: Field,
+    terms: &[(Term, u32)],
+    weights: &[Option<Weights>],
+    subsets: &[Option<&RoaringBitmap>],
+    heaps: &mut [TopK],
+    shard: &Shard,
+) -> Result<()> {
+    let inverted = segment.inverted_index(field)?;
+    let mut cursors = Vec::with_capacity(terms.len());
+    for (term_idx, (term, _)) in terms.iter().enumerate() {
+        if let Some(postings) = inverted
+            .read_postings(term, IndexRecordOption::WithFreqs)
+            .map_err(|e| Error::Index {
+                index: shard.name.clone(),
+                detail: e.to_string(),
+            })?
+            && postings.doc() != TERMINATED
+        {
+            cursors.push(Cursor { term_idx, postings });
+        }
+    }
+    if cursors.is_empty() {
+        return Ok(());
+    }
+    let fieldnorms = segment.get_fieldnorms_reader(field)?;
+    let alive = segment.alive_bitset();
+    let docids = segment
+        .fast_fields()
+        .str(sieve_indexer::schema::DOCID)?
+        .ok_or_else(|| Error::Index {
+            index: shard.name.clone(),
+            detail: "docid is not a fast field".into(),
+        })?;
+    let mut tfs: Vec<(usize, Score)> = Vec::with_capacity(cursors.len());
+    loop {
+        let doc: DocId = cursors
+            .iter()
+            .map(|c| c.postings.doc())
+            .min()
+            .unwrap_or(TERMINATED);
+        if doc == TERMINATED {
+            break;
+        }
+        tfs.clear();
+        for c in cursors.iter_mut() {
+            if c.postings.doc() == doc {
+                tfs.push((c.term_idx, c.postings.term_freq() as Score));
+                c.postings.advance();
+            }
+        }
+        tfs.sort_unstable_by_key(|(i, _)| *i);
+        if alive.is_some_and(|a| !a.is_alive(doc)) {
+            continue;
+        }
+        let fid = fieldnorms.fieldnorm_id(doc) as usize;
+        let mut ord: Option<u64> = None;
+        for ((w, subset), heap) in weights.iter().zip(subsets).zip(heaps.iter_mut()) {
+            let Some(w) = w else { continue };
+            if subset.is_some_and(|s| !s.contains(doc)) {
+                continue;
+            }
+            let norm = w.norm[fid];
+            let mut score: Score = 0.0;
+            for &(i, tf) in &tfs {
+                score += w.term_weight[i] * (tf / (tf + norm));
+            }
+            if heap.threshold().is_some_and(|t| score < t) {
+                continue;
+            }
+            let ord = *ord.get_or_insert_with(|| docids.term_ords(doc).next().unwrap_or(0));
+            heap.push(Candidate { score, ord });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,394 @@
+//! The scorer against tantivy's own BM25 and against a brute-force oracle.
+
+use super::*;
+use crate::stats::{GlobalStats, SubsetStats};
+use proptest::prelude::*;
+use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
+use sieve_indexer::document::IndexDoc;
+use sieve_indexer::schema::{Fields, build_schema, register_analyzers};
+use tantivy::collector::TopDocs;
+use tantivy::fieldnorm::FieldNormReader;
+use tantivy::indexer::NoMergePolicy;
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::IndexRecordOption;
+use tantivy::{Index, IndexWriter, Term};
+
+fn analyzer() -> EnglishAnalyzer {
+    EnglishAnalyzer::new(AnalyzerConfig::default())
+}
+
+fn index_doc(docid: &str, body: &str) -> IndexDoc {
+    IndexDoc {
+        docid: docid.to_string(),
+        url: None,
+        title: String::new(),
+        body: body.to_string(),
+        source: "test".into(),
+        offset: 0,
+        bytes: body.len() as u64,
+        counts: Default::default(),
+        charset: "UTF-8".into(),
+        charset_source: 0,
+        charset_disagree: false,
+        truncated: false,
+        spam: None,
+    }
+}
+
+/// An in-RAM index of `docs`, committed in `segments` roughly equal
+/// segments (never merged).
+fn build(docs: &[(String, String)], segments: usize) -> Index {
+    let index = Index::create_in_ram(build_schema());
+    register_analyzers(&index, AnalyzerConfig::default());
+    let fields = Fields::from_schema(&index.schema()).unwrap();
+    let mut writer: IndexWriter = index.writer_with_num_threads(1, 15_000_000).unwrap();
+    writer.set_merge_policy(Box::new(NoMergePolicy));
+    let per = docs.len().div_ceil(segments.max(1)).max(1);
+    for chunk in docs.chunks(per) {
+        for (id, body) in chunk {
+            writer
+                .add_document(index_doc(id, body).into_document(&fields, &analyzer()))
+                .unwrap();
+        }
+        writer.commit().unwrap();
+    }
+    writer.wait_merging_threads().unwrap();
+    index
+}
+
+fn shard(name: &str, index: &Index) -> Shard {
+    Shard {
+        name: name.into(),
+        searcher: index.reader().unwrap().searcher(),
+        fields: Fields::from_schema(&index.schema()).unwrap(),
+    }
+}
+
+fn query(text: &str) -> BagOfWords {
+    BagOfWords::from_terms(analyzer().terms(text))
+}
+
+fn run_one(shards: &[Shard], q: &BagOfWords, params: Bm25Params, k: usize) -> Vec<Hit> {
+    let stats = GlobalStats::new(shards);
+    let v = Variant {
+        params,
+        stats: &stats,
+        subset: None,
+    };
+    search(shards, TextField::Body, q, &[v], k)
+        .unwrap()
+        .remove(0)
+}
+
+fn docs_of(bodies: &[&str]) -> Vec<(String, String)> {
+    bodies
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (format!("doc-{i:03}"), (*b).to_string()))
+        .collect()
+}
+
+const CORPUS: &[&str] = &[
+    "the quick brown fox jumps over the lazy dog",
+    "a fox a fox a fox",
+    "brown bread and brown butter",
+    "dogs and foxes are mammals of the order carnivora",
+    "lazy afternoon",
+    "quick quick quick",
+    "nothing relevant here at all, just some words",
+    "fox",
+    "the dog barks at the brown fox while the other dog sleeps in the sun",
+    "bread",
+];
+
+#[test]
+fn same_ranking_as_tantivy() {
+    let index = build(&docs_of(CORPUS), 2);
+    let s = shard("one", &index);
+    let body = s.fields.body;
+    for text in ["fox", "brown fox", "quick lazy dog", "bread butter fox fox"] {
+        let q = query(text);
+        let ours = run_one(
+            std::slice::from_ref(&s),
+            &q,
+            Bm25Params { k1: 1.2, b: 0.75 },
+            100,
+        );
+        // A repeated query term is one SHOULD clause per occurrence, which
+        // is what the qtf factor computes.
+        let clauses: Vec<(Occur, Box<dyn Query>)> = q
+            .terms
+            .iter()
+            .flat_map(|(t, qtf)| std::iter::repeat_n(t, *qtf as usize))
+            .map(|t| {
+                let tq: Box<dyn Query> = Box::new(TermQuery::new(
+                    Term::from_field_text(body, t),
+                    IndexRecordOption::WithFreqs,
+                ));
+                (Occur::Should, tq)
+            })
+            .collect();
+        let theirs = s
+            .searcher
+            .search(
+                &BooleanQuery::new(clauses),
+                &TopDocs::with_limit(100).order_by_score(),
+            )
+            .unwrap();
+        assert_eq!(ours.len(), theirs.len(), "{text}");
+        let docid_field = s.fields.docid;
+        let mut theirs_hits: Vec<Hit> = theirs
+            .iter()
+            .map(|(score, addr)| {
+                let doc: tantivy::TantivyDocument = s.searcher.doc(*addr).unwrap();
+                use tantivy::schema::Value;
+                let id = doc
+                    .get_first(docid_field)
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_string();
+                Hit {
+                    docid: id,
+                    score: *score / 2.2,
+                }
+            })
+            .collect();
+        theirs_hits.sort_by(trec_order);
+        for (a, b) in ours.iter().zip(&theirs_hits) {
+            assert_eq!(a.docid, b.docid, "{text}: {ours:?} vs {theirs_hits:?}");
+            assert!(
+                (a.score - b.score).abs() <= 1e-5 * a.score.abs().max(1.0),
+                "{text}"
+            );
+        }
+    }
+}
+
+/// Brute force: every document, scored from its stored tokens with the
+/// formula in the module docs, sorted by `trec_order`, cut at `k`.
+fn brute_force(
+    docs: &[(String, String)],
+    kept: &dyn Fn(usize) -> bool,
+    q: &BagOfWords,
+    params: Bm25Params,
+    k: usize,
+) -> Vec<Hit> {
+    let a = analyzer();
+    let analysed: Vec<(usize, Vec<String>)> = docs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| kept(*i))
+        .map(|(i, (_, body))| (i, a.terms(body)))
+        .collect();
+    let n = analysed.len() as u64;
+    let total: u64 = analysed.iter().map(|(_, t)| t.len() as u64).sum();
+    let avgdl = total as f32 / n as f32;
+    let mut hits = Vec::new();
+    for (i, terms) in &analysed {
+        // tantivy quantises a length to the largest table value not above it.
+        let len = terms.len() as u32;
+        let id = (0..=255u8)
+            .rev()
+            .find(|&id| FieldNormReader::id_to_fieldnorm(id) <= len)
+            .unwrap();
+        let dl = FieldNormReader::id_to_fieldnorm(id) as f32;
+        let norm = params.k1 * (1.0 - params.b + params.b * (dl / avgdl));
+        let mut score = 0.0f32;
+        let mut matched = false;
+        for (t, qtf) in &q.terms {
+            let tf = terms.iter().filter(|x| *x == t).count() as f32;
+            if tf == 0.0 {
+                continue;
+            }
+            matched = true;
+            let df = analysed.iter().filter(|(_, ts)| ts.contains(t)).count() as u64;
+            let w = *qtf as f32 * idf(df, n);
+            score += w * (tf / (tf + norm));
+        }
+        if matched {
+            hits.push(Hit {
+                docid: docs[*i].0.clone(),
+                score,
+            });
+        }
+    }
+    hits.sort_by(trec_order);
+    hits.truncate(k);
+    hits
+}
+
+fn assert_same(ours: &[Hit], want: &[Hit]) {
+    let ids = |h: &[Hit]| h.iter().map(|x| x.docid.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(ours), ids(want), "\nours {ours:?}\nwant {want:?}");
+    for (a, b) in ours.iter().zip(want) {
+        assert!(
+            (a.score - b.score).abs() <= 1e-5 * b.score.abs().max(1.0),
+            "{a:?} vs {b:?}"
+        );
+    }
+}
+
+const VOCAB: &[&str] = &["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta"];
+
+fn corpus() -> impl Strategy<Value = Vec<(String, String)>> {
+    proptest::collection::vec(proptest::collection::vec(0..VOCAB.len(), 0..40), 1..30).prop_map(
+        |docs| {
+            docs.into_iter()
+                .enumerate()
+                .map(|(i, words)| {
+                    let body: Vec<&str> = words.into_iter().map(|w| VOCAB[w]).collect();
+                    // Docids are not in insertion order, so ties exercise the cut.
+                    (format!("d{:02}", (i * 7) % 31), body.join(" "))
+                })
+                .collect()
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn top_k_equals_brute_force(
+        docs in corpus(),
+        qwords in proptest::collection::vec(0..VOCAB.len(), 1..5),
+        segments in 1usize..4,
+        k in 1usize..12,
+        k1 in 0.0f32..3.0,
+        b in 0.0f32..=1.0,
+    ) {
+        let index = build(&docs, segments);
+        let s = shard("s", &index);
+        let text: Vec<&str> = qwords.iter().map(|&w| VOCAB[w]).collect();
+        let q = query(&text.join(" "));
+        let params = Bm25Params { k1, b };
+        let ours = run_one(std::slice::from_ref(&s), &q, params, k);
+        assert_same(&ours, &brute_force(&docs, &|_| true, &q, params, k));
+    }
+
+    #[test]
+    fn shards_with_global_stats_equal_one_index(
+        docs in corpus(),
+        qwords in proptest::collection::vec(0..VOCAB.len(), 1..4),
+        cut in 0usize..30,
+    ) {
+        let text: Vec<&str> = qwords.iter().map(|&w| VOCAB[w]).collect();
+        let q = query(&text.join(" "));
+        let cut = cut.min(docs.len());
+        let whole = build(&docs, 1);
+        let a = build(&docs[..cut], 1);
+        let b = build(&docs[cut..], 2);
+        let single = run_one(&[shard("all", &whole)], &q, Bm25Params::ANSERINI, 10);
+        let sharded = run_one(&[shard("a", &a), shard("b", &b)], &q, Bm25Params::ANSERINI, 10);
+        assert_same(&sharded, &single);
+    }
+
+    #[test]
+    fn subset_stats_equal_an_index_of_the_kept_docs(
+        docs in corpus(),
+        keep in proptest::collection::vec(any::<bool>(), 30),
+        qwords in proptest::collection::vec(0..VOCAB.len(), 1..4),
+        segments in 1usize..3,
+    ) {
+        let text: Vec<&str> = qwords.iter().map(|&w| VOCAB[w]).collect();
+        let q = query(&text.join(" "));
+        let index = build(&docs, segments);
+        let s = shard("s", &index);
+        // Map each segment's doc ids back to positions in `docs` through the docid field.
+        let mut subset: Subset = vec![Vec::new()];
+        for seg in s.searcher.segment_readers() {
+            let ids = seg.fast_fields().str(sieve_indexer::schema::DOCID).unwrap().unwrap();
+            let mut bitmap = RoaringBitmap::new();
+            for doc in 0..seg.max_doc() {
+                let ord = ids.term_ords(doc).next().unwrap();
+                let mut buf = String::new();
+                ids.ord_to_str(ord, &mut buf).unwrap();
+                let i = docs.iter().position(|(id, _)| *id == buf).unwrap();
+                if keep[i] {
+                    bitmap.insert(doc);
+                }
+            }
+            subset[0].push(Some(bitmap));
+        }
+        let shards = [s];
+        let stats = SubsetStats::new(&shards, &subset).unwrap();
+        let v = Variant { params: Bm25Params::ANSERINI, stats: &stats, subset: Some(&subset) };
+        let ours = search(&shards, TextField::Body, &q, &[v], 10).unwrap().remove(0);
+        let kept: Vec<(String, String)> =
+            docs.iter().zip(&keep).filter(|(_, k)| **k).map(|(d, _)| d.clone()).collect();
+        if kept.is_empty() {
+            prop_assert!(ours.is_empty());
+        } else {
+            let filtered = build(&kept, 1);
+            let want = run_one(&[shard("kept", &filtered)], &q, Bm25Params::ANSERINI, 10);
+            assert_same(&ours, &want);
+        }
+    }
+}
+
+#[test]
+fn ties_break_by_docid_descending_across_segments() {
+    // Six identical documents in three segments: all scores tie, so the
+    // top 4 are the 4 largest docids, in descending order.
+    let docs: Vec<(String, String)> = ["b", "f", "a", "e", "c", "d"]
+        .iter()
+        .map(|id| ((*id).to_string(), "same words here".to_string()))
+        .collect();
+    let index = build(&docs, 3);
+    let s = shard("s", &index);
+    assert_eq!(s.searcher.segment_readers().len(), 3);
+    let hits = run_one(&[s], &query("words"), Bm25Params::ANSERINI, 4);
+    let ids: Vec<&str> = hits.iter().map(|h| h.docid.as_str()).collect();
+    assert_eq!(ids, ["f", "e", "d", "c"]);
+}
+
+#[test]
+fn many_variants_in_one_pass_equal_separate_runs() {
+    let index = build(&docs_of(CORPUS), 2);
+    let shards = [shard("s", &index)];
+    let stats = GlobalStats::new(&shards);
+    let params = [
+        Bm25Params { k1: 0.9, b: 0.4 },
+        Bm25Params { k1: 1.2, b: 0.75 },
+        Bm25Params { k1: 0.0, b: 0.0 },
+        Bm25Params { k1: 2.5, b: 1.0 },
+    ];
+    let variants: Vec<Variant<'_>> = params
+        .iter()
+        .map(|&p| Variant {
+            params: p,
+            stats: &stats,
+            subset: None,
+        })
+        .collect();
+    let q = query("brown fox dog");
+    let together = search(&shards, TextField::Body, &q, &variants, 5).unwrap();
+    for (p, got) in params.iter().zip(together) {
+        assert_eq!(got, run_one(&shards, &q, *p, 5));
+    }
+}
+
+#[test]
+fn invalid_parameters_are_rejected_with_the_value() {
+    let err = Bm25Params { k1: -1.0, b: 0.4 }.validate().unwrap_err();
+    assert!(err.to_string().contains("-1"), "{err}");
+    assert!(Bm25Params { k1: 0.9, b: 1.5 }.validate().is_err());
+    assert!(
+        Bm25Params {
+            k1: f32::NAN,
+            b: 0.5
+        }
+        .validate()
+        .is_err()
+    );
+    assert!(Bm25Params::ANSERINI.validate().is_ok());
+}
+
+#[test]
+fn unknown_terms_and_empty_queries_give_no_hits() {
+    let index = build(&docs_of(CORPUS), 1);
+    let shards = [shard("s", &index)];
+    assert!(run_one(&shards, &query("zzzz"), Bm25Params::ANSERINI, 10).is_empty());
+    assert!(run_one(&shards, &query(""), Bm25Params::ANSERINI, 10).is_empty());
+}
