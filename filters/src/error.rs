@@ -6,7 +6,77 @@
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// A placeholder until the first real variant lands; never constructed.
-    #[error("internal error: {0}")]
-    Internal(String),
+    /// A spam-ranking line that is not `PERCENTILE DOCID`.
+    #[error("spam scores, line {line}: expected {expected}, got {got:?}")]
+    SpamLine {
+        /// 1-based line number.
+        line: u64,
+        /// What the line should look like.
+        expected: &'static str,
+        /// The line (at most 120 bytes, lossy UTF-8).
+        got: String,
+    },
+    /// A percentile outside 0–99.
+    #[error("spam score for {docid}: expected a percentile 0-99, got {got}")]
+    SpamValue {
+        /// The docid.
+        docid: String,
+        /// The value.
+        got: u8,
+    },
+    /// The same docid with two different percentiles.
+    #[error("spam scores: docid {docid} has two percentiles, {first} and {second}")]
+    SpamConflict {
+        /// The docid.
+        docid: String,
+        /// The first percentile seen.
+        first: u8,
+        /// The second.
+        second: u8,
+    },
+    /// Keys that must be sorted arrived out of order.
+    #[error("keys out of order: {got:?} after {previous:?} (expected increasing byte order)")]
+    Unsorted {
+        /// The previous key.
+        previous: String,
+        /// The key that sorts before it.
+        got: String,
+    },
+    /// A bad threshold value.
+    #[error("threshold {name}: expected {expected}, got {got}")]
+    Threshold {
+        /// The threshold.
+        name: String,
+        /// What is allowed.
+        expected: &'static str,
+        /// The value given.
+        got: String,
+    },
+    /// A filter file whose magic line or header is wrong.
+    #[error("filter file header at byte offset {offset}: {detail}")]
+    Header {
+        /// Byte offset in the file.
+        offset: u64,
+        /// What was wrong.
+        detail: String,
+    },
+    /// An FST could not be built or read.
+    #[error("FST: {0}")]
+    Fst(String),
+}
+
+impl Error {
+    pub(crate) fn from_fst(e: fst::Error) -> Error {
+        match e {
+            fst::Error::Fst(fst::raw::Error::OutOfOrder { previous, got }) => Error::Unsorted {
+                previous: String::from_utf8_lossy(&previous).into_owned(),
+                got: String::from_utf8_lossy(&got).into_owned(),
+            },
+            fst::Error::Fst(fst::raw::Error::DuplicateKey { got }) => Error::Unsorted {
+                previous: String::from_utf8_lossy(&got).into_owned(),
+                got: String::from_utf8_lossy(&got).into_owned(),
+            },
+            other => Error::Fst(other.to_string()),
+        }
+    }
 }

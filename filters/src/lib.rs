@@ -7,11 +7,16 @@
 //!
 //! * [`utf8`]: the in-place UTF-8 cleaner that counts the seven error classes
 //!   of Crane, Trotman and O'Keefe, "Malformed UTF-8 and Spam" (ADCS 2013).
+//! * [`spam`]: Waterloo spam-ranking lines and the docid → percentile FST map.
+//! * [`docfilter`]: the keep/drop rule over spam percentiles and error rates,
+//!   and the filter file (an FST set of the smaller of the keep/exclude lists).
 //!
 //! Every fallible function returns [`Error`], whose variants carry the
 //! evidence (offsets, expected and found values).
 
+pub mod docfilter;
 pub mod error;
+pub mod spam;
 pub mod utf8;
 
 pub use error::Error;

@@ -1,0 +1,401 @@
+//! Docid filters: the keep/drop rule and the filter file.
+//!
+//! # The rule
+//!
+//! [`Thresholds::keeps`] decides one document from its spam percentile (if
+//! it has one), its seven UTF-8 error counts and its length in bytes:
+//!
+//! * with `min_spam_percentile = Some(p)`: a scored document is kept iff its
+//!   percentile is `>= p` (Waterloo percentiles: 0 spammiest, 99 cleanest;
+//!   the usual cut is 70); an unscored document follows `unscored`;
+//! * for each `(class, x)` in `max_rate_per_kb`: the document is dropped if
+//!   its rate of `class` errors per KB, `count · 1024 / bytes`, is **greater
+//!   than** `x` (a 0-byte document has rate 0);
+//! * a document is kept iff every rule keeps it.
+//!
+//! # The file
+//!
+//! ```text
+//! SIEVE-FILTER 1\n
+//! {"stores":"keep"|"exclude", ...header JSON on one line...}\n
+//! <fst::Set bytes of the listed docids>
+//! ```
+//!
+//! A filter is built over a *universe* of docids (every scored docid, or
+//! every document of an index). It stores whichever list is smaller, the
+//! kept or the excluded docids, and the header says which ([`ListKind`]),
+//! with the thresholds and the counts. [`DocFilter::keeps`] answers:
+//!
+//! * listed in a `keep` file → kept; listed in an `exclude` file → dropped;
+//! * not listed → the opposite. So a docid outside the universe is
+//!   **dropped by a `keep` file and kept by an `exclude` file**; the header
+//!   field `unlisted` states this for each file, and `sieve-filter inspect`
+//!   prints it. Build over the index's own docids (or choose the list with
+//!   `--store`) when that matters.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use serde::{Deserialize, Serialize};
+
+use crate::utf8::{ErrorClass, Utf8Counts};
+use crate::{Error, Result};
+
+/// The first line of every filter file.
+pub const MAGIC: &[u8] = b"SIEVE-FILTER 1\n";
+
+/// What to do with a document that has no spam score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Unscored {
+    /// Keep it (the default: no evidence of spam).
+    #[default]
+    Keep,
+    /// Drop it.
+    Drop,
+}
+
+/// The keep/drop rule (see the module docs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Thresholds {
+    /// Keep scored documents with percentile `>=` this.
+    pub min_spam_percentile: Option<u8>,
+    /// Drop documents whose rate per KB of a class is greater than the value.
+    /// Keys are class keys (`invalid_4_5_6`, ...).
+    pub max_rate_per_kb: BTreeMap<String, f64>,
+    /// Policy for documents without a spam score (only used with
+    /// `min_spam_percentile`).
+    pub unscored: Unscored,
+}
+
+/// Errors of `class` per 1024 bytes of a `bytes`-long document (0 for an
+/// empty document).
+pub fn rate_per_kb(count: u64, bytes: u64) -> f64 {
+    if bytes == 0 {
+        0.0
+    } else {
+        count as f64 * 1024.0 / bytes as f64
+    }
+}
+
+impl Thresholds {
+    /// Checks every key names a class and every value is a finite number
+    /// `>= 0`.
+    pub fn validate(&self) -> Result<()> {
+        for (key, x) in &self.max_rate_per_kb {
+            if ErrorClass::from_key(key).is_none() {
+                return Err(Error::Threshold {
+                    name: key.clone(),
+                    expected: "a class key such as invalid_4_5_6",
+                    got: key.clone(),
+                });
+            }
+            if !(x.is_finite() && *x >= 0.0) {
+                return Err(Error::Threshold {
+                    name: key.clone(),
+                    expected: "a finite rate >= 0",
+                    got: x.to_string(),
+                });
+            }
+        }
+        if let Some(p) = self.min_spam_percentile
+            && p > 100
+        {
+            return Err(Error::Threshold {
+                name: "min_spam_percentile".into(),
+                expected: "a percentile 0-100",
+                got: p.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    /// True when no rule is set (every document is kept).
+    pub fn is_empty(&self) -> bool {
+        self.min_spam_percentile.is_none() && self.max_rate_per_kb.is_empty()
+    }
+
+    /// Does the rule keep a document with this spam percentile, these error
+    /// counts and this length?
+    pub fn keeps(&self, spam: Option<u8>, counts: &Utf8Counts, bytes: u64) -> bool {
+        if let Some(min) = self.min_spam_percentile {
+            let ok = match spam {
+                Some(p) => p >= min,
+                None => self.unscored == Unscored::Keep,
+            };
+            if !ok {
+                return false;
+            }
+        }
+        self.max_rate_per_kb.iter().all(|(key, max)| {
+            ErrorClass::from_key(key)
+                .is_none_or(|class| rate_per_kb(counts.get(class), bytes) <= *max)
+        })
+    }
+}
+
+/// Which list a filter file stores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ListKind {
+    /// The kept docids.
+    Keep,
+    /// The excluded docids.
+    Exclude,
+}
+
+/// Counts over the universe a filter was built from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct FilterCounts {
+    /// Docids considered (the universe).
+    pub considered: u64,
+    /// Docids the rule keeps.
+    pub kept: u64,
+    /// Docids the rule drops.
+    pub excluded: u64,
+    /// Docids without a spam score (when spam scores were used).
+    pub unscored: u64,
+}
+
+/// The header of a filter file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FilterHeader {
+    /// The stored list.
+    pub stores: ListKind,
+    /// What [`DocFilter::keeps`] answers for a docid that is not listed
+    /// (including docids outside the universe): `keep` for an exclude file,
+    /// `drop` for a keep file.
+    pub unlisted: Unscored,
+    /// The rule the lists were computed with.
+    pub thresholds: Thresholds,
+    /// The counts.
+    pub counts: FilterCounts,
+    /// Human descriptions of the inputs (never used as paths).
+    pub sources: Vec<String>,
+}
+
+impl FilterHeader {
+    /// A header for `counts`, storing the smaller list unless `store` forces
+    /// one (ties store the exclude list).
+    pub fn new(
+        thresholds: Thresholds,
+        counts: FilterCounts,
+        store: Option<ListKind>,
+        sources: Vec<String>,
+    ) -> Self {
+        let stores = store.unwrap_or(if counts.kept < counts.excluded {
+            ListKind::Keep
+        } else {
+            ListKind::Exclude
+        });
+        FilterHeader {
+            stores,
+            unlisted: match stores {
+                ListKind::Keep => Unscored::Drop,
+                ListKind::Exclude => Unscored::Keep,
+            },
+            thresholds,
+            counts,
+            sources,
+        }
+    }
+
+    /// Is a document the rule kept listed in this file?
+    pub fn lists(&self, kept: bool) -> bool {
+        kept == (self.stores == ListKind::Keep)
+    }
+}
+
+/// Writes a filter file: the magic line, the header, then an FST set of
+/// the listed docids, which must arrive in strictly increasing byte order.
+pub struct FilterWriter<W: Write> {
+    set: fst::SetBuilder<W>,
+    listed: u64,
+}
+
+impl<W: Write> FilterWriter<W> {
+    /// Writes the magic line and `header` to `sink`.
+    pub fn new(mut sink: W, header: &FilterHeader) -> Result<Self> {
+        let json = serde_json::to_vec(header).map_err(|e| Error::Header {
+            offset: 0,
+            detail: e.to_string(),
+        })?;
+        sink.write_all(MAGIC)
+            .and_then(|()| sink.write_all(&json))
+            .and_then(|()| sink.write_all(b"\n"))
+            .map_err(|e| Error::Fst(e.to_string()))?;
+        Ok(FilterWriter {
+            set: fst::SetBuilder::new(sink).map_err(Error::from_fst)?,
+            listed: 0,
+        })
+    }
+
+    /// Adds a docid to the list.
+    pub fn insert(&mut self, docid: &[u8]) -> Result<()> {
+        self.set.insert(docid).map_err(Error::from_fst)?;
+        self.listed += 1;
+        Ok(())
+    }
+
+    /// Finishes the file, returning the sink and the number listed.
+    pub fn finish(self) -> Result<(W, u64)> {
+        Ok((self.set.into_inner().map_err(Error::from_fst)?, self.listed))
+    }
+}
+
+/// A filter file opened for membership queries.
+#[derive(Debug)]
+pub struct DocFilter {
+    header: FilterHeader,
+    set: fst::Set<Vec<u8>>,
+}
+
+impl DocFilter {
+    /// Parses a whole filter file.
+    pub fn from_bytes(mut bytes: Vec<u8>) -> Result<Self> {
+        if !bytes.starts_with(MAGIC) {
+            return Err(Error::Header {
+                offset: 0,
+                detail: format!(
+                    "expected {:?}, got {:?}",
+                    String::from_utf8_lossy(MAGIC),
+                    String::from_utf8_lossy(&bytes[..bytes.len().min(16)])
+                ),
+            });
+        }
+        let start = MAGIC.len();
+        let end = memchr::memchr(b'\n', &bytes[start..])
+            .map(|i| start + i)
+            .ok_or(Error::Header {
+                offset: start as u64,
+                detail: "the header line has no end".into(),
+            })?;
+        let header: FilterHeader =
+            serde_json::from_slice(&bytes[start..end]).map_err(|e| Error::Header {
+                offset: start as u64,
+                detail: e.to_string(),
+            })?;
+        bytes.drain(..=end);
+        let set = fst::Set::new(bytes).map_err(Error::from_fst)?;
+        Ok(DocFilter { header, set })
+    }
+
+    /// The header.
+    pub fn header(&self) -> &FilterHeader {
+        &self.header
+    }
+
+    /// Number of listed docids.
+    pub fn listed(&self) -> usize {
+        self.set.len()
+    }
+
+    /// Is `docid` listed?
+    pub fn contains(&self, docid: &str) -> bool {
+        self.set.contains(docid)
+    }
+
+    /// Does the filter keep `docid`? (See the module docs for docids outside
+    /// the universe.)
+    pub fn keeps(&self, docid: &str) -> bool {
+        self.contains(docid) == (self.header.stores == ListKind::Keep)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn counts_456(n: u64) -> Utf8Counts {
+        Utf8Counts {
+            invalid_4_5_6: n,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn rule_semantics() {
+        let mut t = Thresholds {
+            min_spam_percentile: Some(70),
+            ..Default::default()
+        };
+        let clean = Utf8Counts::default();
+        assert!(t.keeps(Some(70), &clean, 100));
+        assert!(!t.keeps(Some(69), &clean, 100));
+        assert!(t.keeps(None, &clean, 100));
+        t.unscored = Unscored::Drop;
+        assert!(!t.keeps(None, &clean, 100));
+        t.max_rate_per_kb.insert("invalid_4_5_6".into(), 1.0);
+        // 1 error in 1024 bytes is exactly 1.0 per KB: kept; 2 is dropped.
+        assert!(t.keeps(Some(80), &counts_456(1), 1024));
+        assert!(!t.keeps(Some(80), &counts_456(2), 1024));
+        assert!(t.keeps(Some(80), &counts_456(0), 0));
+        t.max_rate_per_kb.insert("bogus".into(), 1.0);
+        assert!(t.validate().unwrap_err().to_string().contains("bogus"));
+    }
+
+    #[test]
+    fn smaller_list_is_stored() {
+        let c = |kept, excluded| FilterCounts {
+            considered: kept + excluded,
+            kept,
+            excluded,
+            unscored: 0,
+        };
+        let h = FilterHeader::new(Thresholds::default(), c(30, 70), None, vec![]);
+        assert_eq!((h.stores, h.unlisted), (ListKind::Keep, Unscored::Drop));
+        let h = FilterHeader::new(Thresholds::default(), c(70, 30), None, vec![]);
+        assert_eq!((h.stores, h.unlisted), (ListKind::Exclude, Unscored::Keep));
+        let h = FilterHeader::new(Thresholds::default(), c(70, 30), Some(ListKind::Keep), vec![]);
+        assert_eq!(h.stores, ListKind::Keep);
+    }
+
+    #[test]
+    fn bad_files_are_errors_with_offsets() {
+        assert!(DocFilter::from_bytes(b"nope".to_vec()).is_err());
+        let mut f = MAGIC.to_vec();
+        f.extend_from_slice(b"{not json}\n");
+        let err = DocFilter::from_bytes(f).unwrap_err().to_string();
+        assert!(err.contains("offset 15"), "{err}");
+    }
+
+    proptest! {
+        /// Whatever list is stored, `keeps` agrees with the rule on every
+        /// docid of the universe.
+        #[test]
+        fn file_round_trip_agrees_with_the_rule(
+            docs in proptest::collection::btree_map("[a-z0-9]{1,10}", (proptest::option::of(0u8..100), 0u64..5, 1u64..4000), 0..100),
+            min in 0u8..100,
+            store in proptest::option::of(any::<bool>()),
+        ) {
+            let t = Thresholds {
+                min_spam_percentile: Some(min),
+                max_rate_per_kb: [("invalid_4_5_6".to_string(), 0.5)].into(),
+                unscored: Unscored::Drop,
+            };
+            let decide = |(spam, n, bytes): &(Option<u8>, u64, u64)| t.keeps(*spam, &counts_456(*n), *bytes);
+            let kept = docs.values().filter(|d| decide(d)).count() as u64;
+            let counts = FilterCounts { considered: docs.len() as u64, kept, excluded: docs.len() as u64 - kept, unscored: 0 };
+            let store = store.map(|k| if k { ListKind::Keep } else { ListKind::Exclude });
+            let header = FilterHeader::new(t.clone(), counts, store, vec!["made up".into()]);
+            let mut w = FilterWriter::new(Vec::new(), &header).unwrap();
+            for (id, d) in &docs {
+                if header.lists(decide(d)) {
+                    w.insert(id.as_bytes()).unwrap();
+                }
+            }
+            let (bytes, listed) = w.finish().unwrap();
+            let f = DocFilter::from_bytes(bytes).unwrap();
+            prop_assert_eq!(f.header(), &header);
+            prop_assert_eq!(f.listed() as u64, listed);
+            prop_assert!(listed <= counts.kept.max(counts.excluded));
+            if store.is_none() {
+                prop_assert_eq!(listed, counts.kept.min(counts.excluded));
+            }
+            for (id, d) in &docs {
+                prop_assert_eq!(f.keeps(id), decide(d), "{}", id);
+            }
+        }
+    }
+}
