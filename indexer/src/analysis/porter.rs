@@ -170,7 +170,7 @@ impl<T: Unit> State<'_, T> {
         if i < 2 || !self.cons(i) || self.cons(i - 1) || !self.cons(i - 2) {
             return false;
         }
-        !matches!(self.at(i), 0x77 | 0x78 | 0x79)
+        !matches!(self.at(i), 0x77..=0x79) // w, x, y
     }
 
     /// True when `b[0..=k]` ends with `s`; then sets `j` to the end of the stem.

@@ -59,7 +59,7 @@ impl<'a> Segments<'a> {
             }
             if seg.chars().all(is_complex_context) {
                 // Lucene: {ComplexContextEx}+ is one SOUTHEAST_ASIAN token.
-                while let Some((next_from, next)) = self.bounds.next() {
+                for (next_from, next) in self.bounds.by_ref() {
                     if next_from == to && next.chars().all(is_complex_context) {
                         to += next.len();
                     } else {
