@@ -1,0 +1,273 @@
+//! Reading Waterloo spam-ranking files into an FST map, with bounded memory.
+//!
+//! Inputs are plain or gzipped (detected by the `1f 8b` magic), sorted by
+//! docid (the ClueWeb09 file) or not (the 358 ClueWeb12 files). Lines are
+//! parsed by [`sieve_filters::spam::parse_line`]. If the docids of all
+//! inputs, taken in the order given, are already increasing, they stream
+//! straight into the map; otherwise they are sorted externally: runs of at
+//! most [`RUN_LINES`] entries are sorted in memory and spilled to temporary
+//! files, then merged. Memory stays bounded by one run whatever the input
+//! size.
+
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use flate2::read::MultiGzDecoder;
+use sieve_filters::spam::{SpamMapBuilder, parse_line};
+
+use crate::{Error, Result};
+
+/// Entries per in-memory sorted run (about 100 MB of docids).
+pub const RUN_LINES: usize = 2_000_000;
+
+/// Counts from building a spam map.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SpamMapStats {
+    /// Lines read (blank lines included).
+    pub lines: u64,
+    /// Distinct docids in the map.
+    pub docids: u64,
+    /// Sorted runs spilled (0 when the input was already sorted).
+    pub runs: u64,
+}
+
+fn open_text(path: &Path) -> Result<Box<dyn BufRead>> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut f = BufReader::with_capacity(1 << 20, File::open(path).map_err(io)?);
+    let gz = f.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
+    Ok(if gz {
+        Box::new(BufReader::with_capacity(1 << 20, MultiGzDecoder::new(f)))
+    } else {
+        Box::new(f)
+    })
+}
+
+/// Calls `f(percentile, docid)` for every entry of `paths`, in order.
+fn for_each_entry(
+    paths: &[PathBuf],
+    lines: &mut u64,
+    mut f: impl FnMut(u8, &str) -> Result<()>,
+) -> Result<()> {
+    let mut buf = Vec::new();
+    for path in paths {
+        let mut r = open_text(path)?;
+        let mut line_no = 0u64;
+        loop {
+            buf.clear();
+            let n = r.read_until(b'\n', &mut buf).map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?;
+            if n == 0 {
+                break;
+            }
+            line_no += 1;
+            *lines += 1;
+            match parse_line(&buf, line_no) {
+                Ok(Some((p, docid))) => f(p, docid)?,
+                Ok(None) => {}
+                Err(e) => {
+                    return Err(Error::Input {
+                        path: path.clone(),
+                        detail: e.to_string(),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Builds the docid → percentile FST map of `paths` into `out`, using
+/// `tmp` for sorted runs when the input is not sorted.
+pub fn build_spam_map(paths: &[PathBuf], out: &Path, tmp: &Path) -> Result<SpamMapStats> {
+    let mut stats = SpamMapStats::default();
+    // First try: stream, assuming sorted input.
+    let sorted = {
+        let mut last: Option<String> = None;
+        let mut sorted = true;
+        let mut lines = 0;
+        for_each_entry(paths, &mut lines, |_, docid| {
+            if sorted {
+                if last.as_deref().is_some_and(|l| l > docid) {
+                    sorted = false;
+                }
+                last = Some(docid.to_string());
+            }
+            Ok(())
+        })?;
+        sorted
+    };
+    let create = |p: &Path| {
+        File::create(p).map(BufWriter::new).map_err(|source| Error::Io {
+            path: p.to_path_buf(),
+            source,
+        })
+    };
+    let mut builder = SpamMapBuilder::new(create(out)?).map_err(|e| filt(out, e))?;
+    if sorted {
+        for_each_entry(paths, &mut stats.lines, |p, docid| {
+            builder.insert(docid, p).map_err(|e| filt(out, e))
+        })?;
+    } else {
+        let mut runs: Vec<PathBuf> = Vec::new();
+        let mut run: Vec<(String, u8)> = Vec::with_capacity(RUN_LINES.min(1 << 16));
+        let spill = |run: &mut Vec<(String, u8)>, runs: &mut Vec<PathBuf>| -> Result<()> {
+            run.sort_unstable();
+            let p = tmp.join(format!("spam-run-{:05}.txt", runs.len()));
+            let mut w = create(&p)?;
+            for (d, s) in run.iter() {
+                writeln!(w, "{s} {d}").map_err(|source| Error::Io {
+                    path: p.clone(),
+                    source,
+                })?;
+            }
+            w.flush().map_err(|source| Error::Io {
+                path: p.clone(),
+                source,
+            })?;
+            run.clear();
+            runs.push(p);
+            Ok(())
+        };
+        for_each_entry(paths, &mut stats.lines, |p, docid| {
+            run.push((docid.to_string(), p));
+            if run.len() >= RUN_LINES {
+                spill(&mut run, &mut runs)?;
+            }
+            Ok(())
+        })?;
+        spill(&mut run, &mut runs)?;
+        stats.runs = runs.len() as u64;
+        merge_runs(&runs, &mut builder, out)?;
+        for r in &runs {
+            let _ = std::fs::remove_file(r);
+        }
+    }
+    stats.docids = builder.len();
+    let mut w = builder.finish().map_err(|e| filt(out, e))?;
+    w.flush().map_err(|source| Error::Io {
+        path: out.to_path_buf(),
+        source,
+    })?;
+    Ok(stats)
+}
+
+fn filt(path: &Path, e: sieve_filters::Error) -> Error {
+    Error::Input {
+        path: path.to_path_buf(),
+        detail: e.to_string(),
+    }
+}
+
+/// K-way merge of sorted run files into `builder`.
+fn merge_runs<W: Write>(runs: &[PathBuf], builder: &mut SpamMapBuilder<W>, out: &Path) -> Result<()> {
+    struct Head {
+        docid: String,
+        score: u8,
+        run: usize,
+    }
+    impl PartialEq for Head {
+        fn eq(&self, o: &Self) -> bool {
+            (&self.docid, self.run) == (&o.docid, o.run)
+        }
+    }
+    impl Eq for Head {}
+    impl PartialOrd for Head {
+        fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+            Some(self.cmp(o))
+        }
+    }
+    impl Ord for Head {
+        fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+            // Min-heap on (docid, score, run).
+            (&o.docid, o.score, o.run).cmp(&(&self.docid, self.score, self.run))
+        }
+    }
+    let mut readers: Vec<std::io::Lines<BufReader<File>>> = runs
+        .iter()
+        .map(|p| {
+            File::open(p)
+                .map(|f| BufReader::new(f).lines())
+                .map_err(|source| Error::Io {
+                    path: p.clone(),
+                    source,
+                })
+        })
+        .collect::<Result<_>>()?;
+    let mut next = |run: usize, readers: &mut Vec<std::io::Lines<BufReader<File>>>| -> Result<Option<Head>> {
+        match readers[run].next() {
+            None => Ok(None),
+            Some(line) => {
+                let line = line.map_err(|source| Error::Io {
+                    path: runs[run].clone(),
+                    source,
+                })?;
+                let (s, d) = line.split_once(' ').unwrap_or(("0", ""));
+                Ok(Some(Head {
+                    docid: d.to_string(),
+                    score: s.parse().unwrap_or(0),
+                    run,
+                }))
+            }
+        }
+    };
+    let mut heap = BinaryHeap::new();
+    for run in 0..readers.len() {
+        if let Some(h) = next(run, &mut readers)? {
+            heap.push(h);
+        }
+    }
+    while let Some(h) = heap.pop() {
+        builder.insert(&h.docid, h.score).map_err(|e| filt(out, e))?;
+        if let Some(n) = next(h.run, &mut readers)? {
+            heap.push(n);
+        }
+    }
+    Ok(())
+}
+
+/// Reads a whole spam map file.
+pub fn open_spam_map(path: &Path) -> Result<sieve_filters::spam::SpamMap<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    sieve_filters::spam::SpamMap::new(bytes).map_err(|e| filt(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unsorted_and_gzipped_inputs_give_the_same_map_as_sorted() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.txt");
+        std::fs::write(&a, "70 d3\n10 d1\n\n99 d9\n").unwrap();
+        let b = dir.path().join("b.gz");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(b"5 d0\r\n70 d3\n").unwrap();
+        std::fs::write(&b, gz.finish().unwrap()).unwrap();
+        let out = dir.path().join("m.fst");
+        let st = build_spam_map(&[a, b], &out, dir.path()).unwrap();
+        assert_eq!((st.lines, st.docids, st.runs), (6, 4, 1));
+        let m = open_spam_map(&out).unwrap();
+        assert_eq!(
+            ["d0", "d1", "d3", "d9", "dx"].map(|d| m.get(d)),
+            [Some(5), Some(10), Some(70), Some(99), None]
+        );
+        let bad = dir.path().join("bad.txt");
+        std::fs::write(&bad, "70 d3\nbad line here\n").unwrap();
+        let err = build_spam_map(&[bad], &out, dir.path()).unwrap_err().to_string();
+        assert!(err.contains("bad.txt") && err.contains("line 2"), "{err}");
+    }
+}
