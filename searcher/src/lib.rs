@@ -7,6 +7,8 @@
 //! evidence (path, line, expected and found values).
 
 pub mod error;
+pub mod qrels;
+pub mod topics;
 
 pub use error::Error;
 
