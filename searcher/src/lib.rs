@@ -8,6 +8,7 @@
 
 pub mod error;
 pub mod qrels;
+pub mod run;
 pub mod topics;
 
 pub use error::Error;
