@@ -7,6 +7,7 @@
 //! evidence (path, line, expected and found values).
 
 pub mod error;
+pub mod eval;
 pub mod qrels;
 pub mod run;
 pub mod topics;
