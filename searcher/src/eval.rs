@@ -199,6 +199,10 @@ pub struct Evaluation {
     pub qrels_topics: usize,
     /// Topics in the qrels with at least one document of grade `>= 1`.
     pub qrels_topics_with_rel: usize,
+    /// Topics in the qrels but not in the run, in [`qid_order`], each with
+    /// whether it has a relevant document (they score 0 under `complete`;
+    /// gdeval measures only count those with a relevant document).
+    pub missing_topics: Vec<(String, bool)>,
 }
 
 impl Evaluation {
@@ -342,12 +346,24 @@ pub fn evaluate(qrels: &Qrels, run: &Run, name: &str, options: EvalOptions) -> R
         .topic_ids()
         .filter(|q| qrels.topic(q).is_some_and(|t| t.num_rel(1) > 0))
         .count();
+    let mut missing_topics: Vec<(String, bool)> = qrels
+        .topic_ids()
+        .filter(|q| run.hits(q).is_none())
+        .map(|q| {
+            (
+                q.to_string(),
+                qrels.topic(q).is_some_and(|t| t.num_rel(1) > 0),
+            )
+        })
+        .collect();
+    missing_topics.sort_by(|a, b| qid_order(&a.0, &b.0));
     Ok(Evaluation {
         run: name.into(),
         topics,
         options,
         qrels_topics: qrels.num_topics(),
         qrels_topics_with_rel,
+        missing_topics,
     })
 }
 

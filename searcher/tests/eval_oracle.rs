@@ -247,3 +247,82 @@ fn web_track_qrels_random_runs_equal_pytrec_eval_and_gdeval() {
         assert!(compare_with_oracle(&py, &qp, &rp) > 500);
     }
 }
+
+#[test]
+fn compare_t_test_equals_scipy_on_cacm() {
+    use sieve_searcher::compare::compare;
+    let q = read_qrels(&fixture("qrels.cacm.txt")).unwrap();
+    let a = read_run(&fixture("anserini__cacm-bm25.run.txt"), Duplicates::Error).unwrap();
+    // B: the same run with the scores of each topic's top 10 reversed
+    let text = std::fs::read_to_string(fixture("anserini__cacm-bm25.run.txt")).unwrap();
+    let mut b = String::new();
+    for line in text.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let rank: u32 = f[3].parse().unwrap();
+        let score = if rank <= 10 {
+            100.0 + f64::from(rank)
+        } else {
+            f[4].parse().unwrap()
+        };
+        let _ = writeln!(b, "{} Q0 {} {} {score} B", f[0], f[2], f[3]);
+    }
+    let b = sieve_searcher::run::parse_run(b.as_bytes(), Duplicates::Error).unwrap();
+    let o = EvalOptions::default();
+    let (ea, eb) = (
+        evaluate(&q, &a, "A", o).unwrap(),
+        evaluate(&q, &b, "B", o).unwrap(),
+    );
+    let cmp = compare(&ea, &eb, &[Measure::Map, Measure::P5, Measure::Ndcg20], 5);
+    assert_eq!(cmp[0].n, 52);
+    assert!(cmp[0].losses > cmp[0].wins, "{:?}", cmp[0]);
+    let Some(py) = python() else {
+        eprintln!("SKIPPED: no .venv (run scripts/setup-python.sh) for the scipy t-test oracle");
+        return;
+    };
+    for c in &cmp {
+        let ta: Vec<String> = c_pairs(&ea, &eb, c.measure)
+            .iter()
+            .map(|p| format!("{:e}", p.0))
+            .collect();
+        let tb: Vec<String> = c_pairs(&ea, &eb, c.measure)
+            .iter()
+            .map(|p| format!("{:e}", p.1))
+            .collect();
+        let out = Command::new(&py)
+            .arg(repo().join("scripts/eval_oracle.py"))
+            .args(["ttest", &ta.join(","), &tb.join(",")])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let (t, p) = (v["t"].as_f64().unwrap(), v["p"].as_f64().unwrap());
+        assert!(
+            (c.t.unwrap() - t).abs() < 1e-9,
+            "{}: t {:?} scipy {t}",
+            c.measure,
+            c.t
+        );
+        assert!(
+            (c.p_value.unwrap() - p).abs() < 1e-9 * p.max(1e-300) + 1e-15,
+            "{}: p {:?} scipy {p}",
+            c.measure,
+            c.p_value
+        );
+    }
+}
+
+/// (A, B) values of the topics evaluated in both, for measures defined on them.
+fn c_pairs(
+    a: &sieve_searcher::eval::Evaluation,
+    b: &sieve_searcher::eval::Evaluation,
+    m: Measure,
+) -> Vec<(f64, f64)> {
+    a.topics
+        .iter()
+        .filter_map(|t| Some((t.get(m)?, b.topic(&t.qid)?.get(m)?)))
+        .collect()
+}
