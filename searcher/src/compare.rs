@@ -178,8 +178,13 @@ pub fn compare(
         .collect()
 }
 
+/// 4 decimals, or scientific notation below 1e-4 (small p-values); `-` for None.
 fn fmt_opt(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".to_string(), |v| format!("{v:.4}"))
+    match v {
+        None => "-".to_string(),
+        Some(v) if v != 0.0 && v.abs() < 1e-4 => format!("{v:.2e}"),
+        Some(v) => format!("{v:.4}"),
+    }
 }
 
 /// Aligned text: a summary table (measure, A, B, B-A, W/L/T, p), then per

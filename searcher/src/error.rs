@@ -18,12 +18,13 @@ pub enum Error {
 
     /// An error found while parsing the contents of a named file; `source`
     /// carries the line and what was expected.
-    #[error("{path}: {source}")]
+    #[error("{path}: {inner}")]
     InFile {
         /// The file being parsed.
         path: PathBuf,
-        /// What went wrong inside it.
-        source: Box<Error>,
+        /// What went wrong inside it (shown in this error's message, so not
+        /// also reported as its `source`).
+        inner: Box<Error>,
     },
 
     /// An I/O error while writing to an unnamed sink (e.g. a run written to

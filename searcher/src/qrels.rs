@@ -119,7 +119,7 @@ pub fn read_qrels(path: &Path) -> Result<Qrels> {
     })?;
     parse_qrels(&bytes).map_err(|e| Error::InFile {
         path: path.to_path_buf(),
-        source: Box::new(e),
+        inner: Box::new(e),
     })
 }
 

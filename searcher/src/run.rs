@@ -106,7 +106,7 @@ pub fn read_run(path: &Path, dups: Duplicates) -> Result<Run> {
     })?;
     parse_run(&bytes, dups).map_err(|e| Error::InFile {
         path: path.to_path_buf(),
-        source: Box::new(e),
+        inner: Box::new(e),
     })
 }
 

@@ -156,7 +156,7 @@ pub fn read_topics(path: &Path) -> Result<(TopicFormat, Vec<Topic>)> {
     })?;
     parse_topics(&bytes).map_err(|e| Error::InFile {
         path: path.to_path_buf(),
-        source: Box::new(e),
+        inner: Box::new(e),
     })
 }
 

@@ -326,3 +326,25 @@ fn c_pairs(
         .filter_map(|t| Some((t.get(m)?, b.topic(&t.qid)?.get(m)?)))
         .collect()
 }
+
+#[test]
+fn regression_prels_web_1_50_refused_as_statap() {
+    let Some(data) = shared_data() else {
+        eprintln!("SKIPPED: prels.web.1-50.txt not found (set SIEVE_SHARED_DATA)");
+        return;
+    };
+    let e = read_qrels(&data.join("topics-qrels/prels.web.1-50.txt")).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.contains("prels.web.1-50.txt") && msg.contains("statAP") && msg.contains("line 1"),
+        "{msg}"
+    );
+    // and the real Web Track qrels read, with -2 grades kept
+    let q = read_qrels(&data.join("topics-qrels/qrels.web.51-100.txt")).unwrap();
+    assert_eq!((q.num_topics(), q.num_judgments()), (48, 25329));
+    let neg: usize = q
+        .topic_ids()
+        .map(|t| q.topic(t).unwrap().iter().filter(|&(_, r)| r == -2).count())
+        .sum();
+    assert_eq!(neg, 1431);
+}
