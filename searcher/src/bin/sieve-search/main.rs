@@ -4,7 +4,7 @@
 //! over the `sieve_searcher` library.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
@@ -125,7 +125,7 @@ fn cmd_topics(a: TopicsArgs) -> Result<()> {
 fn evaluate_file(
     input: &RunInput,
     qrels: &sieve_searcher::qrels::Qrels,
-    run: &PathBuf,
+    run: &Path,
 ) -> Result<Evaluation> {
     let dups = if input.dedup {
         Duplicates::KeepBest
