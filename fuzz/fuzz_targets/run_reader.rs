@@ -12,7 +12,9 @@ use sieve_searcher::run::{Duplicates, parse_run};
 
 fuzz_target!(|data: &[u8]| {
     let _ = parse_run(data, Duplicates::Error);
-    let Ok(run) = parse_run(data, Duplicates::KeepBest) else { return };
+    let Ok(run) = parse_run(data, Duplicates::KeepBest) else {
+        return;
+    };
     let tag = run.tag.clone().unwrap_or_default();
     let mut text = String::new();
     let mut qrels = Qrels::default();
@@ -21,7 +23,9 @@ fuzz_target!(|data: &[u8]| {
         let ranked = run.ranked(qid);
         assert_eq!(ranked.len(), hits.len());
         for w in ranked.windows(2) {
-            assert!(w[0].score > w[1].score || (w[0].score == w[1].score && w[0].docno > w[1].docno));
+            assert!(
+                w[0].score > w[1].score || (w[0].score == w[1].score && w[0].docno > w[1].docno)
+            );
         }
         for (i, h) in hits.iter().enumerate() {
             let _ = writeln!(text, "{qid} Q0 {} {} {:?} {tag}", h.docno, i + 1, h.score);

@@ -12,7 +12,11 @@ fuzz_target!(|data: &[u8]| {
             assert!(!t.id.is_empty() && t.id.trim() == t.id, "id {:?}", t.id);
             assert!(!t.title.is_empty(), "empty title for {:?}", t.id);
             assert!(ids.insert(t.id.clone()), "duplicate id {:?}", t.id);
-            for f in [TopicField::Title, TopicField::Description, TopicField::TitleDescription] {
+            for f in [
+                TopicField::Title,
+                TopicField::Description,
+                TopicField::TitleDescription,
+            ] {
                 let _ = t.query(f);
             }
         }
