@@ -39,4 +39,205 @@ pub enum Error {
     /// An error from the indexer library (schema, analyser).
     #[error(transparent)]
     Indexer(#[from] sieve_indexer::Error),
+
+    /// An error found while parsing the contents of a named file; `source`
+    /// carries the line and what was expected.
+    #[error("{path}: {inner}")]
+    InFile {
+        /// The file being parsed.
+        path: PathBuf,
+        /// What went wrong inside it (shown in this error's message, so not
+        /// also reported as its `source`).
+        inner: Box<Error>,
+    },
+
+    /// An I/O error while writing to an unnamed sink (e.g. a run written to
+    /// standard output).
+    #[error("write failed: {source}")]
+    Write {
+        /// The underlying error.
+        source: std::io::Error,
+    },
+
+    /// A line of a topic, qrels or run file is not valid UTF-8.
+    #[error("line {line}: invalid UTF-8 at byte offset {offset} of the file")]
+    InvalidUtf8 {
+        /// 1-based line number.
+        line: usize,
+        /// 0-based byte offset of the first invalid byte in the whole input.
+        offset: usize,
+    },
+
+    /// The topic file matches none of the supported formats.
+    #[error("unknown topic format (tried {tried}); first non-blank line {line}: {found:?}")]
+    UnknownTopicFormat {
+        /// The formats that were tried, comma separated.
+        tried: String,
+        /// 1-based line number of the first non-blank line (0 if the input is blank).
+        line: usize,
+        /// The start of that line.
+        found: String,
+    },
+
+    /// A topic file in a recognised format is malformed.
+    #[error("{format} topics, line {line}: expected {expected}, found {found:?}")]
+    TopicSyntax {
+        /// The format being parsed (`trec-sgml`, `web-xml`, ...).
+        format: &'static str,
+        /// 1-based line number.
+        line: usize,
+        /// What the parser expected.
+        expected: String,
+        /// What it found instead (truncated).
+        found: String,
+    },
+
+    /// The same topic id occurs twice in a topic file.
+    #[error("topic {id:?} defined twice: lines {first_line} and {line}")]
+    DuplicateTopic {
+        /// The topic id.
+        id: String,
+        /// 1-based line of the first definition.
+        first_line: usize,
+        /// 1-based line of the second definition.
+        line: usize,
+    },
+
+    /// A qrels line is malformed.
+    #[error("qrels line {line}: expected {expected}, found {found:?}")]
+    QrelsSyntax {
+        /// 1-based line number.
+        line: usize,
+        /// What the parser expected.
+        expected: String,
+        /// What it found instead (truncated).
+        found: String,
+    },
+
+    /// The file is a TREC 2009 statAP "prels" file, not a qrels file.
+    #[error(
+        "line {line} has 5 columns (topic docid rel method prob): this is a statAP prels \
+         file, not qrels; trec_eval MAP does not apply to it (NIST evaluated these \
+         judgments with statAP_MQ_eval)"
+    )]
+    Prels {
+        /// 1-based line number of the first 5-column line.
+        line: usize,
+    },
+
+    /// The same (topic, document) pair is judged twice in a qrels file.
+    #[error("qrels: topic {qid:?} document {docno:?} judged twice: lines {first_line} and {line}")]
+    DuplicateJudgment {
+        /// The topic id.
+        qid: String,
+        /// The document id.
+        docno: String,
+        /// 1-based line of the first judgment.
+        first_line: usize,
+        /// 1-based line of the second judgment.
+        line: usize,
+    },
+
+    /// A run line is malformed.
+    #[error("run line {line}: expected {expected}, found {found:?}")]
+    RunSyntax {
+        /// 1-based line number.
+        line: usize,
+        /// What the parser expected.
+        expected: String,
+        /// What it found instead (truncated).
+        found: String,
+    },
+
+    /// The same document is retrieved twice for one topic (trec_eval refuses
+    /// such runs: "duplicate docs").
+    #[error(
+        "run: topic {qid:?} retrieves document {docno:?} twice: lines {first_line} and {line} \
+         (trec_eval refuses duplicates; pass --dedup to keep the best-scored copy)"
+    )]
+    DuplicateDoc {
+        /// The topic id.
+        qid: String,
+        /// The document id.
+        docno: String,
+        /// 1-based line of the first occurrence.
+        first_line: usize,
+        /// 1-based line of the second occurrence.
+        line: usize,
+    },
+
+    /// A value given to the run writer cannot be written as a run-file field.
+    #[error("run writer: {field} {value:?} is empty or contains whitespace")]
+    InvalidRunField {
+        /// Which field (`tag`, `qid`, `docid`).
+        field: &'static str,
+        /// The offending value.
+        value: String,
+    },
+
+    /// The run writer was given a NaN score.
+    #[error("run writer: topic {qid:?} document {docid:?} has a NaN score")]
+    NanScore {
+        /// The topic id.
+        qid: String,
+        /// The document id.
+        docid: String,
+    },
+
+    /// The run writer was given hits that are not in trec_eval order (score
+    /// descending, ties by docid descending) or that repeat a docid; call
+    /// `rank_hits` first.
+    #[error(
+        "run writer: topic {qid:?} hit {position} ({docid:?}) is {problem}; call rank_hits first"
+    )]
+    UnrankedHits {
+        /// The topic id.
+        qid: String,
+        /// 0-based position of the offending hit.
+        position: usize,
+        /// Its docid.
+        docid: String,
+        /// `"out of order"` or `"a duplicate"`.
+        problem: &'static str,
+    },
+
+    /// The run writer was asked to write the same topic twice.
+    #[error("run writer: topic {qid:?} written twice")]
+    TopicWrittenTwice {
+        /// The topic id.
+        qid: String,
+    },
+
+    /// A judgment grade is above what gdeval accepts (`$MAX_JUDGMENT = 4`).
+    #[error(
+        "qrels: topic {qid:?} document {docno:?} has grade {rel}, above gdeval's maximum {max}; \
+         nDCG/ERR as gdeval defines them are undefined"
+    )]
+    GradeAboveMax {
+        /// The topic id.
+        qid: String,
+        /// The document id.
+        docno: String,
+        /// The grade found.
+        rel: i64,
+        /// The maximum allowed.
+        max: i64,
+    },
+
+    /// The run and the qrels have no topic in common (trec_eval: "No queries
+    /// with both results and relevance info").
+    #[error("no topic of run {run:?} is in the qrels")]
+    NoCommonTopics {
+        /// The run's name (its file name or tag).
+        run: String,
+    },
+
+    /// A measure name could not be parsed.
+    #[error("unknown measure {name:?}; known: {known}")]
+    UnknownMeasure {
+        /// The name given.
+        name: String,
+        /// The accepted names.
+        known: String,
+    },
 }

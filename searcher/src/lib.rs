@@ -7,8 +7,13 @@
 //! evidence (path, line, expected and found values).
 
 pub mod bm25;
+pub mod compare;
 pub mod error;
+pub mod eval;
+pub mod qrels;
+pub mod run;
 pub mod stats;
+pub mod topics;
 
 pub use error::Error;
 

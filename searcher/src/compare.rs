@@ -1,0 +1,336 @@
+//! A/B comparison of two evaluated runs: per-measure means, difference,
+//! wins/losses/ties per topic, paired two-sided t-test, and the topics that
+//! changed most.
+//!
+//! Topics are paired as follows: without `complete` (trec_eval `-c`), the
+//! topics evaluated in both runs; with it, every topic of the qrels, a topic
+//! missing from a run scoring 0. For the gdeval measures, topics without a
+//! relevant document (value `None`) are left out of the pairing for that
+//! measure. Means here are over the paired topics, so they equal the
+//! [`Evaluation::mean`] of each run when both runs cover the same topics.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+use crate::eval::{Evaluation, Measure, qid_order};
+
+/// One topic's values under A and B.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TopicChange {
+    /// The topic id.
+    pub qid: String,
+    /// The value for run A.
+    pub a: f64,
+    /// The value for run B.
+    pub b: f64,
+}
+
+impl TopicChange {
+    /// `b - a`.
+    pub fn diff(&self) -> f64 {
+        self.b - self.a
+    }
+}
+
+/// The comparison of A and B on one measure.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MeasureComparison {
+    /// The measure.
+    pub measure: Measure,
+    /// Number of paired topics.
+    pub n: usize,
+    /// Mean of A over the paired topics.
+    pub mean_a: f64,
+    /// Mean of B over the paired topics.
+    pub mean_b: f64,
+    /// Topics where B > A.
+    pub wins: usize,
+    /// Topics where B < A.
+    pub losses: usize,
+    /// Topics where B == A.
+    pub ties: usize,
+    /// Paired two-sided Student t statistic of B - A (`None` if n < 2 or all
+    /// differences are equal, where the test is undefined; scipy gives NaN).
+    pub t: Option<f64>,
+    /// Its two-sided p-value.
+    pub p_value: Option<f64>,
+    /// The `top` topics with the largest |B - A|, ties by topic id
+    /// ([`qid_order`]); topics with no change are not listed.
+    pub most_changed: Vec<TopicChange>,
+}
+
+impl MeasureComparison {
+    /// `mean_b - mean_a`.
+    pub fn diff(&self) -> f64 {
+        self.mean_b - self.mean_a
+    }
+}
+
+/// Paired two-sided t-test on the differences `d`: returns (t, p), or `None`
+/// when `d.len() < 2` or the differences have zero variance.
+pub fn paired_t_test(d: &[f64]) -> Option<(f64, f64)> {
+    let n = d.len();
+    if n < 2 {
+        return None;
+    }
+    let nf = n as f64;
+    let mean = d.iter().sum::<f64>() / nf;
+    let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (nf - 1.0);
+    if var <= 0.0 || !var.is_finite() {
+        return None;
+    }
+    let t = mean / (var / nf).sqrt();
+    let dist = StudentsT::new(0.0, 1.0, nf - 1.0).ok()?;
+    let p = (2.0 * dist.sf(t.abs())).min(1.0);
+    Some((t, p))
+}
+
+/// Compares A and B on each of `measures`, listing the `top` most changed
+/// topics per measure. Both evaluations should come from the same qrels and
+/// options.
+pub fn compare(
+    a: &Evaluation,
+    b: &Evaluation,
+    measures: &[Measure],
+    top: usize,
+) -> Vec<MeasureComparison> {
+    let complete = a.options.complete || b.options.complete;
+    let ids: BTreeSet<&str> = a.topics.iter().map(|t| t.qid.as_str()).collect();
+    let ids_b: BTreeSet<&str> = b.topics.iter().map(|t| t.qid.as_str()).collect();
+    let mut qids: Vec<&str> = if complete {
+        let missing = a
+            .missing_topics
+            .iter()
+            .chain(&b.missing_topics)
+            .map(|(q, _)| q.as_str());
+        ids.union(&ids_b)
+            .copied()
+            .chain(missing)
+            .collect::<BTreeSet<&str>>()
+            .into_iter()
+            .collect()
+    } else {
+        ids.intersection(&ids_b).copied().collect()
+    };
+    qids.sort_by(|x, y| qid_order(x, y));
+    measures
+        .iter()
+        .map(|&m| {
+            let value = |e: &Evaluation, q: &str| -> Option<f64> {
+                match e.topic(q) {
+                    Some(t) => t.get(m),
+                    // missing from this run (complete only): 0, except for
+                    // the gdeval measures of a topic with no relevant document
+                    None => {
+                        let has_rel = e.missing_topics.iter().any(|(id, r)| id == q && *r);
+                        let gd = matches!(m, Measure::Ndcg20 | Measure::Err20);
+                        (has_rel || !gd).then_some(0.0)
+                    }
+                }
+            };
+            let mut pairs: Vec<TopicChange> = Vec::new();
+            for &q in &qids {
+                if let (Some(va), Some(vb)) = (value(a, q), value(b, q)) {
+                    pairs.push(TopicChange {
+                        qid: q.to_string(),
+                        a: va,
+                        b: vb,
+                    });
+                }
+            }
+            let n = pairs.len();
+            let mean = |f: fn(&TopicChange) -> f64| {
+                if n == 0 {
+                    0.0
+                } else {
+                    pairs.iter().map(f).sum::<f64>() / n as f64
+                }
+            };
+            let (mean_a, mean_b) = (mean(|p| p.a), mean(|p| p.b));
+            let wins = pairs.iter().filter(|p| p.b > p.a).count();
+            let losses = pairs.iter().filter(|p| p.b < p.a).count();
+            let diffs: Vec<f64> = pairs.iter().map(TopicChange::diff).collect();
+            let tt = paired_t_test(&diffs);
+            let mut changed: Vec<TopicChange> = pairs.into_iter().filter(|p| p.a != p.b).collect();
+            changed.sort_by(|x, y| {
+                y.diff()
+                    .abs()
+                    .total_cmp(&x.diff().abs())
+                    .then_with(|| qid_order(&x.qid, &y.qid))
+            });
+            changed.truncate(top);
+            MeasureComparison {
+                measure: m,
+                n,
+                mean_a,
+                mean_b,
+                wins,
+                losses,
+                ties: n - wins - losses,
+                t: tt.map(|x| x.0),
+                p_value: tt.map(|x| x.1),
+                most_changed: changed,
+            }
+        })
+        .collect()
+}
+
+/// 4 decimals, or scientific notation below 1e-4 (small p-values); `-` for None.
+fn fmt_opt(v: Option<f64>) -> String {
+    match v {
+        None => "-".to_string(),
+        Some(v) if v != 0.0 && v.abs() < 1e-4 => format!("{v:.2e}"),
+        Some(v) => format!("{v:.4}"),
+    }
+}
+
+/// Aligned text: a summary table (measure, A, B, B-A, W/L/T, p), then per
+/// measure the most changed topics (qid, A, B, B-A). `name_a`/`name_b` label
+/// the columns.
+pub fn to_text(cmp: &[MeasureComparison], name_a: &str, name_b: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "A = {name_a}\nB = {name_b}\n");
+    let _ = writeln!(
+        s,
+        "{:<12} {:>5} {:>8} {:>8} {:>8} {:>5} {:>5} {:>5} {:>8} {:>8}",
+        "measure", "n", "A", "B", "B-A", "win", "loss", "tie", "t", "p"
+    );
+    for c in cmp {
+        let _ = writeln!(
+            s,
+            "{:<12} {:>5} {:>8.4} {:>8.4} {:>+8.4} {:>5} {:>5} {:>5} {:>8} {:>8}",
+            c.measure.name(),
+            c.n,
+            c.mean_a,
+            c.mean_b,
+            c.diff(),
+            c.wins,
+            c.losses,
+            c.ties,
+            fmt_opt(c.t),
+            fmt_opt(c.p_value)
+        );
+    }
+    for c in cmp {
+        if c.most_changed.is_empty() {
+            continue;
+        }
+        let _ = writeln!(s, "\nmost changed topics, {}:", c.measure.name());
+        let _ = writeln!(s, "{:<12} {:>8} {:>8} {:>8}", "topic", "A", "B", "B-A");
+        for t in &c.most_changed {
+            let _ = writeln!(
+                s,
+                "{:<12} {:>8.4} {:>8.4} {:>+8.4}",
+                t.qid,
+                t.a,
+                t.b,
+                t.diff()
+            );
+        }
+    }
+    s
+}
+
+/// Full-precision JSON: `{"a", "b", "measures": [{measure, n, mean_a, mean_b,
+/// diff, wins, losses, ties, t, p_value, most_changed: [{qid, a, b}]}]}`.
+pub fn to_json(cmp: &[MeasureComparison], name_a: &str, name_b: &str) -> serde_json::Value {
+    let measures: Vec<serde_json::Value> = cmp
+        .iter()
+        .map(|c| {
+            let mut v = serde_json::to_value(c).unwrap_or_default();
+            v["measure"] = c.measure.name().into();
+            v["diff"] = c.diff().into();
+            v
+        })
+        .collect();
+    serde_json::json!({ "a": name_a, "b": name_b, "measures": measures })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::{EvalOptions, evaluate};
+    use crate::qrels::parse_qrels;
+    use crate::run::{Duplicates, parse_run};
+
+    #[test]
+    fn t_test_matches_scipy() {
+        // scipy.stats.ttest_rel([2,2,5,7], [1,2,3,4]) (scipy 1.17.1, .venv):
+        // t = 2.32379000772445, p = 0.10272807885839899
+        let a = [1.0, 2.0, 3.0, 4.0];
+        let b = [2.0, 2.0, 5.0, 7.0];
+        let d: Vec<f64> = a.iter().zip(&b).map(|(a, b)| b - a).collect();
+        let (t, p) = paired_t_test(&d).unwrap();
+        assert!((t - 2.32379000772445).abs() < 1e-12, "{t}");
+        assert!((p - 0.10272807885839899).abs() < 1e-9, "{p}");
+        // hand-computed: d = [1, -1, 1, -1, 2]: mean 0.4, var 1.8/... see below
+        // mean 0.4, s^2 = (0.36+1.96+0.36+1.96+2.56)/4 = 1.8, t = 0.4/sqrt(0.36) = 0.6667
+        let (t, _) = paired_t_test(&[1.0, -1.0, 1.0, -1.0, 2.0]).unwrap();
+        assert!((t - 0.4 / 0.36f64.sqrt()).abs() < 1e-12);
+        assert_eq!(paired_t_test(&[1.0]), None);
+        assert_eq!(paired_t_test(&[0.5, 0.5, 0.5]), None);
+    }
+
+    #[test]
+    fn compare_counts_and_orders() {
+        let q = parse_qrels(b"1 0 a 1\n2 0 a 1\n3 0 a 1\n4 0 b 1\n").unwrap();
+        let ra = parse_run(
+            b"1 Q0 a 1 1 A\n2 Q0 x 1 2 A\n2 Q0 a 2 1 A\n3 Q0 x 1 1 A\n4 Q0 b 1 1 A\n",
+            Duplicates::Error,
+        )
+        .unwrap();
+        let rb = parse_run(
+            b"1 Q0 x 1 2 B\n1 Q0 a 2 1 B\n2 Q0 a 1 1 B\n3 Q0 a 1 1 B\n4 Q0 b 1 1 B\n",
+            Duplicates::Error,
+        )
+        .unwrap();
+        let ea = evaluate(&q, &ra, "A", EvalOptions::default()).unwrap();
+        let eb = evaluate(&q, &rb, "B", EvalOptions::default()).unwrap();
+        // AP A: 1, 0.5, 0, 1; B: 0.5, 1, 1, 1
+        let c = &compare(&ea, &eb, &[Measure::Map], 2)[0];
+        assert_eq!((c.n, c.wins, c.losses, c.ties), (4, 2, 1, 1));
+        assert!((c.mean_a - 0.625).abs() < 1e-12 && (c.mean_b - 0.875).abs() < 1e-12);
+        // |diff|: topic 3 = 1, topics 1 and 2 = 0.5 (tie broken by id: 1)
+        let ids: Vec<&str> = c.most_changed.iter().map(|t| t.qid.as_str()).collect();
+        assert_eq!(ids, ["3", "1"]);
+        // d = [-0.5, 0.5, 1, 0]
+        let (t, p) = paired_t_test(&[-0.5, 0.5, 1.0, 0.0]).unwrap();
+        assert_eq!((c.t, c.p_value), (Some(t), Some(p)));
+        let text = to_text(std::slice::from_ref(c), "A", "B");
+        assert!(
+            text.contains("map              4   0.6250   0.8750  +0.2500     2     1     1"),
+            "{text}"
+        );
+        let j = to_json(std::slice::from_ref(c), "A", "B");
+        assert_eq!(j["measures"][0]["wins"], 2);
+        assert_eq!(j["measures"][0]["measure"], "map");
+    }
+
+    #[test]
+    fn complete_pairs_missing_topics_as_zero() {
+        let q = parse_qrels(b"1 0 a 1\n2 0 a 1\n3 0 a 1\n").unwrap();
+        let ra = parse_run(b"1 Q0 a 1 1 A\n", Duplicates::Error).unwrap();
+        let rb = parse_run(b"1 Q0 a 1 1 B\n2 Q0 a 1 1 B\n", Duplicates::Error).unwrap();
+        let o = EvalOptions { complete: true };
+        let c = &compare(
+            &evaluate(&q, &ra, "A", o).unwrap(),
+            &evaluate(&q, &rb, "B", o).unwrap(),
+            &[Measure::P5],
+            5,
+        )[0];
+        // topic 3 is in neither run: paired as 0 / 0
+        assert_eq!((c.n, c.wins, c.ties), (3, 1, 2));
+        assert!((c.mean_a - 0.2 / 3.0).abs() < 1e-12 && (c.mean_b - 0.4 / 3.0).abs() < 1e-12);
+        let o = EvalOptions::default();
+        let c = &compare(
+            &evaluate(&q, &ra, "A", o).unwrap(),
+            &evaluate(&q, &rb, "B", o).unwrap(),
+            &[Measure::P5],
+            5,
+        )[0];
+        assert_eq!((c.n, c.ties), (1, 1));
+    }
+}

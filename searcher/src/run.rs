@@ -1,0 +1,451 @@
+//! TREC run files: `qid Q0 docno rank score tag`, one retrieved document per
+//! line.
+//!
+//! # Reading
+//!
+//! [`parse_run`] splits each line on ASCII whitespace into exactly six fields;
+//! blank lines are skipped. The second field (`Q0`) and the rank are ignored,
+//! as trec_eval ignores them: the evaluation order is recomputed from the
+//! scores by [`Run::ranked`]. The score is parsed as an `f64` (trec_eval's
+//! `atof`); NaN is refused. Topic and document ids are kept exactly as written.
+//! A document retrieved twice for the same topic is an error
+//! ([`Error::DuplicateDoc`], trec_eval refuses such runs) unless
+//! [`Duplicates::KeepBest`] is given.
+//!
+//! # Writing
+//!
+//! [`RunWriter`] / [`write_run`] write `qid Q0 docid rank score tag` lines with
+//! ranks from 1, in the order given, which must already be trec_eval's order
+//! (use [`rank_hits`]). Scores are `f32` printed with Rust's shortest
+//! round-trip formatting (`{}`), so distinct `f32` scores stay distinct and in
+//! the same order when read back as `f64`: the writer never invents a tie.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::Write;
+use std::path::Path;
+
+use crate::topics::{snippet, utf8};
+use crate::{Error, Result};
+
+/// One retrieved document of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunHit {
+    /// The document id, exactly as written.
+    pub docno: String,
+    /// The score (the fifth column, parsed as `f64`).
+    pub score: f64,
+}
+
+/// What [`parse_run`] does with a document retrieved twice for one topic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Duplicates {
+    /// Refuse the run with [`Error::DuplicateDoc`] (trec_eval's behaviour).
+    #[default]
+    Error,
+    /// Keep the copy with the highest score (the first one on equal scores).
+    KeepBest,
+}
+
+/// A parsed run: hits by topic id, in file order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Run {
+    /// The tag (sixth column) of the first line, if any line was read.
+    pub tag: Option<String>,
+    topics: BTreeMap<String, Vec<RunHit>>,
+}
+
+impl Run {
+    /// Topic ids with at least one hit, in byte order.
+    pub fn topic_ids(&self) -> impl Iterator<Item = &str> {
+        self.topics.keys().map(String::as_str)
+    }
+
+    /// The hits of topic `qid` in file order, if the run has that topic.
+    pub fn hits(&self, qid: &str) -> Option<&[RunHit]> {
+        self.topics.get(qid).map(Vec::as_slice)
+    }
+
+    /// The hits of topic `qid` in trec_eval's evaluation order: score
+    /// descending, ties broken by docno descending (byte-wise `strcmp`).
+    /// Empty if the run does not have the topic.
+    pub fn ranked(&self, qid: &str) -> Vec<&RunHit> {
+        let mut v: Vec<&RunHit> = self
+            .topics
+            .get(qid)
+            .map(|h| h.iter().collect())
+            .unwrap_or_default();
+        v.sort_by(|a, b| trec_order(a.score, &a.docno, b.score, &b.docno));
+        v
+    }
+
+    /// Number of topics with at least one hit.
+    pub fn num_topics(&self) -> usize {
+        self.topics.len()
+    }
+
+    /// Total number of hits.
+    pub fn num_hits(&self) -> usize {
+        self.topics.values().map(Vec::len).sum()
+    }
+}
+
+/// trec_eval's `comp_sim_docno`: score descending, then docno descending by
+/// byte comparison. Scores are never NaN here.
+fn trec_order(sa: f64, da: &str, sb: f64, db: &str) -> Ordering {
+    sb.partial_cmp(&sa)
+        .unwrap_or(Ordering::Equal)
+        .then_with(|| db.as_bytes().cmp(da.as_bytes()))
+}
+
+/// Reads and parses a run file; see [`parse_run`]. Errors name the path.
+pub fn read_run(path: &Path, dups: Duplicates) -> Result<Run> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_run(&bytes, dups).map_err(|e| Error::InFile {
+        path: path.to_path_buf(),
+        inner: Box::new(e),
+    })
+}
+
+/// Parses run text (see the module docs).
+pub fn parse_run(bytes: &[u8], dups: Duplicates) -> Result<Run> {
+    let text = utf8(bytes)?;
+    let mut run = Run::default();
+    // (qid, docno) -> (line, index in the topic's hit list)
+    let mut seen: HashMap<(&str, &str), (usize, usize)> = HashMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let lineno = i + 1;
+        let fields: Vec<&str> = line.split_ascii_whitespace().collect();
+        match fields.len() {
+            0 => continue,
+            6 => {}
+            n => {
+                return Err(Error::RunSyntax {
+                    line: lineno,
+                    expected: "6 fields: qid Q0 docno rank score tag".into(),
+                    found: format!("{n} fields: {}", snippet(line)),
+                });
+            }
+        }
+        let (qid, docno) = (fields[0], fields[2]);
+        let score: f64 = fields[4]
+            .parse()
+            .ok()
+            .filter(|s: &f64| !s.is_nan())
+            .ok_or_else(|| Error::RunSyntax {
+                line: lineno,
+                expected: "a number (not NaN) as the score in field 5".into(),
+                found: snippet(fields[4]),
+            })?;
+        if run.tag.is_none() {
+            run.tag = Some(fields[5].to_string());
+        }
+        let hits = run.topics.entry(qid.to_string()).or_default();
+        match seen.get(&(qid, docno)) {
+            Some(&(first_line, idx)) => match dups {
+                Duplicates::Error => {
+                    return Err(Error::DuplicateDoc {
+                        qid: qid.into(),
+                        docno: docno.into(),
+                        first_line,
+                        line: lineno,
+                    });
+                }
+                Duplicates::KeepBest => {
+                    if score > hits[idx].score {
+                        hits[idx].score = score;
+                    }
+                }
+            },
+            None => {
+                seen.insert((qid, docno), (lineno, hits.len()));
+                hits.push(RunHit {
+                    docno: docno.to_string(),
+                    score,
+                });
+            }
+        }
+    }
+    Ok(run)
+}
+
+/// Sorts hits as trec_eval orders a run (score descending, ties by docid
+/// descending, byte-wise), removes later copies of a docid (so the
+/// best-scored copy is kept), removes NaN scores, and keeps the first `k`.
+/// The result is what [`RunWriter::write_topic`] accepts.
+pub fn rank_hits(hits: &mut Vec<(String, f32)>, k: usize) {
+    hits.retain(|(_, s)| !s.is_nan());
+    hits.sort_by(|(da, sa), (db, sb)| trec_order(f64::from(*sa), da, f64::from(*sb), db));
+    let mut seen: HashSet<String> = HashSet::with_capacity(hits.len());
+    hits.retain(|(d, _)| seen.insert(d.clone()));
+    hits.truncate(k);
+}
+
+fn check_field(field: &'static str, value: &str) -> Result<()> {
+    if value.is_empty() || value.bytes().any(|b| b.is_ascii_whitespace()) {
+        return Err(Error::InvalidRunField {
+            field,
+            value: value.to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// Writes a run file topic by topic (streaming: one topic in memory at a time).
+///
+/// Each topic's hits must be in trec_eval order without duplicates (as left
+/// by [`rank_hits`]); otherwise [`Error::UnrankedHits`]. Ids and the tag must
+/// be non-empty and free of ASCII whitespace ([`Error::InvalidRunField`]).
+#[derive(Debug)]
+pub struct RunWriter<W: Write> {
+    out: W,
+    tag: String,
+    written: HashSet<String>,
+}
+
+impl<W: Write> RunWriter<W> {
+    /// A writer that tags every line with `tag`.
+    pub fn new(out: W, tag: &str) -> Result<Self> {
+        check_field("tag", tag)?;
+        Ok(RunWriter {
+            out,
+            tag: tag.to_string(),
+            written: HashSet::new(),
+        })
+    }
+
+    /// Writes the hits of one topic as `qid Q0 docid rank score tag` lines,
+    /// rank from 1. An empty `hits` writes nothing. Each topic may be written
+    /// once ([`Error::TopicWrittenTwice`]).
+    pub fn write_topic<S: AsRef<str>>(&mut self, qid: &str, hits: &[(S, f32)]) -> Result<()> {
+        check_field("qid", qid)?;
+        if !self.written.insert(qid.to_string()) {
+            return Err(Error::TopicWrittenTwice { qid: qid.into() });
+        }
+        let mut seen: HashSet<&str> = HashSet::with_capacity(hits.len());
+        for (i, (docid, score)) in hits.iter().enumerate() {
+            let docid = docid.as_ref();
+            check_field("docid", docid)?;
+            if score.is_nan() {
+                return Err(Error::NanScore {
+                    qid: qid.into(),
+                    docid: docid.into(),
+                });
+            }
+            let problem = if !seen.insert(docid) {
+                Some("a duplicate")
+            } else if i > 0 {
+                let (pd, ps) = (&hits[i - 1].0, hits[i - 1].1);
+                (trec_order(f64::from(ps), pd.as_ref(), f64::from(*score), docid) != Ordering::Less)
+                    .then_some("out of order")
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                return Err(Error::UnrankedHits {
+                    qid: qid.into(),
+                    position: i,
+                    docid: docid.into(),
+                    problem,
+                });
+            }
+            writeln!(self.out, "{qid} Q0 {docid} {} {score} {}", i + 1, self.tag)
+                .map_err(|source| Error::Write { source })?;
+        }
+        Ok(())
+    }
+
+    /// Flushes and returns the underlying writer.
+    pub fn finish(mut self) -> Result<W> {
+        self.out.flush().map_err(|source| Error::Write { source })?;
+        Ok(self.out)
+    }
+}
+
+/// Writes a whole run: each (qid, hits) in the order given; see [`RunWriter`].
+pub fn write_run<W: Write, Q: AsRef<str>, D: AsRef<str>>(
+    w: W,
+    tag: &str,
+    topics: &[(Q, Vec<(D, f32)>)],
+) -> Result<()> {
+    let mut rw = RunWriter::new(w, tag)?;
+    for (qid, hits) in topics {
+        rw.write_topic(qid.as_ref(), hits)?;
+    }
+    rw.finish().map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn parses_and_ranks_like_trec_eval() {
+        let r = parse_run(
+            b"1 Q0 a 1 2.0 t\n1 Q0 b 2 3 t\n1 Q0 c 3 2.0 t\n\n2 Q0 x 1 -1e3 t\n",
+            Duplicates::Error,
+        )
+        .unwrap();
+        assert_eq!(r.tag.as_deref(), Some("t"));
+        assert_eq!(r.num_topics(), 2);
+        assert_eq!(r.num_hits(), 4);
+        let order: Vec<&str> = r.ranked("1").iter().map(|h| h.docno.as_str()).collect();
+        // score 3 first; the 2.0 tie broken by docno descending: c before a
+        assert_eq!(order, ["b", "c", "a"]);
+        assert_eq!(r.ranked("2")[0].score, -1000.0);
+        assert!(r.ranked("3").is_empty());
+    }
+
+    #[test]
+    fn run_errors_carry_lines() {
+        let e = parse_run(b"1 Q0 a 1 2 t\n1 Q0 b 2 t\n", Duplicates::Error).unwrap_err();
+        assert!(matches!(e, Error::RunSyntax { line: 2, .. }), "{e}");
+        let e = parse_run(b"1 Q0 a 1 nan t\n", Duplicates::Error).unwrap_err();
+        assert!(matches!(e, Error::RunSyntax { line: 1, .. }), "{e}");
+        let e = parse_run(
+            b"1 Q0 a 1 2 t\n2 Q0 a 1 2 t\n1 Q0 a 2 1 t\n",
+            Duplicates::Error,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::DuplicateDoc {
+                    first_line: 1,
+                    line: 3,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn keep_best_duplicate() {
+        let r = parse_run(
+            b"1 Q0 a 1 1 t\n1 Q0 b 2 2 t\n1 Q0 a 3 5 t\n1 Q0 a 3 4 t\n",
+            Duplicates::KeepBest,
+        )
+        .unwrap();
+        assert_eq!(r.hits("1").unwrap().len(), 2);
+        assert_eq!(r.ranked("1")[0].docno, "a");
+        assert_eq!(r.ranked("1")[0].score, 5.0);
+    }
+
+    #[test]
+    fn writer_writes_and_validates() {
+        let mut hits = vec![
+            ("d1".to_string(), 1.5f32),
+            ("d2".into(), 2.25),
+            ("d1".into(), 0.5),
+            ("d3".into(), 1.5),
+            ("d4".into(), f32::NAN),
+        ];
+        rank_hits(&mut hits, 10);
+        assert_eq!(
+            hits,
+            [
+                ("d2".to_string(), 2.25),
+                ("d3".into(), 1.5),
+                ("d1".into(), 1.5)
+            ]
+        );
+        let mut out = Vec::new();
+        write_run(&mut out, "tag", &[("7", hits.clone())]).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "7 Q0 d2 1 2.25 tag\n7 Q0 d3 2 1.5 tag\n7 Q0 d1 3 1.5 tag\n"
+        );
+        let mut w = RunWriter::new(Vec::new(), "t").unwrap();
+        let e = w
+            .write_topic("1", &[("a", 1.0f32), ("b", 2.0)])
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::UnrankedHits {
+                    position: 1,
+                    problem: "out of order",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = w
+            .write_topic("2", &[("b", 1.0f32), ("a", 1.0), ("b", 0.5)])
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::UnrankedHits {
+                    position: 2,
+                    problem: "a duplicate",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = w.write_topic("1", &[("a", 1.0f32)]).unwrap_err();
+        assert!(matches!(e, Error::TopicWrittenTwice { .. }), "{e}");
+        let e = w.write_topic("3", &[("a b", 1.0f32)]).unwrap_err();
+        assert!(
+            matches!(e, Error::InvalidRunField { field: "docid", .. }),
+            "{e}"
+        );
+        assert!(RunWriter::new(Vec::new(), "").is_err());
+    }
+
+    fn hits_strategy() -> impl Strategy<Value = Vec<(String, f32)>> {
+        // few distinct docids and scores, to force ties and duplicates
+        prop::collection::vec(
+            (
+                "[a-d]{1,2}",
+                prop_oneof![
+                    (0u8..4).prop_map(f32::from),
+                    any::<f32>().prop_filter("finite", |f| f.is_finite()),
+                ],
+            ),
+            0..40,
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn rank_hits_matches_trec_eval_order(mut hits in hits_strategy(), k in 0usize..50) {
+            let orig = hits.clone();
+            rank_hits(&mut hits, k);
+            prop_assert!(hits.len() <= k);
+            let ids: HashSet<&String> = hits.iter().map(|(d, _)| d).collect();
+            prop_assert_eq!(ids.len(), hits.len(), "no duplicates");
+            // each kept docid has its best score
+            for (d, s) in &hits {
+                let best = orig.iter().filter(|(o, _)| o == d).map(|(_, s)| *s).fold(f32::MIN, f32::max);
+                prop_assert_eq!(*s, best);
+            }
+            // write, read back, and re-rank as trec_eval would: same order
+            let mut out = Vec::new();
+            write_run(&mut out, "t", &[("q", hits.clone())]).unwrap();
+            let run = parse_run(&out, Duplicates::Error).unwrap();
+            let back: Vec<&str> = run.ranked("q").iter().map(|h| h.docno.as_str()).collect();
+            let want: Vec<&str> = hits.iter().map(|(d, _)| d.as_str()).collect();
+            prop_assert_eq!(back, want);
+            // the file's rank column agrees with trec_eval's order
+            for (i, h) in run.hits("q").unwrap_or_default().iter().enumerate() {
+                prop_assert_eq!(&h.docno, &hits[i].0);
+                prop_assert_eq!(h.score as f32, hits[i].1);
+            }
+        }
+
+        #[test]
+        fn f32_scores_never_tie_after_round_trip(a in any::<f32>(), b in any::<f32>()) {
+            prop_assume!(a.is_finite() && b.is_finite() && a < b);
+            let pa: f64 = format!("{a}").parse().unwrap();
+            let pb: f64 = format!("{b}").parse().unwrap();
+            prop_assert!(pa < pb);
+        }
+    }
+}
