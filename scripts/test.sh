@@ -6,6 +6,8 @@ export CARGO_TERM_COLOR=never
 . scripts/setup.sh
 step() { printf '\n==> %s\n' "$*"; }
 
+step "evaluation oracles (Python venv: pytrec_eval, ir_measures, scipy)"
+bash scripts/setup-python.sh
 step "build"
 cargo build --workspace --all-targets --locked
 step "clippy (warnings are errors)"

@@ -38,6 +38,9 @@ pub struct IndexDoc {
     pub truncated: bool,
     /// Spam percentile 0–99, if the document has a score.
     pub spam: Option<u8>,
+    /// Extra unexpected-continuation counts under ATIRE counting (the
+    /// leftover bytes of over-long forms).
+    pub atire_extra: u64,
 }
 
 impl IndexDoc {
@@ -81,6 +84,7 @@ impl IndexDoc {
         doc.add_bool(fields.charset_disagree, self.charset_disagree);
         doc.add_bool(fields.truncated, self.truncated);
         doc.add_u64(fields.spam, self.spam.map_or(NO_SPAM_SCORE, u64::from));
+        doc.add_u64(fields.atire_extra, self.atire_extra);
         doc.add_u64(fields.body_tokens, n_body as u64);
         doc.add_u64(fields.title_tokens, n_title as u64);
         doc

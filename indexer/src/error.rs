@@ -16,6 +16,14 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// A named input (file, directory, pattern) that cannot be used.
+    #[error("{path}: {detail}")]
+    Input {
+        /// The input.
+        path: PathBuf,
+        /// What is wrong with it.
+        detail: String,
+    },
     /// An index does not have the schema this version of sieve expects.
     #[error("index schema: expected {expected}: {detail}")]
     Schema {

@@ -9,9 +9,11 @@
 //! evidence (path, byte offset, expected and found values).
 
 pub mod analysis;
+pub mod build;
 pub mod document;
 pub mod error;
 pub mod schema;
+pub mod spamfile;
 
 pub use error::Error;
 

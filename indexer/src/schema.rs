@@ -19,6 +19,7 @@
 //! | `charset_disagree` | bool | fast | the declared charsets (HTTP, BOM, meta) disagreed |
 //! | `truncated` | bool | fast | the record was longer than the per-record cap and was truncated |
 //! | `spam` | u64 | fast | Waterloo spam percentile 0–99 (0 spammiest), or [`NO_SPAM_SCORE`] |
+//! | `atire_extra` | u64 | fast | leftover over-long bytes that ATIRE-compatible counting adds to `err_unexpected_continuation` |
 //! | `body_tokens` | u64 | fast | exact number of tokens indexed in `body` |
 //! | `title_tokens` | u64 | fast | exact number of tokens indexed in `title` |
 //!
@@ -71,6 +72,8 @@ pub const CHARSET_DISAGREE: &str = "charset_disagree";
 pub const TRUNCATED: &str = "truncated";
 /// Spam percentile, or [`NO_SPAM_SCORE`] (fast).
 pub const SPAM: &str = "spam";
+/// Extra unexpected-continuation count under ATIRE counting (fast).
+pub const ATIRE_EXTRA: &str = "atire_extra";
 /// Exact token count of `body` (fast).
 pub const BODY_TOKENS: &str = "body_tokens";
 /// Exact token count of `title` (fast).
@@ -151,6 +154,8 @@ pub struct Fields {
     pub truncated: Field,
     /// See [`SPAM`].
     pub spam: Field,
+    /// [`ATIRE_EXTRA`].
+    pub atire_extra: Field,
     /// See [`BODY_TOKENS`].
     pub body_tokens: Field,
     /// See [`TITLE_TOKENS`].
@@ -194,6 +199,7 @@ impl Fields {
             charset_disagree: get(CHARSET_DISAGREE)?,
             truncated: get(TRUNCATED)?,
             spam: get(SPAM)?,
+            atire_extra: get(ATIRE_EXTRA)?,
             body_tokens: get(BODY_TOKENS)?,
             title_tokens: get(TITLE_TOKENS)?,
         })
@@ -229,6 +235,7 @@ pub fn build_schema() -> Schema {
     b.add_bool_field(CHARSET_DISAGREE, FAST);
     b.add_bool_field(TRUNCATED, FAST);
     b.add_u64_field(SPAM, FAST);
+    b.add_u64_field(ATIRE_EXTRA, FAST);
     b.add_u64_field(BODY_TOKENS, FAST);
     b.add_u64_field(TITLE_TOKENS, FAST);
     b.build()

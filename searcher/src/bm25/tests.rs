@@ -32,6 +32,7 @@ fn index_doc(docid: &str, body: &str) -> IndexDoc {
         charset_disagree: false,
         truncated: false,
         spam: None,
+        atire_extra: 0,
     }
 }
 
