@@ -8,6 +8,7 @@
 //! Every fallible function returns [`Error`], whose variants carry the
 //! evidence (path, byte offset, expected and found values).
 
+pub mod crawl;
 pub mod error;
 pub mod schema;
 
