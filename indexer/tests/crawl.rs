@@ -82,3 +82,11 @@ fn print_summaries() {
         eprintln!("{}: records {} docs {} trunc {} skips {:?} anomalies {:?} err {:?}", f, s.records, s.docs, s.truncated_docs, s.skips, s.anomalies, s.error);
     }
 }
+
+#[test]
+fn debug_anoms() {
+    let Some(root) = shared_data() else { return; };
+    for ev in crawl::open(&root.join("trecweb-wt10g/wt10g-sample-B01"), &CrawlOptions::default()).unwrap() {
+        if let Ok(CrawlEvent::Anomaly(a)) = ev { eprintln!("{a:?}"); }
+    }
+}
