@@ -73,7 +73,9 @@ pub enum Error {
         max_ratio: u64,
     },
     /// A crawl file is neither WARC nor TREC SGML.
-    #[error("{path}: unknown crawl format: expected a line starting \"WARC/\" or \"<DOC>\", got {got:?}")]
+    #[error(
+        "{path}: unknown crawl format: expected a line starting \"WARC/\" or \"<DOC>\", got {got:?}"
+    )]
     UnknownCrawlFormat {
         /// The crawl file.
         path: PathBuf,

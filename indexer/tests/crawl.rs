@@ -103,19 +103,82 @@ const WARC_TABLE: &[(&str, usize, usize, &str, &str, &str)] = &[
     ("ccwhirlwind__whirlwind.warc.gz", 4, 1, "", "", ""),
     ("ccwhirlwind__whirlwind.warc.wat.gz", 2, 0, "", "", ""),
     ("ccwhirlwind__whirlwind.warc.wet.gz", 2, 0, "", "", ""),
-    ("copycat__cw09-en0000-00.warc.gz", 24, 23, "clueweb09-en0000-00-00000", "clueweb09-en0000-00-00022", ""),
-    ("copycat__cw12-0000tw-00.warc.gz", 4, 3, "clueweb12-0000tw-00-00000", "clueweb12-0000tw-00-00002", ""),
+    (
+        "copycat__cw09-en0000-00.warc.gz",
+        24,
+        23,
+        "clueweb09-en0000-00-00000",
+        "clueweb09-en0000-00-00022",
+        "",
+    ),
+    (
+        "copycat__cw12-0000tw-00.warc.gz",
+        4,
+        3,
+        "clueweb12-0000tw-00-00000",
+        "clueweb12-0000tw-00-00002",
+        "",
+    ),
     ("dolma__sample-0000.warc.gz", 48, 22, "", "", ""),
     ("dolma__sample-0001.warc.gz", 34, 15, "", "", ""),
-    ("freequery__ClueWeb09_Chinese_Sample.warc", 101, 100, "clueweb09-zh0020-29-00000", "clueweb09-zh0020-29-04344", ""),
-    ("freequery__ClueWeb09_English_Sample.warc", 101, 100, "clueweb09-en0040-54-00000", "clueweb09-en0040-54-00401", ""),
-    ("ClueWeb09_English_Sample_File.warc.gz", 101, 100, "clueweb09-en0039-05-00000", "clueweb09-en0039-05-00683", ""),
+    (
+        "freequery__ClueWeb09_Chinese_Sample.warc",
+        101,
+        100,
+        "clueweb09-zh0020-29-00000",
+        "clueweb09-zh0020-29-04344",
+        "",
+    ),
+    (
+        "freequery__ClueWeb09_English_Sample.warc",
+        101,
+        100,
+        "clueweb09-en0040-54-00000",
+        "clueweb09-en0040-54-00401",
+        "",
+    ),
+    (
+        "ClueWeb09_English_Sample_File.warc.gz",
+        101,
+        100,
+        "clueweb09-en0039-05-00000",
+        "clueweb09-en0039-05-00683",
+        "",
+    ),
     ("jwarc__cc.warc.gz", 1, 1, "", "", ""),
-    ("resiliparse__clipped.warc.gz", 1, 1, "", "", "unexpected end of gzip stream"),
-    ("resiliparse__clueweb-quirk.warc.gz", 30, 29, "clueweb09-ja0016-50-00000", "clueweb09-ja0016-50-00028", ""),
+    (
+        "resiliparse__clipped.warc.gz",
+        1,
+        1,
+        "",
+        "",
+        "unexpected end of gzip stream",
+    ),
+    (
+        "resiliparse__clueweb-quirk.warc.gz",
+        30,
+        29,
+        "clueweb09-ja0016-50-00000",
+        "clueweb09-ja0016-50-00028",
+        "",
+    ),
     ("resiliparse__warcfile.warc.gz", 50, 16, "", "", ""),
-    ("ukwa__BL-20140325121225068-00000-32090-opera-8443.warc.gz", 190, 36, "", "", ""),
-    ("ukwa__IAH-20080430204825-00000-blackbook-truncated.warc.gz", 23, 2, "", "", ""),
+    (
+        "ukwa__BL-20140325121225068-00000-32090-opera-8443.warc.gz",
+        190,
+        36,
+        "",
+        "",
+        "",
+    ),
+    (
+        "ukwa__IAH-20080430204825-00000-blackbook-truncated.warc.gz",
+        23,
+        2,
+        "",
+        "",
+        "",
+    ),
     ("ukwa__IAH-urls-wget.warc.gz", 36, 2, "", "", ""),
 ];
 
@@ -181,8 +244,15 @@ fn shared_trec_table() {
             continue;
         }
         let s = summarize(&path);
-        eprintln!("{file}: docs {} anomalies {:?} err {:?}", s.docs, s.anomalies, s.error);
-        assert_eq!((s.records, s.docs, s.error.as_deref()), (docs, docs, None), "{file}");
+        eprintln!(
+            "{file}: docs {} anomalies {:?} err {:?}",
+            s.docs, s.anomalies, s.error
+        );
+        assert_eq!(
+            (s.records, s.docs, s.error.as_deref()),
+            (docs, docs, None),
+            "{file}"
+        );
         if !first.is_empty() {
             assert_eq!(s.docids[0], first);
         }
@@ -222,10 +292,12 @@ fn warc_crate_measurement() {
     let mut files: Vec<_> = std::fs::read_dir(root.join("warc"))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| !p.extension().is_some_and(|e| e == "tsv"))
+        .filter(|p| p.extension().is_none_or(|e| e != "tsv"))
         .collect();
     files.sort();
-    println!("| file | ours: records | ours: docs | warc 0.4 raw: records | warc 0.4 raw: error | warc 0.4 records: records | warc 0.4 records: error |");
+    println!(
+        "| file | ours: records | ours: docs | warc 0.4 raw: records | warc 0.4 raw: error | warc 0.4 records: records | warc 0.4 records: error |"
+    );
     println!("|---|---|---|---|---|---|---|");
     for f in files {
         let s = summarize(&f);
@@ -283,7 +355,10 @@ fn throughput() {
         eprintln!("SKIPPED: shared data not found (set SIEVE_SHARED_DATA)");
         return;
     };
-    let repeat: usize = std::env::var("SIEVE_BENCH_REPEAT").ok().and_then(|v| v.parse().ok()).unwrap_or(20);
+    let repeat: usize = std::env::var("SIEVE_BENCH_REPEAT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20);
     for file in [
         "warc/freequery__ClueWeb09_Chinese_Sample.warc",
         "warc/freequery__ClueWeb09_English_Sample.warc",
@@ -300,7 +375,12 @@ fn throughput() {
         let t = std::time::Instant::now();
         let mut recs = 0usize;
         for _ in 0..repeat {
-            let r = crawl::from_reader(file, std::io::Cursor::new(raw.clone()), &CrawlOptions::default()).unwrap();
+            let r = crawl::from_reader(
+                file,
+                std::io::Cursor::new(raw.clone()),
+                &CrawlOptions::default(),
+            )
+            .unwrap();
             for ev in r {
                 if !matches!(ev.unwrap(), CrawlEvent::Anomaly(_)) {
                     recs += 1;
@@ -327,8 +407,15 @@ fn throughput() {
             let t = std::time::Instant::now();
             let mut m = 0usize;
             for _ in 0..repeat {
-                let r = crawl::from_reader(file, std::io::Cursor::new(bytes.clone()), &CrawlOptions::default()).unwrap();
-                m += r.filter(|e| !matches!(e, Ok(CrawlEvent::Anomaly(_)))).count();
+                let r = crawl::from_reader(
+                    file,
+                    std::io::Cursor::new(bytes.clone()),
+                    &CrawlOptions::default(),
+                )
+                .unwrap();
+                m += r
+                    .filter(|e| !matches!(e, Ok(CrawlEvent::Anomaly(_))))
+                    .count();
             }
             let s3 = t.elapsed().as_secs_f64();
             line += &format!(

@@ -215,9 +215,7 @@ pub fn sniff_html(body: &[u8]) -> bool {
     }
     if starts(b"<?xml") {
         let win = &b[..b.len().min(1024)];
-        return win
-            .windows(5)
-            .any(|w| w.eq_ignore_ascii_case(b"<html"));
+        return win.windows(5).any(|w| w.eq_ignore_ascii_case(b"<html"));
     }
     false
 }
@@ -242,7 +240,11 @@ pub fn dechunk(body: &[u8], cap: usize) -> Option<Vec<u8>> {
             None => return if first { None } else { Some(out) },
         };
         let line = strip_cr(&body[pos..nl]);
-        let size_part = line.split(|&b| b == b';').next().unwrap_or(b"").trim_ascii();
+        let size_part = line
+            .split(|&b| b == b';')
+            .next()
+            .unwrap_or(b"")
+            .trim_ascii();
         if size_part.is_empty()
             || size_part.len() > 15
             || !size_part.iter().all(|b| b.is_ascii_hexdigit())

@@ -321,7 +321,11 @@ pub fn from_reader(
     build(PathBuf::from(name), reader, opts)
 }
 
-fn build(path: PathBuf, mut reader: impl Read + Send + 'static, opts: &CrawlOptions) -> Result<CrawlReader> {
+fn build(
+    path: PathBuf,
+    mut reader: impl Read + Send + 'static,
+    opts: &CrawlOptions,
+) -> Result<CrawlReader> {
     let mut magic = [0u8; 2];
     let mut got = 0;
     while got < 2 {
@@ -329,7 +333,13 @@ fn build(path: PathBuf, mut reader: impl Read + Send + 'static, opts: &CrawlOpti
             Ok(0) => break,
             Ok(k) => got += k,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(source) => return Err(Error::ReadAt { path, offset: 0, source }),
+            Err(source) => {
+                return Err(Error::ReadAt {
+                    path,
+                    offset: 0,
+                    source,
+                });
+            }
         }
     }
     let head = Cursor::new(magic[..got].to_vec());

@@ -123,7 +123,9 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
 }
 
 fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/data")
+        .join(rel)
 }
 
 /// A reader that returns at most `sizes[i % len]` bytes per call.
@@ -164,13 +166,24 @@ fn dribble_events(data: &[u8], sizes: Vec<usize>) -> (Vec<CrawlEvent>, Option<St
 /// One file with every WARC quirk we handle, for the sweep and the fuzz seeds.
 fn quirk_mix() -> Vec<u8> {
     let mut f = Vec::new();
-    f.extend(warc_rec("0.18", "\n", "warcinfo", "info", b"software: x\n", 0, ""));
+    f.extend(warc_rec(
+        "0.18",
+        "\n",
+        "warcinfo",
+        "info",
+        b"software: x\n",
+        0,
+        "",
+    ));
     f.extend(warc_rec(
         "0.18",
         "\n",
         "response",
         "cw-1",
-        &http_block("HTTP/1.1 200 OK\nServer : Live 5\nContent-Type: text/html\n\n", b"<html>a</html>\n"),
+        &http_block(
+            "HTTP/1.1 200 OK\nServer : Live 5\nContent-Type: text/html\n\n",
+            b"<html>a</html>\n",
+        ),
         0,
         "",
     ));
@@ -212,7 +225,10 @@ fn quirk_mix() -> Vec<u8> {
         "\r\n",
         "response",
         "img",
-        &http_block("HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n", &[0x89, b'P', 0, 0xff, 0xfe, b'\n', 0]),
+        &http_block(
+            "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n",
+            &[0x89, b'P', 0, 0xff, 0xfe, b'\n', 0],
+        ),
         0,
         "\r\n\r\n",
     ));
@@ -271,7 +287,10 @@ fn sniffing() {
 
 #[test]
 fn dechunk_cases() {
-    assert_eq!(dechunk(b"5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\n\r\n", 100).unwrap(), b"hello world");
+    assert_eq!(
+        dechunk(b"5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\n\r\n", 100).unwrap(),
+        b"hello world"
+    );
     assert_eq!(dechunk(b"<html>", 100), None);
     assert_eq!(dechunk(b"5\nhel", 100).unwrap(), b"hel");
     assert_eq!(dechunk(b"5\r\nhello\r\n0\r\n", 3).unwrap(), b"hel");
@@ -305,7 +324,10 @@ fn clueweb09_lf_framing_no_trailer() {
         "\n",
         "response",
         "clueweb09-en0000-00-00000",
-        &http_block("HTTP/1.1 200 OK\nContent-Type: text/html\n\n", b"<html>\xff\xfe caf\xe9</html>\n"),
+        &http_block(
+            "HTTP/1.1 200 OK\nContent-Type: text/html\n\n",
+            b"<html>\xff\xfe caf\xe9</html>\n",
+        ),
         0,
         "",
     );
@@ -317,7 +339,10 @@ fn clueweb09_lf_framing_no_trailer() {
         "\n",
         "response",
         "clueweb09-en0000-00-00001",
-        &http_block("HTTP/1.1 200 OK\nContent-Type: text/html\n\n", b"<html>2</html>\n"),
+        &http_block(
+            "HTTP/1.1 200 OK\nContent-Type: text/html\n\n",
+            b"<html>2</html>\n",
+        ),
         0,
         "\n",
     );
@@ -327,7 +352,10 @@ fn clueweb09_lf_framing_no_trailer() {
     let d = docs(&evs);
     assert_eq!(d.len(), 2);
     assert_eq!(d[0].docid, "clueweb09-en0000-00-00000");
-    assert_eq!(d[0].url.as_deref(), Some("http://\u{FFFD}example.org/clueweb09-en0000-00-00000"));
+    assert_eq!(
+        d[0].url.as_deref(),
+        Some("http://\u{FFFD}example.org/clueweb09-en0000-00-00000")
+    );
     assert_eq!(d[0].body, b"<html>\xff\xfe caf\xe9</html>\n");
     assert_eq!(d[1].offset, (f.len() - r3.len()) as u64);
     assert_eq!(skips(&evs), vec!["not_response:warcinfo"]);
@@ -336,14 +364,25 @@ fn clueweb09_lf_framing_no_trailer() {
 #[test]
 fn regression_luc4trec_content_length_too_long() {
     // Status line lost: every declared length is 16 bytes too long (warcinfo 48).
-    let mut f = warc_rec("0.18", "\n", "warcinfo", "info", b"isPartOf: clueweb09-\n", 48, "");
+    let mut f = warc_rec(
+        "0.18",
+        "\n",
+        "warcinfo",
+        "info",
+        b"isPartOf: clueweb09-\n",
+        48,
+        "",
+    );
     for i in 0..3 {
         f.extend(warc_rec(
             "0.18",
             "\n",
             "response",
             &format!("clueweb09-en0039-05-0000{i}"),
-            &http_block("Content-Type: text/html\n\n", format!("<html>{i}</html>\n").as_bytes()),
+            &http_block(
+                "Content-Type: text/html\n\n",
+                format!("<html>{i}</html>\n").as_bytes(),
+            ),
             16,
             "",
         ));
@@ -375,7 +414,10 @@ fn content_length_too_short_appends_to_body() {
         "\r\n",
         "response",
         "a",
-        &http_block("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n", b"<html>full body</html>"),
+        &http_block(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n",
+            b"<html>full body</html>",
+        ),
         -7,
         "\r\n\r\n",
     );
@@ -384,7 +426,10 @@ fn content_length_too_short_appends_to_body() {
     let d = docs(&evs);
     assert_eq!(d.len(), 2);
     assert_eq!(d[0].body, b"<html>full body</html>\r\n\r\n");
-    assert_eq!(anomalies(&evs), vec![(AnomalyKind::ContentLengthTooShort, 11)]);
+    assert_eq!(
+        anomalies(&evs),
+        vec![(AnomalyKind::ContentLengthTooShort, 11)]
+    );
 }
 
 #[test]
@@ -406,7 +451,10 @@ fn stray_blank_lines_counted() {
     f.extend(resp("b", "<html>b</html>"));
     let evs = events(&f);
     assert_eq!(docs(&evs).len(), 2);
-    assert_eq!(anomalies(&evs), vec![(AnomalyKind::StrayBytes, 2), (AnomalyKind::StrayBytes, 3)]);
+    assert_eq!(
+        anomalies(&evs),
+        vec![(AnomalyKind::StrayBytes, 2), (AnomalyKind::StrayBytes, 3)]
+    );
 }
 
 #[test]
@@ -472,7 +520,10 @@ fn binary_bodies_are_skipped_not_fatal() {
         "\r\n",
         "response",
         "img",
-        &http_block("HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\n\r\n", &[0xff, 0xd8, 0, 1, 2, b'\n', 0xff]),
+        &http_block(
+            "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\n\r\n",
+            &[0xff, 0xd8, 0, 1, 2, b'\n', 0xff],
+        ),
         0,
         "\r\n\r\n",
     );
@@ -493,12 +544,47 @@ fn binary_bodies_are_skipped_not_fatal() {
 
 #[test]
 fn status_and_empty_and_sniffed() {
-    let mut f = warc_rec("1.0", "\r\n", "response", "r", b"HTTP/1.1 301 Moved\r\nLocation: x\r\n\r\n", 0, "\r\n\r\n");
-    f.extend(warc_rec("1.0", "\r\n", "response", "e", b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n", 0, "\r\n\r\n"));
-    f.extend(warc_rec("1.0", "\r\n", "response", "s", b"HTTP/1.1 200 OK\r\n\r\n <!doctype html><p>x", 0, "\r\n\r\n"));
-    f.extend(warc_rec("1.0", "\r\n", "request", "q", b"GET / HTTP/1.1\r\n\r\n", 0, "\r\n\r\n"));
+    let mut f = warc_rec(
+        "1.0",
+        "\r\n",
+        "response",
+        "r",
+        b"HTTP/1.1 301 Moved\r\nLocation: x\r\n\r\n",
+        0,
+        "\r\n\r\n",
+    );
+    f.extend(warc_rec(
+        "1.0",
+        "\r\n",
+        "response",
+        "e",
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n",
+        0,
+        "\r\n\r\n",
+    ));
+    f.extend(warc_rec(
+        "1.0",
+        "\r\n",
+        "response",
+        "s",
+        b"HTTP/1.1 200 OK\r\n\r\n <!doctype html><p>x",
+        0,
+        "\r\n\r\n",
+    ));
+    f.extend(warc_rec(
+        "1.0",
+        "\r\n",
+        "request",
+        "q",
+        b"GET / HTTP/1.1\r\n\r\n",
+        0,
+        "\r\n\r\n",
+    ));
     let evs = events(&f);
-    assert_eq!(skips(&evs), vec!["http_status:3xx", "empty_body", "not_response:request"]);
+    assert_eq!(
+        skips(&evs),
+        vec!["http_status:3xx", "empty_body", "not_response:request"]
+    );
     let d = docs(&evs);
     assert_eq!(d.len(), 1);
     assert_eq!(d[0].content_type, None);
@@ -513,7 +599,10 @@ fn chunked_and_content_encoding() {
         "\r\n",
         "response",
         "gz",
-        &http_block("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\n\r\n", &gz_body),
+        &http_block(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\n\r\n",
+            &gz_body,
+        ),
         0,
         "\r\n\r\n",
     );
@@ -575,7 +664,10 @@ fn big_record_is_capped_and_streamed() {
         "\r\n",
         "response",
         "big",
-        &http_block("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html>", &big),
+        &http_block(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html>",
+            &big,
+        ),
         0,
         "\r\n\r\n",
     );
@@ -605,16 +697,28 @@ fn gzip_bomb_is_an_error() {
     };
     let (evs, err) = read_all(gz, &opts);
     assert_eq!(docs(&evs)[0].docid, "a");
-    assert!(matches!(err, Some(Error::GzipBomb { max_ratio: 50, .. })), "{err:?}");
+    assert!(
+        matches!(err, Some(Error::GzipBomb { max_ratio: 50, .. })),
+        "{err:?}"
+    );
 }
 
 #[test]
 fn detection_by_content() {
     let (evs, err) = read_all(Vec::new(), &CrawlOptions::default());
     assert!(evs.is_empty() && err.is_none());
-    let r = from_reader("x", std::io::Cursor::new(b"\n\n  hello".to_vec()), &CrawlOptions::default());
+    let r = from_reader(
+        "x",
+        std::io::Cursor::new(b"\n\n  hello".to_vec()),
+        &CrawlOptions::default(),
+    );
     assert!(matches!(r, Err(Error::UnknownCrawlFormat { .. })));
-    let r = from_reader("x", std::io::Cursor::new(gzip(b"<doc >\n<DOCNO>1</DOCNO>x</doc>")), &CrawlOptions::default()).unwrap();
+    let r = from_reader(
+        "x",
+        std::io::Cursor::new(gzip(b"<doc >\n<DOCNO>1</DOCNO>x</doc>")),
+        &CrawlOptions::default(),
+    )
+    .unwrap();
     assert_eq!(r.format(), CrawlFormat::Trec);
 }
 
@@ -645,12 +749,21 @@ fn chunk_boundary_sweep() {
 
 #[test]
 fn skip_reason_keys() {
-    assert_eq!(SkipReason::NotResponse("request".into()).key(), "not_response:request");
-    assert_eq!(SkipReason::NotResponse("weird\u{0}".into()).key(), "not_response:other");
+    assert_eq!(
+        SkipReason::NotResponse("request".into()).key(),
+        "not_response:request"
+    );
+    assert_eq!(
+        SkipReason::NotResponse("weird\u{0}".into()).key(),
+        "not_response:other"
+    );
     assert_eq!(SkipReason::HttpStatus(404).key(), "http_status:4xx");
     assert_eq!(SkipReason::HttpStatus(999).key(), "http_status:other");
     assert_eq!(SkipReason::NotHtml("image/png".into()).key(), "not_html");
-    assert_eq!(AnomalyKind::ContentLengthTooLong.key(), "content_length_too_long");
+    assert_eq!(
+        AnomalyKind::ContentLengthTooLong.key(),
+        "content_length_too_long"
+    );
 }
 
 // ------------------------------------------------------------------ TREC
@@ -676,7 +789,10 @@ junk\n<DOC><DOCNO>d3</DOCNO>   \n</DOC>\n<DOC><DOCNO>d4</DOCNO>no end";
     assert_eq!(d[2].docid, "d4");
     assert!(d[2].truncated);
     assert_eq!(skips(&evs), vec!["empty_body"]);
-    assert_eq!(anomalies(&evs), vec![(AnomalyKind::Resync, 6), (AnomalyKind::TruncatedRecord, 0)]);
+    assert_eq!(
+        anomalies(&evs),
+        vec![(AnomalyKind::Resync, 6), (AnomalyKind::TruncatedRecord, 0)]
+    );
 }
 
 #[test]
@@ -718,7 +834,16 @@ fn real_fixtures() {
     assert!(err.unwrap().contains("unexpected end of gzip stream"));
     let (recs, n, ids, err) = count(&fixture("trec/cacm-first5.trec"));
     assert_eq!((recs, n, err), (5, 5, None));
-    assert_eq!(ids, ["CACM-0001", "CACM-0002", "CACM-0003", "CACM-0004", "CACM-0005"]);
+    assert_eq!(
+        ids,
+        [
+            "CACM-0001",
+            "CACM-0002",
+            "CACM-0003",
+            "CACM-0004",
+            "CACM-0005"
+        ]
+    );
 }
 
 #[test]

@@ -95,7 +95,6 @@ impl TrecParser {
         let mut kept: Vec<u8> = Vec::new();
         let mut total = 0u64;
         let mut closed = false;
-        let mut reopened = false;
         loop {
             let have = src.ensure(SCAN_CHUNK + TAG_LOOKAHEAD);
             if have == 0 {
@@ -124,10 +123,8 @@ impl TrecParser {
                     closed = true;
                     break;
                 }
-                Some((_, _, false)) => {
-                    reopened = true;
-                    break;
-                }
+                // a new `<DOC>` before `</DOC>`: this document ends here
+                Some((_, _, false)) => break,
                 None if at_eof && take == have => break,
                 None => {}
             }
@@ -139,7 +136,9 @@ impl TrecParser {
                 let rest = &kept[s + l..];
                 match find_tag(rest, b"docno", true) {
                     Some((e, el)) => {
-                        let id = String::from_utf8_lossy(rest[..e].trim_ascii()).trim().to_string();
+                        let id = String::from_utf8_lossy(rest[..e].trim_ascii())
+                            .trim()
+                            .to_string();
                         (Some(id).filter(|s| !s.is_empty()), s + l + e + el)
                     }
                     None => (None, 0),
@@ -176,9 +175,13 @@ impl TrecParser {
         let body = kept[body_start..end].to_vec();
         let truncated = body_total > cap as u64 || !closed;
         if !closed {
-            let kind = AnomalyKind::TruncatedRecord;
-            let _ = reopened;
-            out.push_back(anomaly(kind, src.offset(), 0, docid.clone()));
+            // `</DOC>` missing (end of input, or a new `<DOC>` began)
+            out.push_back(anomaly(
+                AnomalyKind::TruncatedRecord,
+                src.offset(),
+                0,
+                docid.clone(),
+            ));
         }
         let Some(docid) = docid else {
             out.push_back(CrawlEvent::Skip(Skip {

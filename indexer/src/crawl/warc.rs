@@ -173,8 +173,16 @@ struct WarcHead {
 fn lossy_trim(v: &[u8]) -> Option<String> {
     let s = String::from_utf8_lossy(v.trim_ascii());
     let s = s.trim();
-    let s = s.strip_prefix('<').and_then(|x| x.strip_suffix('>')).unwrap_or(s).trim();
-    if s.is_empty() { None } else { Some(s.to_string()) }
+    let s = s
+        .strip_prefix('<')
+        .and_then(|x| x.strip_suffix('>'))
+        .unwrap_or(s)
+        .trim();
+    if s.is_empty() {
+        None
+    } else {
+        Some(s.to_string())
+    }
 }
 
 fn parse_warc_head(head: &[u8]) -> WarcHead {
@@ -204,7 +212,10 @@ fn parse_warc_head(head: &[u8]) -> WarcHead {
         } else if is("Content-Type") {
             h.content_type = Some(value.to_vec());
         } else if is("Content-Length") {
-            match std::str::from_utf8(value).ok().and_then(|s| s.parse::<u64>().ok()) {
+            match std::str::from_utf8(value)
+                .ok()
+                .and_then(|s| s.parse::<u64>().ok())
+            {
                 Some(n) => h.content_length = Some(n),
                 None => h.bad_bytes += line.len() as u64 + 1,
             }
@@ -270,12 +281,22 @@ impl WarcParser {
             if have < MAX_WARC_HEAD {
                 // input ended inside the header
                 src.consume(have);
-                out.push_back(anomaly(AnomalyKind::TruncatedRecord, rec_off, have as u64, None));
+                out.push_back(anomaly(
+                    AnomalyKind::TruncatedRecord,
+                    rec_off,
+                    have as u64,
+                    None,
+                ));
             } else {
                 // skip the version line; the next call resynchronises
                 let nl = memchr::memchr(b'\n', src.avail()).map_or(1, |i| i + 1);
                 src.consume(nl);
-                out.push_back(anomaly(AnomalyKind::OversizedHeader, rec_off, nl as u64, None));
+                out.push_back(anomaly(
+                    AnomalyKind::OversizedHeader,
+                    rec_off,
+                    nl as u64,
+                    None,
+                ));
             }
             return;
         };
@@ -283,7 +304,12 @@ impl WarcParser {
         src.consume(head_len);
         let id = h.trec_id.clone().or_else(|| h.record_id.clone());
         if h.bad_bytes > 0 {
-            out.push_back(anomaly(AnomalyKind::BadHeaderLine, rec_off, h.bad_bytes, id.clone()));
+            out.push_back(anomaly(
+                AnomalyKind::BadHeaderLine,
+                rec_off,
+                h.bad_bytes,
+                id.clone(),
+            ));
         }
         let is_response = h.wtype.as_deref() == Some("response");
 
@@ -383,7 +409,12 @@ impl WarcParser {
                         room_left -= k;
                     });
                     block_len += extra;
-                    out.push_back(anomaly(AnomalyKind::ContentLengthTooShort, off, extra, id.clone()));
+                    out.push_back(anomaly(
+                        AnomalyKind::ContentLengthTooShort,
+                        off,
+                        extra,
+                        id.clone(),
+                    ));
                 }
             }
         }
@@ -453,10 +484,11 @@ impl WarcParser {
         let original_len = body_total + eof_short;
         let mut body: Vec<u8> = raw.to_vec();
         drop(kept);
-        if head
-            .header("transfer-encoding")
-            .is_some_and(|v| String::from_utf8_lossy(v).to_ascii_lowercase().contains("chunked"))
-            && let Some(d) = http::dechunk(&body, cap)
+        if head.header("transfer-encoding").is_some_and(|v| {
+            String::from_utf8_lossy(v)
+                .to_ascii_lowercase()
+                .contains("chunked")
+        }) && let Some(d) = http::dechunk(&body, cap)
         {
             body = d;
         }
