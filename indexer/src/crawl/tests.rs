@@ -408,6 +408,23 @@ fn regression_luc4trec_content_length_too_long() {
 }
 
 #[test]
+fn regression_embedded_warc_header_in_body_not_cut() {
+    // A page that shows a WARC record: the Content-Length is right, so the
+    // header-like text inside the body must not cut the block.
+    let body = "<html><pre>\nWARC/1.0\r\nWARC-Type: response\r\nContent-Length: 5\r\n\r\nhello</pre></html>";
+    let mut f = resp("a", body);
+    f.extend(resp("b", "<html>b</html>"));
+    let evs = events(&f);
+    let d = docs(&evs);
+    assert_eq!(d.len(), 2);
+    assert_eq!(d[0].body, body.as_bytes());
+    assert_eq!(anomalies(&evs), vec![]);
+    // ... also when it is the last record
+    let evs = events(&resp("a", body));
+    assert_eq!(docs(&evs)[0].body, body.as_bytes());
+}
+
+#[test]
 fn content_length_too_short_appends_to_body() {
     let mut f = warc_rec(
         "1.0",

@@ -6,8 +6,11 @@
 //!   4 KiB) one is named `WARC-*`.
 //! * The header ends at the first empty line (LF or CRLF).
 //! * The block is `Content-Length` bytes, except that if a plausible header
-//!   starts at a line start *inside* the declared block, the block is cut there
-//!   ([`AnomalyKind::ContentLengthTooLong`]; the damaged Luc4TREC ClueWeb09 copy).
+//!   starts at a line start *inside* the declared block, and the declared end
+//!   is not itself followed by a plausible header (or the end of input), the
+//!   block is cut there ([`AnomalyKind::ContentLengthTooLong`]; the damaged
+//!   Luc4TREC ClueWeb09 copy). Declared ends over 1 MiB past such a header
+//!   are not verified: the block is cut.
 //! * After the block up to 4 CR/LF bytes are the trailer (`\r\n\r\n` in
 //!   WARC/1.x; none or one `\n` in raw ClueWeb09 WARC/0.18).
 //! * If the block is followed directly (no CR/LF) by something that is not a
@@ -93,6 +96,31 @@ pub(crate) fn plausible_header_at(src: &mut Source, rel: usize) -> bool {
         p += e + 1;
     }
     false
+}
+
+/// Furthest declared block end we look ahead to when a header appears inside a block.
+const VERIFY_WINDOW: u64 = 1024 * 1024;
+
+/// Called when a plausible header appears inside a declared block whose end is
+/// `remaining` bytes past the current position: true if the Content-Length
+/// looks right after all (the input ends exactly there, or up to 4 CR/LF
+/// bytes and then a plausible header follow), so the header-like text is part
+/// of the body. Declared ends more than [`VERIFY_WINDOW`] away are not
+/// checked (false: the block is cut rather than risk swallowing records).
+fn declared_end_is_sound(src: &mut Source, remaining: u64) -> bool {
+    if remaining > VERIFY_WINDOW {
+        return false;
+    }
+    let end = remaining as usize;
+    let have = src.ensure(end + 4 + PLAUSIBLE_LOOKAHEAD);
+    if have < end {
+        return false;
+    }
+    let t = src.avail()[end..have.min(end + 4)]
+        .iter()
+        .take_while(|&&b| b == b'\r' || b == b'\n')
+        .count();
+    have == end + t || plausible_header_at(src, end + t)
 }
 
 /// Consumes whitespace; returns how many bytes.
@@ -335,7 +363,11 @@ impl WarcParser {
             let n = have.min(want);
             // look for a plausible header starting at a line start inside [0, n)
             let mut cut = None;
-            if prev_lf && src.avail().starts_with(b"WARC/") && plausible_header_at(src, 0) {
+            if prev_lf
+                && src.avail().starts_with(b"WARC/")
+                && plausible_header_at(src, 0)
+                && !declared_end_is_sound(src, remaining)
+            {
                 cut = Some(0);
             }
             let mut from = 0usize;
@@ -347,7 +379,7 @@ impl WarcParser {
                         if c >= n {
                             break;
                         }
-                        if plausible_header_at(src, c) {
+                        if plausible_header_at(src, c) && !declared_end_is_sound(src, remaining) {
                             cut = Some(c);
                         }
                         from = c;
