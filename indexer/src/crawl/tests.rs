@@ -871,3 +871,22 @@ fn real_fixture_sweep_cw09() {
         assert_eq!(dribble_events(&data, sizes), one);
     }
 }
+
+#[test]
+fn regression_wt10g_doubled_end_doc() {
+    // wt10g-sample-B01 has `</DOC>\n\n\n</DOC>` twice: the extra tag is counted, not lost.
+    let f = b"<DOC><DOCNO>a</DOCNO>x</DOC>\n\n\n</DOC>\n\n<DOC><DOCNO>b</DOCNO>y</DOC>\n";
+    let evs = events(f);
+    assert_eq!(docs(&evs).len(), 2);
+    assert_eq!(anomalies(&evs), vec![(AnomalyKind::Resync, 11)]);
+}
+
+#[test]
+fn regression_cw12_extra_newline_after_trailer() {
+    // copycat__cw12-0000tw-00.warc.gz ends with CRLFCRLF plus one more LF.
+    let mut f = resp("a", "<html>a</html>");
+    f.push(b'\n');
+    let evs = events(&f);
+    assert_eq!(docs(&evs).len(), 1);
+    assert_eq!(anomalies(&evs), vec![(AnomalyKind::StrayBytes, 1)]);
+}
