@@ -35,4 +35,67 @@ pub enum Error {
     /// An error from tantivy.
     #[error("tantivy: {0}")]
     Tantivy(#[from] tantivy::TantivyError),
+    /// A read error on a crawl file at a known decompressed byte offset.
+    #[error("{path}: read error at byte {offset}: {source}")]
+    ReadAt {
+        /// The crawl file.
+        path: PathBuf,
+        /// Byte offset (in the decompressed stream) where the read failed.
+        offset: u64,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A gzip stream ended in the middle of a member.
+    #[error(
+        "{path}: unexpected end of gzip stream at compressed offset {compressed_offset}, \
+         decompressed offset {decompressed_offset}"
+    )]
+    TruncatedGzip {
+        /// The crawl file.
+        path: PathBuf,
+        /// Compressed bytes consumed by the decoder when the stream ended.
+        compressed_offset: u64,
+        /// Decompressed bytes produced before the stream ended.
+        decompressed_offset: u64,
+    },
+    /// A gzip stream is corrupt (bad header, bad CRC, bad deflate data).
+    #[error(
+        "{path}: corrupt gzip stream at compressed offset {compressed_offset}, \
+         decompressed offset {decompressed_offset}: {source}"
+    )]
+    Gzip {
+        /// The crawl file.
+        path: PathBuf,
+        /// Compressed bytes consumed by the decoder when the error occurred.
+        compressed_offset: u64,
+        /// Decompressed bytes produced before the error.
+        decompressed_offset: u64,
+        /// The decoder's error.
+        source: std::io::Error,
+    },
+    /// A gzip stream decompresses to far more than its compressed size (a "zip bomb").
+    #[error(
+        "{path}: gzip bomb: {decompressed_offset} bytes out of {compressed_offset} compressed \
+         exceeds ratio {max_ratio}"
+    )]
+    GzipBomb {
+        /// The crawl file.
+        path: PathBuf,
+        /// Compressed bytes consumed so far.
+        compressed_offset: u64,
+        /// Decompressed bytes produced so far.
+        decompressed_offset: u64,
+        /// The configured maximum ratio (decompressed / compressed).
+        max_ratio: u64,
+    },
+    /// A crawl file is neither WARC nor TREC SGML.
+    #[error(
+        "{path}: unknown crawl format: expected a line starting \"WARC/\" or \"<DOC>\", got {got:?}"
+    )]
+    UnknownCrawlFormat {
+        /// The crawl file.
+        path: PathBuf,
+        /// The first bytes of the (decompressed) file, lossily decoded.
+        got: String,
+    },
 }

@@ -10,6 +10,7 @@
 
 pub mod analysis;
 pub mod build;
+pub mod crawl;
 pub mod document;
 pub mod error;
 pub mod schema;

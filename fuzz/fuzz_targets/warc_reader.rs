@@ -1,0 +1,71 @@
+//! Checks that the WARC reader never panics on arbitrary bytes (plain, and
+//! behind a "WARC/1.0" prefix so the WARC parser is reached), that record
+//! offsets never go backwards, that bodies never exceed `max_record_bytes`,
+//! and that reading with 1..=7-byte reads gives the same events as one read.
+#![no_main]
+use std::io::Read;
+
+use libfuzzer_sys::fuzz_target;
+use sieve_indexer::crawl::{self, CrawlEvent, CrawlOptions};
+
+struct Dribble {
+    data: Vec<u8>,
+    pos: usize,
+    step: usize,
+}
+
+impl Read for Dribble {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.step.min(buf.len()).min(self.data.len() - self.pos);
+        buf[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+fn run(data: Vec<u8>, step: usize, opts: &CrawlOptions) -> Vec<String> {
+    let Ok(r) = crawl::from_reader("fuzz", Dribble { data, pos: 0, step }, opts) else {
+        return vec!["open error".to_string()];
+    };
+    let mut out = Vec::new();
+    let mut last = 0u64;
+    for ev in r {
+        match ev {
+            Ok(CrawlEvent::Doc(d)) => {
+                assert!(d.offset >= last, "doc offset went backwards");
+                last = d.offset;
+                assert!(
+                    d.body.len() as u64 <= opts.max_record_bytes,
+                    "body over cap"
+                );
+                out.push(format!("{d:?}"));
+            }
+            Ok(CrawlEvent::Skip(s)) => {
+                assert!(s.offset >= last, "skip offset went backwards");
+                last = s.offset;
+                out.push(format!("{s:?}"));
+            }
+            Ok(ev) => out.push(format!("{ev:?}")),
+            Err(e) => out.push(format!("error {e}")),
+        }
+    }
+    out
+}
+
+fuzz_target!(|data: &[u8]| {
+    let opts = CrawlOptions {
+        max_record_bytes: 64,
+        ..CrawlOptions::default()
+    };
+    let mut prefixed = b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <x>\r\n".to_vec();
+    prefixed.extend_from_slice(data);
+    for input in [data.to_vec(), prefixed] {
+        let whole = run(input.clone(), usize::MAX, &opts);
+        let step = 1 + input.first().map_or(0, |b| usize::from(b % 7));
+        assert_eq!(
+            run(input, step, &opts),
+            whole,
+            "chunking changed the events"
+        );
+    }
+});

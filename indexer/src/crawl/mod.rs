@@ -1,0 +1,425 @@
+//! Streaming crawl readers: WARC (0.17, 0.18 incl. ClueWeb09 quirks, 1.0,
+//! 1.1) and TREC SGML, plain or gzipped (per-record members or one stream).
+//!
+//! [`open`] / [`from_reader`] detect gzip by its magic bytes (`1f 8b`) and the
+//! format by content (first non-blank line starts `WARC/` → WARC; starts with
+//! `<DOC>` → TREC), never by file name. The returned [`CrawlReader`] is an
+//! iterator of [`CrawlEvent`]s:
+//!
+//! * [`CrawlEvent::Doc`]: an HTML document to index ([`RawDoc`]);
+//! * [`CrawlEvent::Skip`]: a record that is not indexed, with the reason;
+//! * [`CrawlEvent::Anomaly`]: a recoverable framing problem (bytes skipped
+//!   to resynchronise, wrong Content-Length, stray bytes, ...). Every byte
+//!   the reader skips is counted in an anomaly.
+//!
+//! An unrecoverable problem (truncated or corrupt gzip, gzip bomb, read error)
+//! is yielded as `Err` *after* every event recovered before it (e.g. the
+//! partial last record, flagged `truncated`); after an `Err` the iterator ends.
+//!
+//! Memory per record is bounded by about `max_record_bytes` plus 64 KiB of
+//! HTTP head: longer blocks are truncated and the rest is skipped by
+//! streaming, never buffered.
+//!
+//! **Offsets** (`RawDoc::offset`, `Skip::offset`, `Anomaly::offset`) are byte
+//! offsets in the *decompressed* stream (for a plain file: the file offset).
+//! For a WARC record it is the offset of its `WARC/x.y` version line; for a
+//! TREC document the offset of its `<DOC>` tag.
+
+mod http;
+mod input;
+mod trec;
+mod warc;
+
+#[cfg(test)]
+mod tests;
+
+pub use http::{
+    HttpHead, MAX_HEAD_BYTES, charset_of, dechunk, gunzip_if_gzip, is_html_mime, mime_of,
+    parse_head, sniff_html,
+};
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{Cursor, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use crate::{Error, Result};
+use input::{CountingReader, GzState, Source};
+
+/// Options for reading crawls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrawlOptions {
+    /// Largest entity body kept per record, in bytes (default 10 MiB,
+    /// ClueWeb's cap). Longer bodies are truncated to this length and flagged
+    /// [`RawDoc::truncated`]; the rest of the record is skipped by streaming.
+    pub max_record_bytes: u64,
+    /// Largest allowed ratio decompressed / compressed bytes of a gzip input
+    /// (default 200), checked once more than `bomb_min_output` bytes have
+    /// been decompressed. Exceeding it stops the file with
+    /// [`Error::GzipBomb`].
+    pub max_decompression_ratio: u64,
+    /// Decompressed bytes before the ratio check applies (default 64 MiB).
+    pub bomb_min_output: u64,
+}
+
+impl Default for CrawlOptions {
+    fn default() -> Self {
+        Self {
+            max_record_bytes: 10 * 1024 * 1024,
+            max_decompression_ratio: 200,
+            bomb_min_output: 64 * 1024 * 1024,
+        }
+    }
+}
+
+/// One event from a crawl file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CrawlEvent {
+    /// A document to index.
+    Doc(RawDoc),
+    /// A record that is not indexed.
+    Skip(Skip),
+    /// A recoverable framing problem.
+    Anomaly(Anomaly),
+}
+
+/// A document read from a crawl, before charset decoding and HTML extraction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawDoc {
+    /// WARC: `WARC-TREC-ID`, else `WARC-Record-ID` with angle brackets
+    /// stripped (both trimmed, lossy UTF-8). TREC: the `DOCNO`, trimmed.
+    pub docid: String,
+    /// WARC: `WARC-Target-URI` (lossy UTF-8, trimmed, `<...>` stripped).
+    /// TREC: the first token of the `DOCHDR` first line if it looks like a
+    /// URL (contains `://` or starts with `www.`).
+    pub url: Option<String>,
+    /// Offset of the record start in the decompressed stream (see module docs).
+    pub offset: u64,
+    /// HTTP status code, if there was a status line.
+    pub http_status: Option<u16>,
+    /// Lower-cased MIME type of the HTTP `Content-Type`, without parameters.
+    pub content_type: Option<String>,
+    /// The `charset=` parameter of the HTTP `Content-Type`, trimmed and unquoted.
+    pub http_charset: Option<String>,
+    /// The entity body: de-chunked if `Transfer-Encoding: chunked` and it
+    /// really is chunked; gunzipped if `Content-Encoding: gzip` (or
+    /// `x-gzip`) and it really starts with `1f 8b`. At most
+    /// `max_record_bytes` long. TREC: the bytes after `</DOCNO>` (and after
+    /// `</DOCHDR>` if present) up to `</DOC>`.
+    pub body: Vec<u8>,
+    /// True if the body is incomplete: it hit `max_record_bytes`, or the input
+    /// ended inside the record.
+    pub truncated: bool,
+    /// Length of the entity body as stored in the record (before de-chunking,
+    /// gunzipping and truncation); for a record cut short by the end of input,
+    /// the length its header declared.
+    pub original_len: u64,
+}
+
+/// A record that is not indexed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skip {
+    /// Why it was skipped.
+    pub reason: SkipReason,
+    /// Offset of the record start in the decompressed stream.
+    pub offset: u64,
+    /// The record's docid / record id, if it had one.
+    pub record_id: Option<String>,
+}
+
+/// Why a record was not indexed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkipReason {
+    /// A WARC record that is not a `response` (the `WARC-Type`, lower-cased:
+    /// warcinfo, request, metadata, resource, revisit, conversion, ...).
+    NotResponse(String),
+    /// A response whose content is not HTML (the MIME type, or `unknown`).
+    NotHtml(String),
+    /// A response whose HTTP status is not 2xx.
+    HttpStatus(u16),
+    /// A response or document with an empty body.
+    EmptyBody,
+    /// A record with no usable identifier.
+    NoDocid,
+}
+
+impl SkipReason {
+    /// Stable, low-cardinality statistics key: `not_response:<type>` (for the
+    /// standard WARC types, else `not_response:other`), `not_html`,
+    /// `http_status:1xx`..`http_status:5xx` (`http_status:other`),
+    /// `empty_body`, `no_docid`.
+    pub fn key(&self) -> String {
+        match self {
+            SkipReason::NotResponse(t) => {
+                const KNOWN: &[&str] = &[
+                    "warcinfo",
+                    "request",
+                    "metadata",
+                    "resource",
+                    "revisit",
+                    "conversion",
+                    "continuation",
+                ];
+                if KNOWN.contains(&t.as_str()) {
+                    format!("not_response:{t}")
+                } else {
+                    "not_response:other".to_string()
+                }
+            }
+            SkipReason::NotHtml(_) => "not_html".to_string(),
+            SkipReason::HttpStatus(s) => match s / 100 {
+                1..=5 => format!("http_status:{}xx", s / 100),
+                _ => "http_status:other".to_string(),
+            },
+            SkipReason::EmptyBody => "empty_body".to_string(),
+            SkipReason::NoDocid => "no_docid".to_string(),
+        }
+    }
+}
+
+/// A recoverable problem in the input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Anomaly {
+    /// What went wrong.
+    pub kind: AnomalyKind,
+    /// Offset (decompressed stream) where the affected bytes start.
+    pub offset: u64,
+    /// Number of bytes affected (skipped, cut or missing; see [`AnomalyKind`]).
+    pub bytes: u64,
+    /// The record concerned, if known.
+    pub record_id: Option<String>,
+}
+
+/// Kinds of [`Anomaly`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AnomalyKind {
+    /// Bytes skipped to find the next record header (`bytes` = skipped).
+    Resync,
+    /// The declared Content-Length ran into the next record header; the block
+    /// was cut there (`bytes` = declared minus actual length).
+    ContentLengthTooLong,
+    /// The block ended before the next record header; the bytes up to it were
+    /// appended to the block (`bytes` = appended).
+    ContentLengthTooShort,
+    /// Blank or whitespace bytes between records beyond the normal trailer
+    /// (`bytes` = skipped).
+    StrayBytes,
+    /// The input ended inside a record (`bytes` = missing bytes of the declared length).
+    TruncatedRecord,
+    /// A header line that could not be parsed (`bytes` = its length), or an
+    /// HTTP head line without a colon (`bytes` = number of such lines).
+    BadHeaderLine,
+    /// A WARC record without a parsable Content-Length; the block runs to the
+    /// next record header (`bytes` = block length).
+    MissingContentLength,
+    /// `Content-Encoding: gzip` body that starts like gzip but fails to
+    /// decode (`bytes` = encoded length); the decoded prefix is kept if any,
+    /// else the raw bytes.
+    BadContentEncoding,
+    /// A WARC header block too long to be real (`bytes` = skipped).
+    OversizedHeader,
+}
+
+impl AnomalyKind {
+    /// Stable statistics key (snake case), e.g. `resync`, `content_length_too_long`.
+    pub fn key(&self) -> &'static str {
+        match self {
+            AnomalyKind::Resync => "resync",
+            AnomalyKind::ContentLengthTooLong => "content_length_too_long",
+            AnomalyKind::ContentLengthTooShort => "content_length_too_short",
+            AnomalyKind::StrayBytes => "stray_bytes",
+            AnomalyKind::TruncatedRecord => "truncated_record",
+            AnomalyKind::BadHeaderLine => "bad_header_line",
+            AnomalyKind::MissingContentLength => "missing_content_length",
+            AnomalyKind::BadContentEncoding => "bad_content_encoding",
+            AnomalyKind::OversizedHeader => "oversized_header",
+        }
+    }
+}
+
+/// The format of a crawl file, detected by content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CrawlFormat {
+    /// WARC (any version).
+    Warc,
+    /// TREC SGML (`<DOC>` ... `</DOC>`).
+    Trec,
+    /// An empty (or whitespace-only) input.
+    Empty,
+}
+
+enum Parser {
+    Warc(warc::WarcParser),
+    Trec(trec::TrecParser),
+    Empty,
+}
+
+/// Iterator over the [`CrawlEvent`]s of one crawl file. See the module docs.
+pub struct CrawlReader {
+    src: Source,
+    parser: Parser,
+    format: CrawlFormat,
+    queue: VecDeque<CrawlEvent>,
+    done: bool,
+    deferred: Option<Error>,
+}
+
+impl CrawlReader {
+    /// The detected format.
+    pub fn format(&self) -> CrawlFormat {
+        self.format
+    }
+
+    /// The path (or name) this reader was opened with.
+    pub fn path(&self) -> &Path {
+        self.src.path()
+    }
+}
+
+impl Iterator for CrawlReader {
+    type Item = Result<CrawlEvent>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(ev) = self.queue.pop_front() {
+                return Some(Ok(ev));
+            }
+            if self.done {
+                return self.deferred.take().map(Err);
+            }
+            let more = match &mut self.parser {
+                Parser::Warc(p) => p.next_record(&mut self.src, &mut self.queue),
+                Parser::Trec(p) => p.next_doc(&mut self.src, &mut self.queue),
+                Parser::Empty => false,
+            };
+            if !more {
+                self.done = true;
+                self.deferred = self.src.take_error();
+            }
+        }
+    }
+}
+
+/// Opens a crawl file (see the module docs for detection rules).
+pub fn open(path: &Path, opts: &CrawlOptions) -> Result<CrawlReader> {
+    let file = File::open(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    build(path.to_path_buf(), file, opts)
+}
+
+/// Reads a crawl from any reader (tests, fuzzing, stdin). `name` is used as
+/// the path in errors.
+pub fn from_reader(
+    name: &str,
+    reader: impl Read + Send + 'static,
+    opts: &CrawlOptions,
+) -> Result<CrawlReader> {
+    build(PathBuf::from(name), reader, opts)
+}
+
+fn build(
+    path: PathBuf,
+    mut reader: impl Read + Send + 'static,
+    opts: &CrawlOptions,
+) -> Result<CrawlReader> {
+    let mut magic = [0u8; 2];
+    let mut got = 0;
+    while got < 2 {
+        match reader.read(&mut magic[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(source) => {
+                return Err(Error::ReadAt {
+                    path,
+                    offset: 0,
+                    source,
+                });
+            }
+        }
+    }
+    let head = Cursor::new(magic[..got].to_vec());
+    let chained = head.chain(reader);
+    let mut src = if got == 2 && magic == [0x1f, 0x8b] {
+        let counter = Arc::new(AtomicU64::new(0));
+        let dec = flate2::read::MultiGzDecoder::new(CountingReader::new(chained, counter.clone()));
+        Source::new(
+            path,
+            Box::new(dec),
+            Some(GzState {
+                compressed: counter,
+                max_ratio: opts.max_decompression_ratio,
+                min_output: opts.bomb_min_output,
+            }),
+        )
+    } else {
+        Source::new(path, Box::new(chained), None)
+    };
+    let format = detect(&mut src)?;
+    let parser = match format {
+        CrawlFormat::Warc => Parser::Warc(warc::WarcParser::new(opts.clone())),
+        CrawlFormat::Trec => Parser::Trec(trec::TrecParser::new(opts.clone())),
+        CrawlFormat::Empty => Parser::Empty,
+    };
+    Ok(CrawlReader {
+        src,
+        parser,
+        format,
+        queue: VecDeque::new(),
+        done: false,
+        deferred: None,
+    })
+}
+
+fn detect(src: &mut Source) -> Result<CrawlFormat> {
+    let mut look = 4096;
+    loop {
+        let n = src.ensure(look);
+        let b = src.avail();
+        let b = b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b);
+        let t = b.trim_ascii_start();
+        if t.is_empty() {
+            if n < look {
+                if let Some(e) = src.take_error() {
+                    return Err(e);
+                }
+                return Ok(CrawlFormat::Empty);
+            }
+            look *= 2;
+            if look > 1 << 20 {
+                break;
+            }
+            continue;
+        }
+        if t.len() < 5 && n == look {
+            look *= 2;
+            continue;
+        }
+        if t.starts_with(b"WARC/") {
+            return Ok(CrawlFormat::Warc);
+        }
+        if t.len() >= 4 && t[..4].eq_ignore_ascii_case(b"<doc") {
+            let after = &t[4..];
+            let after = after.trim_ascii_start();
+            if after.first() == Some(&b'>') {
+                return Ok(CrawlFormat::Trec);
+            }
+        }
+        let got = String::from_utf8_lossy(&t[..t.len().min(32)]).into_owned();
+        if let Some(e) = src.take_error() {
+            return Err(e);
+        }
+        return Err(Error::UnknownCrawlFormat {
+            path: src.path().clone(),
+            got,
+        });
+    }
+    Err(Error::UnknownCrawlFormat {
+        path: src.path().clone(),
+        got: "(over 1 MiB of whitespace)".to_string(),
+    })
+}
