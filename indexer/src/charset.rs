@@ -29,7 +29,8 @@
 //!    here too (the bytes were read as ASCII-compatible to find the
 //!    declaration).
 //! 5. Nothing declared:
-//!    * empty or pure ASCII: [`CharsetSource::Default`] (UTF-8);
+//!    * empty or pure ASCII without ESC (0x1B): [`CharsetSource::Default`]
+//!      (UTF-8); ASCII with ESC goes to the detector (ISO-2022-JP is 7-bit);
 //!    * valid UTF-8: [`CharsetSource::ValidUtf8`], no detector runs;
 //!    * otherwise [`CharsetSource::Detector`]: the seven malformed-UTF-8
 //!      counts of the raw bytes are taken with
@@ -202,10 +203,10 @@ pub fn decode(
     }
 
     let mut unknown_label = false;
-    let mut resolve = |label: &[u8]| {
+    let resolve = |label: &[u8], unknown: &mut bool| {
         let r = Encoding::for_label(label);
         if r.is_none() {
-            unknown_label = true;
+            *unknown = true;
         }
         r
     };
@@ -213,10 +214,10 @@ pub fn decode(
     let http = http_charset
         .map(|l| l.trim().trim_matches(|c| c == '"' || c == '\''))
         .filter(|l| !l.is_empty())
-        .and_then(|l| resolve(l.as_bytes()));
+        .and_then(|l| resolve(l.as_bytes(), &mut unknown_label));
     let head = &body[..body.len().min(PRESCAN_BYTES)];
-    let meta = prescan_meta(head).and_then(|l| resolve(&l));
-    let xml = xml_declaration(head).and_then(|l| resolve(&l));
+    let meta = prescan_meta(head, &mut unknown_label);
+    let xml = xml_declaration(head).and_then(|l| resolve(&l, &mut unknown_label));
 
     let declared: Vec<&'static Encoding> = [bom.map(|(e, _)| e), http, meta, xml]
         .into_iter()
@@ -268,9 +269,12 @@ pub fn decode(
         };
     }
 
-    // Nothing declared.
-    if body.is_ascii() || std::str::from_utf8(&body).is_ok() {
-        let source = if body.is_ascii() {
+    // Nothing declared. ASCII with ESC bytes may be ISO-2022-JP: detector.
+    let ascii = body.is_ascii();
+    if (ascii && memchr::memchr(0x1B, &body).is_none())
+        || (!ascii && std::str::from_utf8(&body).is_ok())
+    {
+        let source = if ascii {
             CharsetSource::Default
         } else {
             CharsetSource::ValidUtf8
@@ -355,8 +359,8 @@ fn clean_utf8(mut body: Vec<u8>, skip: usize, counting: Counting) -> (String, Ut
     body.drain(..skip);
     // The cleaner guarantees valid UTF-8; the lossy fallback only guards
     // against a broken cleaner (it never panics and never copies otherwise).
-    let text =
-        String::from_utf8(body).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    let text = String::from_utf8(body)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     (text, counts)
 }
 
@@ -376,14 +380,17 @@ fn find_ci(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
     if from > hay.len() || needle.len() > hay.len() - from {
         return None;
     }
-    (from..=hay.len() - needle.len()).find(|&i| hay[i..i + needle.len()].eq_ignore_ascii_case(needle))
+    (from..=hay.len() - needle.len())
+        .find(|&i| hay[i..i + needle.len()].eq_ignore_ascii_case(needle))
 }
 
 /// The WHATWG "prescan a byte stream to determine its encoding" over
-/// `head` (the caller passes at most [`PRESCAN_BYTES`]); returns the raw
-/// label of the first complete, effective `<meta>` declaration. A tag cut off
-/// by the end of `head` ends the scan.
-pub(crate) fn prescan_meta(head: &[u8]) -> Option<Vec<u8>> {
+/// `head` (the caller passes at most [`PRESCAN_BYTES`]); returns the
+/// encoding of the first complete, effective `<meta>` declaration whose label
+/// resolves (as resolved, before the UTF-16-means-UTF-8 rule). A label that
+/// does not resolve sets `*unknown` and the scan goes on, as in WHATWG. A tag
+/// cut off by the end of `head` ends the scan.
+pub(crate) fn prescan_meta(head: &[u8], unknown: &mut bool) -> Option<&'static Encoding> {
     let b = head;
     let mut pos = 0;
     while pos < b.len() {
@@ -430,10 +437,14 @@ pub(crate) fn prescan_meta(head: &[u8]) -> Option<Vec<u8>> {
                 }
                 names.push(name);
             }
-            match (need_pragma, charset) {
-                (Some(true), Some(c)) if got_pragma => return Some(c),
-                (Some(false), Some(c)) => return Some(c),
+            let label = match (need_pragma, charset) {
+                (Some(true), Some(c)) if got_pragma => c,
+                (Some(false), Some(c)) => c,
                 _ => continue,
+            };
+            match Encoding::for_label(&label) {
+                Some(e) => return Some(e),
+                None => *unknown = true,
             }
         } else if rest.len() >= 2
             && rest[0] == b'<'

@@ -287,7 +287,8 @@ fn find_end_tag(b: &[u8], from: usize, name: &[u8]) -> Option<usize> {
         let n1 = n0 + name.len();
         if n1 <= b.len()
             && b[n0..n1].eq_ignore_ascii_case(name)
-            && b.get(n1).is_none_or(|&c| is_ws(c) || c == b'/' || c == b'>')
+            && b.get(n1)
+                .is_none_or(|&c| is_ws(c) || c == b'/' || c == b'>')
         {
             return Some(lt);
         }
@@ -431,7 +432,10 @@ pub fn extract(html: &str, opts: &HtmlOptions) -> Extracted {
             }
         }
         let mut name_end = name_start;
-        while name_end < b.len() && !is_ws(b[name_end]) && b[name_end] != b'/' && b[name_end] != b'>'
+        while name_end < b.len()
+            && !is_ws(b[name_end])
+            && b[name_end] != b'/'
+            && b[name_end] != b'>'
         {
             name_end += 1;
         }
