@@ -619,4 +619,4 @@ pub(crate) fn xml_declaration(head: &[u8]) -> Option<Vec<u8>> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
