@@ -461,7 +461,7 @@ pub fn extract(html: &str, opts: &HtmlOptions) -> Extracted {
                 depth += 1;
             }
         }
-        if template > 0 && !(k == Kind::Template && !end_tag) {
+        if template > 0 && (end_tag || k != Kind::Template) {
             continue;
         }
         match k {
