@@ -67,6 +67,11 @@ pub fn clean_in_place_with(buf: &mut [u8], counting: Counting) -> Utf8Counts {
     counts
 }
 
+/// [`clean_in_place_with`] with [`Counting::Exact`].
+pub fn clean_in_place(buf: &mut [u8]) -> Utf8Counts {
+    clean_in_place_with(buf, Counting::Exact)
+}
+
 /// Counts what [`clean_in_place_with`] would count, without writing.
 pub fn count(buf: &[u8], counting: Counting) -> Utf8Counts {
     let _ = counting;

@@ -33,10 +33,10 @@
 //!      (UTF-8); ASCII with ESC goes to the detector (ISO-2022-JP is 7-bit);
 //!    * valid UTF-8: [`CharsetSource::ValidUtf8`], no detector runs;
 //!    * otherwise [`CharsetSource::Detector`]: the seven malformed-UTF-8
-//!      counts of the raw bytes are taken with
-//!      [`sieve_filters::utf8::count`] (the spam signal of Crane, Trotman and
-//!      O'Keefe), then `chardetng` guesses, with the URL's top-level domain
-//!      as a hint.
+//!      counts of the raw bytes are kept (the spam signal of Crane, Trotman
+//!      and O'Keefe; taken by running the cleaner over the raw body after it
+//!      has been decoded), and `chardetng` guesses, with the URL's top-level
+//!      domain as a hint.
 //!
 //! Labels are resolved with [`Encoding::for_label`] (WHATWG labels:
 //! `iso-8859-1` and `ascii` are windows-1252, `gb2312` is GBK; intended).
@@ -160,9 +160,10 @@ pub struct Decoded {
     /// compared as resolved by `for_label`, before the UTF-16-means-UTF-8
     /// rule.
     pub disagree: bool,
-    /// Malformed-UTF-8 counts: from the cleaner when the body was treated as
-    /// UTF-8, from [`utf8::count`] on the raw bytes when the detector decided
-    /// a legacy encoding, zero when a declared legacy encoding decided.
+    /// Malformed-UTF-8 counts of the raw body (by the cleaner
+    /// [`utf8::clean_in_place_with`]): when the body was treated as UTF-8,
+    /// and when the detector decided a legacy encoding; zero when a declared
+    /// legacy encoding (HTTP, BOM, meta, XML) decided.
     pub utf8_counts: Utf8Counts,
     /// A legacy (non-UTF-8) decode met malformed input and produced U+FFFD.
     pub had_replacements: bool,
@@ -279,22 +280,20 @@ pub fn decode(
         } else {
             CharsetSource::ValidUtf8
         };
-        let text = String::from_utf8(body)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        let (text, utf8_counts) = clean_utf8(body, 0, counting);
         return Decoded {
             text,
             encoding: UTF_8,
             source,
             disagree,
-            utf8_counts: Utf8Counts::default(),
+            utf8_counts,
             had_replacements: false,
             unknown_label,
         };
     }
-    let raw_counts = utf8::count(&body, counting);
     let encoding = detect(&body, url);
     if encoding == UTF_8 {
-        let (text, utf8_counts) = clean_utf8(std::mem::take(&mut body), 0, counting);
+        let (text, utf8_counts) = clean_utf8(body, 0, counting);
         return Decoded {
             text,
             encoding,
@@ -306,12 +305,15 @@ pub fn decode(
         };
     }
     let (text, had_replacements) = decode_legacy(encoding, &body);
+    // The raw bytes' counts (the paper's spam signal): the cleaner runs over
+    // the body, which is no longer needed, so no copy is made.
+    let utf8_counts = utf8::clean_in_place_with(&mut body, counting);
     Decoded {
         text,
         encoding,
         source: CharsetSource::Detector,
         disagree,
-        utf8_counts: raw_counts,
+        utf8_counts,
         had_replacements,
         unknown_label,
     }
