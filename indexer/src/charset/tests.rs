@@ -232,6 +232,24 @@ fn meta_after_the_first_1024_bytes_is_ignored() {
     assert!(d.text.contains("Привет мир"));
 }
 
+/// Sweeps the position of a meta tag across the 1024-byte boundary: it
+/// counts exactly when it ends within the first 1024 bytes.
+#[test]
+fn meta_boundary_sweep() {
+    let meta = b"<meta charset=koi8-r>";
+    for start in 980..1030 {
+        let mut body = vec![b' '; start];
+        body.extend_from_slice(meta);
+        body.extend_from_slice(b"\xf0\xd2\xc9");
+        let d = auto(&body, None);
+        let inside = start + meta.len() <= PRESCAN_BYTES;
+        assert_eq!(d.source == CharsetSource::Meta, inside, "meta at {start}: {:?}", d.source);
+        if inside {
+            assert!(d.text.ends_with("При"));
+        }
+    }
+}
+
 #[test]
 fn meta_prescan_variants() {
     let cases: [(&[u8], Option<&str>); 14] = [
