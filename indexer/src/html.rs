@@ -298,13 +298,15 @@ fn find_end_tag(b: &[u8], from: usize, name: &[u8]) -> Option<usize> {
 }
 
 /// Skips the attributes of a tag starting at `pos` (just after the name).
-/// Returns the index just after the closing `>` and whether the tag ended
-/// with `/>`, or `None` if the input ends first.
-fn skip_attributes(b: &[u8], mut pos: usize) -> Option<(usize, bool)> {
+/// Returns the index just after the closing `>`, or `None` if the input ends
+/// first. `>` inside a quoted attribute value does not end the tag. The
+/// self-closing flag `/>` is not reported: HTML ignores it on non-void
+/// elements (`<script/>` still opens raw text), and void elements need none.
+fn skip_attributes(b: &[u8], mut pos: usize) -> Option<usize> {
     loop {
         let c = *b.get(pos)?;
         match c {
-            b'>' => return Some((pos + 1, pos > 0 && b[pos - 1] == b'/')),
+            b'>' => return Some(pos + 1),
             b'=' => {
                 pos += 1;
                 while b.get(pos).is_some_and(|&c| is_ws(c)) {
@@ -440,7 +442,7 @@ pub fn extract(html: &str, opts: &HtmlOptions) -> Extracted {
             name_end += 1;
         }
         let name = &b[name_start..name_end];
-        let Some((after, self_closing)) = skip_attributes(b, name_end) else {
+        let Some(after) = skip_attributes(b, name_end) else {
             // A tag open at EOF is dropped.
             break;
         };
@@ -485,9 +487,6 @@ pub fn extract(html: &str, opts: &HtmlOptions) -> Extracted {
             }
             Kind::Raw | Kind::Title | Kind::Textarea if end_tag => {}
             Kind::Raw | Kind::Title | Kind::Textarea => {
-                // `<script/>` still opens a raw text element in HTML: the
-                // self-closing flag is ignored, as browsers do.
-                let _ = self_closing;
                 let content_end = find_end_tag(b, pos, name).unwrap_or(b.len());
                 let content = &html[pos..content_end];
                 match k {
@@ -505,7 +504,7 @@ pub fn extract(html: &str, opts: &HtmlOptions) -> Extracted {
                 // The end tag itself.
                 depth = depth.saturating_sub(1);
                 pos = if content_end < b.len() {
-                    skip_attributes(b, content_end + 2 + name.len()).map_or(b.len(), |(a, _)| a)
+                    skip_attributes(b, content_end + 2 + name.len()).unwrap_or(b.len())
                 } else {
                     b.len()
                 };
