@@ -243,7 +243,12 @@ fn meta_boundary_sweep() {
         body.extend_from_slice(b"\xf0\xd2\xc9");
         let d = auto(&body, None);
         let inside = start + meta.len() <= PRESCAN_BYTES;
-        assert_eq!(d.source == CharsetSource::Meta, inside, "meta at {start}: {:?}", d.source);
+        assert_eq!(
+            d.source == CharsetSource::Meta,
+            inside,
+            "meta at {start}: {:?}",
+            d.source
+        );
         if inside {
             assert!(d.text.ends_with("При"));
         }

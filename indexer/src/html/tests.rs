@@ -404,3 +404,31 @@ fn article_extraction_benchmark_recall() {
     assert!(pages >= 40);
     assert!(micro >= 0.95, "micro recall {micro}");
 }
+
+/// decode + extract on a UTF-16LE page with a BOM and on a KOI8-R page
+/// declared in a meta tag: the pipeline the indexer runs.
+#[test]
+fn pipeline_decode_then_extract() {
+    let html = "<html><head><title>Тест</title></head><body><p>Привет,&nbsp;мир</p><script>x()</script></body></html>";
+    let mut utf16 = vec![0xFF, 0xFE];
+    for u in html.encode_utf16() {
+        utf16.extend_from_slice(&u.to_le_bytes());
+    }
+    let d = decode(utf16, None, None, CharsetMode::Auto, Counting::Exact);
+    let e = ex(&d.text);
+    assert_eq!((e.title.as_str(), e.body.as_str()), ("Тест", "Привет, мир"));
+
+    let (koi, _, _) = encoding_rs::KOI8_R.encode(html);
+    let mut page = b"<meta http-equiv=Content-Type content='text/html; charset=KOI8-R'>".to_vec();
+    page.extend_from_slice(&koi);
+    let d = decode(
+        page,
+        None,
+        Some("http://example.ru/"),
+        CharsetMode::Auto,
+        Counting::Exact,
+    );
+    assert_eq!(d.source, crate::charset::CharsetSource::Meta);
+    let e = ex(&d.text);
+    assert_eq!((e.title.as_str(), e.body.as_str()), ("Тест", "Привет, мир"));
+}
