@@ -3,16 +3,17 @@ use encoding_rs::{BIG5, EUC_JP, EUC_KR, GBK, KOI8_R, REPLACEMENT, SHIFT_JIS, WIN
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 
-/// The shared data directory (`SIEVE_SHARED_DATA`, default
-/// `/work/shared/data`, else `../shared/data` from the repo root), or `None`.
+/// The shared data directory: `SIEVE_SHARED_DATA` when set (only that, so
+/// that setting it to a missing path forces the skips), else
+/// `/work/shared/data`, else `../shared/data` from the repo root; `None` if
+/// the chosen directory is absent.
 pub(crate) fn shared_data() -> Option<PathBuf> {
-    let mut candidates = Vec::new();
     if let Some(v) = std::env::var_os("SIEVE_SHARED_DATA") {
-        candidates.push(PathBuf::from(v));
+        return Some(PathBuf::from(v)).filter(|p| p.is_dir());
     }
-    candidates.push(PathBuf::from("/work/shared/data"));
-    candidates.push(repo_root().join("../shared/data"));
-    candidates.into_iter().find(|p| p.is_dir())
+    [PathBuf::from("/work/shared/data"), repo_root().join("../shared/data")]
+        .into_iter()
+        .find(|p| p.is_dir())
 }
 
 pub(crate) fn repo_root() -> PathBuf {
