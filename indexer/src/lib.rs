@@ -4,15 +4,20 @@
 //!
 //! * [`schema`]: the one place that names index fields and registers the
 //!   analyser; the searcher and the filter tools use it too.
+//! * [`charset`]: charset detection (HTTP, BOM, meta, XML, detector) and
+//!   decoding of HTTP bodies to UTF-8 text.
+//! * [`html`]: HTML to text (title and visible body text).
 //!
 //! Every fallible function returns [`Error`], whose variants carry the
 //! evidence (path, byte offset, expected and found values).
 
 pub mod analysis;
 pub mod build;
+pub mod charset;
 pub mod crawl;
 pub mod document;
 pub mod error;
+pub mod html;
 pub mod schema;
 pub mod spamfile;
 

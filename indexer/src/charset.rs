@@ -1,0 +1,624 @@
+//! Charset detection and decoding of HTTP bodies to UTF-8 text.
+//!
+//! [`decode`] turns the raw bytes of one HTTP body into a `String`, and says
+//! which evidence decided the encoding ([`CharsetSource`]). It never fails:
+//! malformed input is cleaned (UTF-8) or replaced with U+FFFD (legacy
+//! encodings), and the damage is reported in [`Decoded`].
+//!
+//! # Order of evidence ([`CharsetMode::Auto`])
+//!
+//! 1. **Byte order mark** ([`CharsetSource::Bom`]): UTF-8, UTF-16LE or
+//!    UTF-16BE BOM at byte 0. As in the WHATWG encoding-sniffing algorithm
+//!    (HTML Standard, "determining the character encoding", step 1) a BOM
+//!    beats the HTTP header: it describes the bytes themselves, and a UTF-16
+//!    body decoded as a declared single-byte encoding would be garbage.
+//! 2. **HTTP header** ([`CharsetSource::HttpHeader`]): the `charset=`
+//!    parameter of `Content-Type`, as handed over by the WARC reader.
+//! 3. **`<meta>`** ([`CharsetSource::Meta`]): the WHATWG prescan of the
+//!    first 1024 bytes: `<meta charset=...>` or
+//!    `<meta http-equiv="content-type" content="...charset=...">`, any
+//!    attribute order, quotes, case; comments and other tags (including `>`
+//!    inside quoted attribute values) are skipped. A declaration that is not
+//!    complete within the first 1024 bytes is ignored. A UTF-16 label in a
+//!    meta tag means UTF-8 and `x-user-defined` means windows-1252 (WHATWG).
+//! 4. **XML declaration** ([`CharsetSource::XmlDecl`]): `<?xml ...
+//!    encoding="..."?>` at byte 0. The HTML prescan ignores it, but XML 1.0
+//!    (section 4.3.3, appendix F) makes it authoritative for XML documents,
+//!    and crawls hold XHTML, RSS and Atom served without a header charset
+//!    (most of the chardet test corpus is RSS/Atom). UTF-16 labels mean UTF-8
+//!    here too (the bytes were read as ASCII-compatible to find the
+//!    declaration).
+//! 5. Nothing declared:
+//!    * empty or pure ASCII without ESC (0x1B): [`CharsetSource::Default`]
+//!      (UTF-8); ASCII with ESC goes to the detector (ISO-2022-JP is 7-bit);
+//!    * valid UTF-8: [`CharsetSource::ValidUtf8`], no detector runs;
+//!    * otherwise [`CharsetSource::Detector`]: the seven malformed-UTF-8
+//!      counts of the raw bytes are kept (the spam signal of Crane, Trotman
+//!      and O'Keefe; taken by running the cleaner over the raw body after it
+//!      has been decoded), and `chardetng` guesses, with the URL's top-level
+//!      domain as a hint.
+//!
+//! Labels are resolved with [`Encoding::for_label`] (WHATWG labels:
+//! `iso-8859-1` and `ascii` are windows-1252, `gb2312` is GBK; intended).
+//! A label that does not resolve is ignored (evidence falls through to the
+//! next source) and [`Decoded::unknown_label`] is set. Labels that resolve
+//! to the `replacement` encoding (`iso-2022-kr`, `hz-gb-2312`, ...) are
+//! honoured as encoding_rs does: the body decodes to a single U+FFFD.
+//!
+//! # Decoding
+//!
+//! Every decision for UTF-8 (declared, BOM, `ValidUtf8`, `Default`,
+//! detected UTF-8, and [`CharsetMode::ForceUtf8`]) runs the in-place cleaner
+//! [`sieve_filters::utf8::clean_in_place_with`] over the body (without its
+//! BOM) and keeps its seven counts in [`Decoded::utf8_counts`]; no copy is
+//! made. A legacy encoding decodes with encoding_rs (malformed sequences
+//! become U+FFFD and set [`Decoded::had_replacements`]); its counts stay zero
+//! unless the detector decided (then they are the raw bytes' counts).
+
+use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE, WINDOWS_1252, X_USER_DEFINED};
+use sieve_filters::utf8::{self, Counting, Utf8Counts};
+
+/// Which evidence decided the encoding of a body.
+///
+/// [`code`](Self::code) is stored in an index fast field: codes are stable
+/// and are never renumbered; new variants get new codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CharsetSource {
+    /// The HTTP `Content-Type` `charset=` parameter (code 1).
+    HttpHeader,
+    /// A byte order mark at byte 0 (code 2).
+    Bom,
+    /// A `<meta>` declaration found by the WHATWG prescan (code 3).
+    Meta,
+    /// Nothing declared; `chardetng` guessed (code 4).
+    Detector,
+    /// Nothing declared, and the body is valid UTF-8 with non-ASCII (code 5).
+    ValidUtf8,
+    /// [`CharsetMode::ForceUtf8`]: the body was treated as UTF-8 whatever it
+    /// declared, as ATIRE does (code 6).
+    Forced,
+    /// Nothing declared and nothing to go on: empty or pure ASCII, UTF-8
+    /// (code 7).
+    Default,
+    /// An XML declaration `<?xml ... encoding="..."?>` at byte 0 (code 8).
+    XmlDecl,
+}
+
+impl CharsetSource {
+    /// Every variant, in code order.
+    pub const ALL: [CharsetSource; 8] = [
+        CharsetSource::HttpHeader,
+        CharsetSource::Bom,
+        CharsetSource::Meta,
+        CharsetSource::Detector,
+        CharsetSource::ValidUtf8,
+        CharsetSource::Forced,
+        CharsetSource::Default,
+        CharsetSource::XmlDecl,
+    ];
+
+    /// The stable numeric code (1..=8) stored in the index. Never
+    /// renumbered; 0 is never used, so a fast field's default of 0 means
+    /// "not recorded".
+    pub fn code(self) -> u64 {
+        match self {
+            CharsetSource::HttpHeader => 1,
+            CharsetSource::Bom => 2,
+            CharsetSource::Meta => 3,
+            CharsetSource::Detector => 4,
+            CharsetSource::ValidUtf8 => 5,
+            CharsetSource::Forced => 6,
+            CharsetSource::Default => 7,
+            CharsetSource::XmlDecl => 8,
+        }
+    }
+
+    /// The variant whose [`code`](Self::code) is `code`, or `None`.
+    pub fn from_code(code: u64) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.code() == code)
+    }
+
+    /// A stable snake_case name for statistics (`"http_header"`, `"bom"`,
+    /// `"meta"`, `"detector"`, `"valid_utf8"`, `"forced"`, `"default"`,
+    /// `"xml_decl"`).
+    pub fn key(self) -> &'static str {
+        match self {
+            CharsetSource::HttpHeader => "http_header",
+            CharsetSource::Bom => "bom",
+            CharsetSource::Meta => "meta",
+            CharsetSource::Detector => "detector",
+            CharsetSource::ValidUtf8 => "valid_utf8",
+            CharsetSource::Forced => "forced",
+            CharsetSource::Default => "default",
+            CharsetSource::XmlDecl => "xml_decl",
+        }
+    }
+}
+
+/// How [`decode`] chooses the encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CharsetMode {
+    /// Use the evidence in the order given in the [module docs](self).
+    #[default]
+    Auto,
+    /// ATIRE's treatment (`--charset utf8`): every body is UTF-8 whatever it
+    /// declares; it is cleaned and counted. A UTF-8 BOM is kept (as U+FEFF).
+    ForceUtf8,
+}
+
+/// The result of [`decode`].
+#[derive(Debug, Clone)]
+pub struct Decoded {
+    /// The body as text (without any BOM that decided the encoding).
+    pub text: String,
+    /// The encoding the body was decoded with.
+    pub encoding: &'static Encoding,
+    /// Which evidence decided `encoding`.
+    pub source: CharsetSource,
+    /// Two of the declarations present (HTTP header, BOM, meta, XML
+    /// declaration) resolve to different encodings. Meta and XML labels are
+    /// compared as resolved by `for_label`, before the UTF-16-means-UTF-8
+    /// rule.
+    pub disagree: bool,
+    /// Malformed-UTF-8 counts of the raw body (by the cleaner
+    /// [`utf8::clean_in_place_with`]): when the body was treated as UTF-8,
+    /// and when the detector decided a legacy encoding; zero when a declared
+    /// legacy encoding (HTTP, BOM, meta, XML) decided.
+    pub utf8_counts: Utf8Counts,
+    /// A legacy (non-UTF-8) decode met malformed input and produced U+FFFD.
+    pub had_replacements: bool,
+    /// A declared label (HTTP, meta or XML) was not a WHATWG label and was
+    /// ignored.
+    pub unknown_label: bool,
+}
+
+/// How many leading bytes the `<meta>` prescan and the XML-declaration
+/// parser look at (WHATWG: 1024).
+pub const PRESCAN_BYTES: usize = 1024;
+
+/// Decodes one HTTP body to text. `http_charset` is the value of the
+/// `Content-Type` `charset=` parameter (surrounding whitespace and quotes
+/// are ignored), `url` the record's target URI (only its top-level domain is
+/// used, as a detector hint). See the [module docs](self) for the exact
+/// order of evidence. Takes the body by value so that UTF-8 bodies are
+/// cleaned in place and become the `String` without a copy. Never panics;
+/// time is linear in `body.len()`.
+pub fn decode(
+    mut body: Vec<u8>,
+    http_charset: Option<&str>,
+    url: Option<&str>,
+    mode: CharsetMode,
+    counting: Counting,
+) -> Decoded {
+    if mode == CharsetMode::ForceUtf8 {
+        let (text, utf8_counts) = clean_utf8(body, 0, counting);
+        return Decoded {
+            text,
+            encoding: UTF_8,
+            source: CharsetSource::Forced,
+            disagree: false,
+            utf8_counts,
+            had_replacements: false,
+            unknown_label: false,
+        };
+    }
+
+    let mut unknown_label = false;
+    let resolve = |label: &[u8], unknown: &mut bool| {
+        let r = Encoding::for_label(label);
+        if r.is_none() {
+            *unknown = true;
+        }
+        r
+    };
+    let bom = Encoding::for_bom(&body);
+    let http = http_charset
+        .map(|l| l.trim().trim_matches(|c| c == '"' || c == '\''))
+        .filter(|l| !l.is_empty())
+        .and_then(|l| resolve(l.as_bytes(), &mut unknown_label));
+    let head = &body[..body.len().min(PRESCAN_BYTES)];
+    let meta = prescan_meta(head, &mut unknown_label);
+    let xml = xml_declaration(head).and_then(|l| resolve(&l, &mut unknown_label));
+
+    let declared: Vec<&'static Encoding> = [bom.map(|(e, _)| e), http, meta, xml]
+        .into_iter()
+        .flatten()
+        .collect();
+    let disagree = declared.windows(2).any(|w| w[0] != w[1]);
+
+    let in_document = |e: &'static Encoding| {
+        if e == UTF_16LE || e == UTF_16BE {
+            UTF_8
+        } else if e == X_USER_DEFINED {
+            WINDOWS_1252
+        } else {
+            e
+        }
+    };
+    let decision = if let Some((e, len)) = bom {
+        Some((e, CharsetSource::Bom, len))
+    } else if let Some(e) = http {
+        Some((e, CharsetSource::HttpHeader, 0))
+    } else if let Some(e) = meta {
+        Some((in_document(e), CharsetSource::Meta, 0))
+    } else {
+        xml.map(|e| (in_document(e), CharsetSource::XmlDecl, 0))
+    };
+
+    if let Some((encoding, source, skip)) = decision {
+        if encoding == UTF_8 {
+            let (text, utf8_counts) = clean_utf8(body, skip, counting);
+            return Decoded {
+                text,
+                encoding,
+                source,
+                disagree,
+                utf8_counts,
+                had_replacements: false,
+                unknown_label,
+            };
+        }
+        let (text, had_replacements) = decode_legacy(encoding, &body[skip..]);
+        return Decoded {
+            text,
+            encoding,
+            source,
+            disagree,
+            utf8_counts: Utf8Counts::default(),
+            had_replacements,
+            unknown_label,
+        };
+    }
+
+    // Nothing declared. ASCII with ESC bytes may be ISO-2022-JP: detector.
+    let ascii = body.is_ascii();
+    if (ascii && memchr::memchr(0x1B, &body).is_none())
+        || (!ascii && std::str::from_utf8(&body).is_ok())
+    {
+        let source = if ascii {
+            CharsetSource::Default
+        } else {
+            CharsetSource::ValidUtf8
+        };
+        let (text, utf8_counts) = clean_utf8(body, 0, counting);
+        return Decoded {
+            text,
+            encoding: UTF_8,
+            source,
+            disagree,
+            utf8_counts,
+            had_replacements: false,
+            unknown_label,
+        };
+    }
+    let encoding = detect(&body, url);
+    if encoding == UTF_8 {
+        let (text, utf8_counts) = clean_utf8(body, 0, counting);
+        return Decoded {
+            text,
+            encoding,
+            source: CharsetSource::Detector,
+            disagree,
+            utf8_counts,
+            had_replacements: false,
+            unknown_label,
+        };
+    }
+    let (text, had_replacements) = decode_legacy(encoding, &body);
+    // The raw bytes' counts (the paper's spam signal): the cleaner runs over
+    // the body, which is no longer needed, so no copy is made.
+    let utf8_counts = utf8::clean_in_place_with(&mut body, counting);
+    Decoded {
+        text,
+        encoding,
+        source: CharsetSource::Detector,
+        disagree,
+        utf8_counts,
+        had_replacements,
+        unknown_label,
+    }
+}
+
+/// Runs `chardetng` over `body` with the top-level domain of `url` as the
+/// hint (UTF-8 allowed as a guess).
+fn detect(body: &[u8], url: Option<&str>) -> &'static Encoding {
+    let mut det = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
+    det.feed(body, true);
+    let tld = url.and_then(tld_of);
+    det.guess(tld.as_deref(), chardetng::Utf8Detection::Allow)
+}
+
+/// The rightmost DNS label of the host of `url`, lower-cased, if it is a
+/// plausible ASCII label (what `chardetng` requires; anything else, e.g. an
+/// IP address or a non-ASCII host, gives `None`).
+pub(crate) fn tld_of(url: &str) -> Option<Vec<u8>> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = authority.rsplit('@').next()?;
+    let host = if host.starts_with('[') {
+        return None;
+    } else {
+        host.split(':').next()?
+    };
+    let host = host.trim_end_matches('.');
+    let label = host.rsplit('.').next()?;
+    if label.is_empty()
+        || label.len() > 63
+        || !label
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        || label.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    Some(label.to_ascii_lowercase().into_bytes())
+}
+
+/// Cleans `body[skip..]` in place, drops the first `skip` bytes (a BOM) and
+/// returns the text and the cleaner's counts.
+fn clean_utf8(mut body: Vec<u8>, skip: usize, counting: Counting) -> (String, Utf8Counts) {
+    let counts = utf8::clean_in_place_with(&mut body[skip..], counting);
+    body.drain(..skip);
+    // The cleaner guarantees valid UTF-8; the lossy fallback only guards
+    // against a broken cleaner (it never panics and never copies otherwise).
+    let text = String::from_utf8(body)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    (text, counts)
+}
+
+/// Decodes `bytes` with a non-UTF-8 encoding, without BOM sniffing.
+fn decode_legacy(encoding: &'static Encoding, bytes: &[u8]) -> (String, bool) {
+    let (text, had_errors) = encoding.decode_without_bom_handling(bytes);
+    (text.into_owned(), had_errors)
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | 0x0C | b'\r' | b' ')
+}
+
+/// Finds `needle` (ASCII, lower case) in `hay` starting at `from`,
+/// ignoring ASCII case.
+fn find_ci(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    if from > hay.len() || needle.len() > hay.len() - from {
+        return None;
+    }
+    (from..=hay.len() - needle.len())
+        .find(|&i| hay[i..i + needle.len()].eq_ignore_ascii_case(needle))
+}
+
+/// The WHATWG "prescan a byte stream to determine its encoding" over
+/// `head` (the caller passes at most [`PRESCAN_BYTES`]); returns the
+/// encoding of the first complete, effective `<meta>` declaration whose label
+/// resolves (as resolved, before the UTF-16-means-UTF-8 rule). A label that
+/// does not resolve sets `*unknown` and the scan goes on, as in WHATWG. A tag
+/// cut off by the end of `head` ends the scan.
+pub(crate) fn prescan_meta(head: &[u8], unknown: &mut bool) -> Option<&'static Encoding> {
+    let b = head;
+    let mut pos = 0;
+    while pos < b.len() {
+        let rest = &b[pos..];
+        if rest.starts_with(b"<!--") {
+            // First '>' preceded by "--", the dashes may be those of "<!--".
+            let end = memchr::memmem::find(&b[pos + 2..], b"-->")?;
+            pos = pos + 2 + end + 3;
+        } else if rest.len() >= 6
+            && rest[..5].eq_ignore_ascii_case(b"<meta")
+            && (is_space(rest[5]) || rest[5] == b'/')
+        {
+            pos += 5;
+            let mut names: Vec<Vec<u8>> = Vec::new();
+            let mut got_pragma = false;
+            let mut need_pragma: Option<bool> = None;
+            let mut charset: Option<Vec<u8>> = None;
+            loop {
+                let (name, value, next) = match get_attribute(b, pos) {
+                    Attr::Some(n, v, next) => (n, v, next),
+                    Attr::End(next) => {
+                        pos = next;
+                        break;
+                    }
+                    Attr::Eof => return None,
+                };
+                pos = next;
+                if names.contains(&name) {
+                    continue;
+                }
+                match name.as_slice() {
+                    b"http-equiv" if value == b"content-type" => got_pragma = true,
+                    b"content" if charset.is_none() => {
+                        if let Some(c) = charset_from_content(&value) {
+                            charset = Some(c);
+                            need_pragma = Some(true);
+                        }
+                    }
+                    b"charset" => {
+                        charset = Some(value.clone());
+                        need_pragma = Some(false);
+                    }
+                    _ => {}
+                }
+                names.push(name);
+            }
+            let label = match (need_pragma, charset) {
+                (Some(true), Some(c)) if got_pragma => c,
+                (Some(false), Some(c)) => c,
+                _ => continue,
+            };
+            match Encoding::for_label(&label) {
+                Some(e) => return Some(e),
+                None => *unknown = true,
+            }
+        } else if rest.len() >= 2
+            && rest[0] == b'<'
+            && (rest[1].is_ascii_alphabetic()
+                || (rest[1] == b'/' && rest.len() >= 3 && rest[2].is_ascii_alphabetic()))
+        {
+            pos += if rest[1] == b'/' { 2 } else { 1 };
+            while pos < b.len() && !is_space(b[pos]) && b[pos] != b'>' {
+                pos += 1;
+            }
+            loop {
+                match get_attribute(b, pos) {
+                    Attr::Some(_, _, next) => pos = next,
+                    Attr::End(next) => {
+                        pos = next;
+                        break;
+                    }
+                    Attr::Eof => return None,
+                }
+            }
+        } else if rest.starts_with(b"<!") || rest.starts_with(b"</") || rest.starts_with(b"<?") {
+            pos += memchr::memchr(b'>', &rest[1..])? + 2;
+        } else {
+            pos += 1;
+        }
+    }
+    None
+}
+
+enum Attr {
+    /// Name (lower-cased), value (lower-cased), position after it.
+    Some(Vec<u8>, Vec<u8>, usize),
+    /// No more attributes: position after the tag's `>`.
+    End(usize),
+    /// Ran out of input.
+    Eof,
+}
+
+/// WHATWG "get an attribute" starting at `pos`.
+fn get_attribute(b: &[u8], mut pos: usize) -> Attr {
+    while pos < b.len() && (is_space(b[pos]) || b[pos] == b'/') {
+        pos += 1;
+    }
+    match b.get(pos) {
+        None => return Attr::Eof,
+        Some(b'>') => return Attr::End(pos + 1),
+        _ => {}
+    }
+    let mut name = Vec::new();
+    // Name.
+    loop {
+        let Some(&c) = b.get(pos) else {
+            return Attr::Eof;
+        };
+        if c == b'=' && !name.is_empty() {
+            pos += 1;
+            break;
+        } else if is_space(c) {
+            while pos < b.len() && is_space(b[pos]) {
+                pos += 1;
+            }
+            if b.get(pos) != Some(&b'=') {
+                return Attr::Some(name, Vec::new(), pos);
+            }
+            pos += 1;
+            break;
+        } else if c == b'/' || c == b'>' {
+            return Attr::Some(name, Vec::new(), pos);
+        } else {
+            name.push(c.to_ascii_lowercase());
+            pos += 1;
+        }
+    }
+    // Value.
+    while pos < b.len() && is_space(b[pos]) {
+        pos += 1;
+    }
+    let mut value = Vec::new();
+    match b.get(pos) {
+        None => Attr::Eof,
+        Some(&q @ (b'"' | b'\'')) => {
+            pos += 1;
+            loop {
+                match b.get(pos) {
+                    None => return Attr::Eof,
+                    Some(&c) if c == q => return Attr::Some(name, value, pos + 1),
+                    Some(&c) => value.push(c.to_ascii_lowercase()),
+                }
+                pos += 1;
+            }
+        }
+        Some(b'>') => Attr::Some(name, value, pos),
+        Some(_) => {
+            loop {
+                match b.get(pos) {
+                    None => return Attr::Eof,
+                    Some(&c) if is_space(c) || c == b'>' => break,
+                    Some(&c) => value.push(c.to_ascii_lowercase()),
+                }
+                pos += 1;
+            }
+            Attr::Some(name, value, pos)
+        }
+    }
+}
+
+/// WHATWG "algorithm for extracting a character encoding from a meta
+/// element" over a `content` attribute value.
+pub(crate) fn charset_from_content(v: &[u8]) -> Option<Vec<u8>> {
+    let mut pos = 0;
+    loop {
+        let at = find_ci(v, pos, b"charset")?;
+        pos = at + 7;
+        while pos < v.len() && is_space(v[pos]) {
+            pos += 1;
+        }
+        if v.get(pos) != Some(&b'=') {
+            continue;
+        }
+        pos += 1;
+        while pos < v.len() && is_space(v[pos]) {
+            pos += 1;
+        }
+        return match v.get(pos) {
+            None => None,
+            Some(&q @ (b'"' | b'\'')) => {
+                let end = memchr::memchr(q, &v[pos + 1..])?;
+                Some(v[pos + 1..pos + 1 + end].to_vec())
+            }
+            Some(_) => {
+                let end = v[pos..]
+                    .iter()
+                    .position(|&c| is_space(c) || c == b';')
+                    .map_or(v.len(), |e| pos + e);
+                Some(v[pos..end].to_vec())
+            }
+        };
+    }
+}
+
+/// The `encoding` pseudo-attribute of an XML declaration at byte 0 of
+/// `head` (`<?xml version="1.0" encoding="..."?>`), if the declaration is
+/// complete within `head`.
+pub(crate) fn xml_declaration(head: &[u8]) -> Option<Vec<u8>> {
+    if !head.starts_with(b"<?xml") || !head.get(5).is_some_and(|&c| is_space(c)) {
+        return None;
+    }
+    let end = memchr::memmem::find(head, b"?>")?;
+    let decl = &head[..end];
+    let mut pos = 5;
+    loop {
+        let at = memchr::memmem::find(&decl[pos..], b"encoding")? + pos;
+        pos = at + 8;
+        let mut p = pos;
+        while p < decl.len() && is_space(decl[p]) {
+            p += 1;
+        }
+        if decl.get(p) != Some(&b'=') {
+            continue;
+        }
+        p += 1;
+        while p < decl.len() && is_space(decl[p]) {
+            p += 1;
+        }
+        let q = *decl.get(p)?;
+        if q != b'"' && q != b'\'' {
+            return None;
+        }
+        let len = memchr::memchr(q, &decl[p + 1..])?;
+        return Some(decl[p + 1..p + 1 + len].to_vec());
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;
