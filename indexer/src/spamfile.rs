@@ -200,7 +200,7 @@ fn merge_runs<W: Write>(runs: &[PathBuf], builder: &mut SpamMapBuilder<W>, out: 
                 })
         })
         .collect::<Result<_>>()?;
-    let mut next = |run: usize, readers: &mut Vec<std::io::Lines<BufReader<File>>>| -> Result<Option<Head>> {
+    let next = |run: usize, readers: &mut Vec<std::io::Lines<BufReader<File>>>| -> Result<Option<Head>> {
         match readers[run].next() {
             None => Ok(None),
             Some(line) => {

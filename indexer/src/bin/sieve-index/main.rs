@@ -1,5 +1,217 @@
 //! `sieve-index`: build tantivy indexes from web crawls.
+//!
+//! A thin command line over `sieve_indexer::build`.
 
-fn main() -> anyhow::Result<()> {
-    anyhow::bail!("sieve-index: not built yet")
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use sieve_indexer::analysis::{AnalyzerConfig, Stemmer, Stopwords};
+use sieve_indexer::build::{self, BuildOptions, Progress};
+use sieve_indexer::charset::CharsetMode;
+
+/// Build tantivy indexes from WARC and TREC crawls.
+#[derive(Debug, Parser)]
+#[command(name = "sieve-index", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Index crawl files (WARC, .warc.gz, TREC SGML) into DIR.
+    Build(BuildArgs),
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Charset {
+    /// HTTP header, BOM, <meta>, then a detector; valid UTF-8 is UTF-8.
+    Auto,
+    /// Every byte is UTF-8 (ATIRE's treatment, as in the paper).
+    Utf8,
+}
+
+#[derive(Debug, clap::Args)]
+struct BuildArgs {
+    /// Input files, directories (recursive) or glob patterns.
+    #[arg(long, short, required = true, num_args = 1..)]
+    input: Vec<String>,
+    /// The index directory (created).
+    #[arg(long)]
+    index: PathBuf,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Charset handling.
+    #[arg(long, value_enum, default_value = "auto")]
+    charset: Charset,
+    /// Largest HTTP body kept per record, in bytes; longer ones are truncated and counted.
+    #[arg(long, default_value_t = 10 * 1024 * 1024)]
+    max_record_bytes: u64,
+    /// Largest decompressed/compressed ratio of a gzip input before it is treated as a bomb.
+    #[arg(long, default_value_t = 200)]
+    max_decompression_ratio: u64,
+    /// Deepest HTML nesting followed.
+    #[arg(long, default_value_t = 256)]
+    max_html_depth: usize,
+    /// Longest extracted text per document, in bytes.
+    #[arg(long, default_value_t = 4 << 20)]
+    max_text_bytes: usize,
+    /// Turn off the Porter stemmer.
+    #[arg(long)]
+    no_stem: bool,
+    /// Keep stopwords.
+    #[arg(long)]
+    keep_stopwords: bool,
+    /// Continue an interrupted build in DIR.
+    #[arg(long)]
+    resume: bool,
+    /// Drop documents this filter file (from `sieve-filter build`) does not keep.
+    #[arg(long)]
+    filter: Option<PathBuf>,
+    /// Waterloo spam-ranking files (`percentile docid`, plain or .gz); the
+    /// percentile is stored as a fast field.
+    #[arg(long, num_args = 1..)]
+    spam: Vec<PathBuf>,
+    /// Memory budget of the tantivy writer, in MB.
+    #[arg(long, default_value_t = 256)]
+    writer_mb: usize,
+    /// Print the statistics as JSON instead of a summary.
+    #[arg(long)]
+    json: bool,
+}
+
+struct Bar(Option<ProgressBar>);
+
+impl Progress for Bar {
+    fn file(&self, path: &Path, index: usize, total: usize) {
+        if let Some(b) = &self.0 {
+            b.set_message(format!("[{}/{}] {}", index + 1, total, path.display()));
+        }
+    }
+    fn docs(&self, docs: u64) {
+        if let Some(b) = &self.0 {
+            b.inc(docs);
+        }
+    }
+}
+
+fn run_build(a: BuildArgs) -> anyhow::Result<ExitCode> {
+    let inputs = build::expand_inputs(&a.input)?;
+    let mut opts = BuildOptions::new(inputs, a.index.clone());
+    opts.threads = a.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    if opts.threads == 0 {
+        bail!("--threads must be at least 1");
+    }
+    opts.charset = match a.charset {
+        Charset::Auto => CharsetMode::Auto,
+        Charset::Utf8 => CharsetMode::ForceUtf8,
+    };
+    opts.crawl.max_record_bytes = a.max_record_bytes;
+    opts.crawl.max_decompression_ratio = a.max_decompression_ratio;
+    opts.html.max_depth = a.max_html_depth;
+    opts.html.max_text_bytes = a.max_text_bytes;
+    opts.analyzer = AnalyzerConfig {
+        stemmer: if a.no_stem {
+            Stemmer::None
+        } else {
+            Stemmer::Porter
+        },
+        stopwords: if a.keep_stopwords {
+            Stopwords::None
+        } else {
+            Stopwords::Lucene
+        },
+    };
+    opts.resume = a.resume;
+    opts.writer_heap = a.writer_mb.max(15) << 20;
+    if let Some(f) = &a.filter {
+        let bytes = std::fs::read(f).with_context(|| format!("cannot read filter {}", f.display()))?;
+        let filter = sieve_filters::docfilter::DocFilter::from_bytes(bytes)
+            .with_context(|| format!("{} is not a sieve filter file", f.display()))?;
+        opts.filter_desc = Some(format!(
+            "{} ({:?} list of {}, thresholds {})",
+            f.display(),
+            filter.header().stores,
+            filter.listed(),
+            serde_json::to_string(&filter.header().thresholds)?
+        ));
+        opts.filter = Some(filter);
+    }
+    if !a.spam.is_empty() {
+        let map_path = a.index.with_extension("spam.fst.tmp");
+        let tmp = tempfile::tempdir().context("temporary directory for sorting spam scores")?;
+        let st = sieve_indexer::spamfile::build_spam_map(&a.spam, &map_path, tmp.path())?;
+        let map = sieve_indexer::spamfile::open_spam_map(&map_path)?;
+        let _ = std::fs::remove_file(&map_path);
+        eprintln!(
+            "spam scores: {} lines, {} docids ({} sorted runs)",
+            st.lines, st.docids, st.runs
+        );
+        let names: Vec<String> = a.spam.iter().map(|p| p.display().to_string()).collect();
+        opts.spam_desc = Some(names.join(","));
+        opts.spam = Some(map);
+    }
+    let bar = if std::io::stderr().is_terminal() {
+        let b = ProgressBar::new_spinner();
+        b.set_style(
+            ProgressStyle::with_template("{spinner} {pos} docs {per_sec} {elapsed} {wide_msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        b.enable_steady_tick(std::time::Duration::from_millis(200));
+        Some(b)
+    } else {
+        None
+    };
+    let progress = Bar(bar);
+    let stats = build::build(&opts, &progress)?;
+    if let Some(b) = &progress.0 {
+        b.finish_and_clear();
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&stats)?);
+    } else {
+        build::summary(&stats, &mut std::io::stdout())?;
+        println!("stats: {}", a.index.join(build::STATS).display());
+    }
+    if let Some(unscored) = stats.spam_without_doc {
+        eprintln!(
+            "spam coverage: {} indexed docs without a score, {} scores without an indexed doc",
+            stats.totals.indexed - stats.totals.spam_scored,
+            unscored
+        );
+    }
+    // A file that could not be read at all makes the exit code non-zero.
+    let unreadable: Vec<&build::FileStats> = stats
+        .files
+        .iter()
+        .filter(|f| f.error.is_some() && f.records == 0)
+        .collect();
+    for f in &unreadable {
+        eprintln!(
+            "sieve-index: could not read {}: {}",
+            f.path,
+            f.error.as_deref().unwrap_or("")
+        );
+    }
+    Ok(if unreadable.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    })
+}
+
+fn main() -> anyhow::Result<ExitCode> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Build(a) => run_build(a),
+    }
 }
