@@ -6,6 +6,7 @@
 //! Every fallible function returns [`Error`], whose variants carry the
 //! evidence (path, line, expected and found values).
 
+pub mod batch;
 pub mod bm25;
 pub mod compare;
 pub mod error;

@@ -27,6 +27,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
+    /// Run a topic file over one or more indexes (shards, scored with global
+    /// statistics) and write TREC run files, one per BM25 setting and filter.
+    Run(RunArgs),
     /// Parse a topic file and print what was read: format, count, then
     /// `id<TAB>query` per topic (or everything with --json).
     Topics(TopicsArgs),
@@ -36,6 +39,73 @@ enum Cmd {
     /// Compare two runs: means, difference, wins/losses/ties, paired t-test,
     /// most changed topics.
     Compare(CompareArgs),
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Index directories; several are searched as shards of one collection
+    /// with global BM25 statistics.
+    #[arg(long, required = true)]
+    index: Vec<PathBuf>,
+    /// The topic file (format detected).
+    #[arg(long)]
+    topics: PathBuf,
+    /// Which topic text is the query: title, desc or title+desc.
+    #[arg(long, default_value = "title")]
+    field: TopicField,
+    /// Index field searched: body (title + text) or title.
+    #[arg(long, default_value = "body")]
+    search_field: SearchField,
+    /// BM25 k1 (comma-separated list: one run per value).
+    #[arg(long, value_delimiter = ',', default_value = "0.9")]
+    k1: Vec<f32>,
+    /// BM25 b (comma-separated list: one run per value).
+    #[arg(long, value_delimiter = ',', default_value = "0.4")]
+    b: Vec<f32>,
+    /// Hits per topic.
+    #[arg(long, default_value_t = 1000)]
+    hits: usize,
+    /// Run tag (with several runs, a suffix names each setting).
+    #[arg(long, default_value = "sieve")]
+    tag: String,
+    /// Output run file (one run; default stdout).
+    #[arg(long, conflicts_with = "output_dir")]
+    output: Option<PathBuf>,
+    /// Directory for the run files when there are several (TAG.run names).
+    #[arg(long)]
+    output_dir: Option<PathBuf>,
+    /// Keep documents with spam percentile >= P (comma-separated list: one run each).
+    #[arg(long, value_delimiter = ',')]
+    min_spam_percentile: Vec<u8>,
+    /// Drop documents with more than X invalid 4/5/6-byte sequences per KB
+    /// (comma-separated list: one run each).
+    #[arg(long, value_delimiter = ',')]
+    max_invalid_456_per_kb: Vec<f64>,
+    /// Drop documents without a spam score when filtering on spam.
+    #[arg(long)]
+    drop_unscored: bool,
+    /// Filter files from `sieve-filter build` (one run each).
+    #[arg(long)]
+    filter: Vec<PathBuf>,
+    /// Collection statistics for filtered runs: full (as indexed) or
+    /// filtered (recomputed over the kept documents).
+    #[arg(long, default_value = "full")]
+    stats: StatsArg,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum SearchField {
+    Body,
+    Title,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum StatsArg {
+    Full,
+    Filtered,
 }
 
 #[derive(clap::Args)]
@@ -100,6 +170,7 @@ struct CompareArgs {
 
 fn main() -> Result<()> {
     match Cli::parse().cmd {
+        Cmd::Run(a) => cmd_run(a),
         Cmd::Topics(a) => cmd_topics(a),
         Cmd::Eval(a) => cmd_eval(a),
         Cmd::Compare(a) => cmd_compare(a),
@@ -174,5 +245,152 @@ fn cmd_compare(a: CompareArgs) -> Result<()> {
     } else {
         write!(out, "{}", compare::to_text(&cmp, &na, &nb))?;
     }
+    Ok(())
+}
+
+fn cmd_run(a: RunArgs) -> Result<()> {
+    use sieve_filters::docfilter::{DocFilter, Thresholds, Unscored};
+    use sieve_searcher::batch::{self, DocSelection, RunVariant, StatsMode};
+    use sieve_searcher::bm25::Bm25Params;
+
+    if let Some(t) = a.threads {
+        anyhow::ensure!(t >= 1, "--threads must be at least 1");
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build_global()
+            .context("thread pool")?;
+    }
+    anyhow::ensure!(a.hits >= 1, "--hits must be at least 1");
+    let (shards, config) = batch::open_shards(&a.index)?;
+    let analyzer = sieve_indexer::analysis::EnglishAnalyzer::new(config);
+    let (_, topics) = read_topics(&a.topics)?;
+    let unscored = if a.drop_unscored {
+        Unscored::Drop
+    } else {
+        Unscored::Keep
+    };
+    // Selections: one per threshold value and per filter file.
+    let mut selections = Vec::new();
+    for p in &a.min_spam_percentile {
+        anyhow::ensure!(*p <= 100, "--min-spam-percentile {p}: expected 0-100");
+        selections.push(DocSelection {
+            name: format!("spam{p}"),
+            thresholds: Thresholds {
+                min_spam_percentile: Some(*p),
+                unscored,
+                ..Default::default()
+            },
+            filter: None,
+        });
+    }
+    for x in &a.max_invalid_456_per_kb {
+        let t = Thresholds {
+            max_rate_per_kb: [("invalid_4_5_6".to_string(), *x)].into(),
+            ..Default::default()
+        };
+        t.validate()?;
+        selections.push(DocSelection {
+            name: format!("i456le{}", batch::num_label(*x)),
+            thresholds: t,
+            filter: None,
+        });
+    }
+    for f in &a.filter {
+        let bytes = std::fs::read(f).with_context(|| format!("cannot read {}", f.display()))?;
+        let filter = DocFilter::from_bytes(bytes)
+            .with_context(|| format!("{} is not a sieve filter file", f.display()))?;
+        let stem = f
+            .file_stem()
+            .map(|s| s.to_string_lossy().replace(|c: char| !c.is_ascii_alphanumeric(), "_"))
+            .unwrap_or_else(|| "filter".into());
+        selections.push(DocSelection {
+            name: format!("f_{stem}"),
+            thresholds: Thresholds::default(),
+            filter: Some(filter),
+        });
+    }
+    let several = a.k1.len() * a.b.len() * selections.len().max(1) > 1;
+    let mut variants = Vec::new();
+    let sel_ids: Vec<Option<usize>> = if selections.is_empty() {
+        vec![None]
+    } else {
+        (0..selections.len()).map(Some).collect()
+    };
+    for &k1 in &a.k1 {
+        for &b in &a.b {
+            let params = Bm25Params { k1, b }.validate()?;
+            for &sel in &sel_ids {
+                let mut tag = a.tag.clone();
+                if several {
+                    tag = format!(
+                        "{}_k1-{}_b-{}",
+                        a.tag,
+                        batch::num_label(f64::from(k1)),
+                        batch::num_label(f64::from(b))
+                    );
+                    if let Some(i) = sel {
+                        tag = format!("{tag}_{}", selections[i].name);
+                    }
+                } else if let Some(i) = sel {
+                    tag = format!("{tag}_{}", selections[i].name);
+                }
+                variants.push(RunVariant {
+                    params,
+                    selection: sel,
+                    tag,
+                });
+            }
+        }
+    }
+    if variants.len() > 1 && a.output_dir.is_none() {
+        anyhow::bail!(
+            "{} runs requested (k1 x b x filters): give --output-dir DIR for their files",
+            variants.len()
+        );
+    }
+    let field = match a.search_field {
+        SearchField::Body => sieve_indexer::schema::TextField::Body,
+        SearchField::Title => sieve_indexer::schema::TextField::Title,
+    };
+    let stats_mode = match a.stats {
+        StatsArg::Full => StatsMode::Full,
+        StatsArg::Filtered => StatsMode::Filtered,
+    };
+    let started = std::time::Instant::now();
+    let results = batch::run_batch(
+        &shards, &analyzer, &topics, a.field, field, &selections, stats_mode, &variants, a.hits,
+    )?;
+    let elapsed = started.elapsed();
+    if let Some(dir) = &a.output_dir {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    for (v, res) in variants.iter().zip(&results) {
+        let sink: Box<dyn Write> = match (&a.output, &a.output_dir) {
+            (Some(p), _) => Box::new(std::io::BufWriter::new(
+                std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+            )),
+            (None, Some(dir)) => {
+                let p = batch::run_path(dir, &v.tag);
+                Box::new(std::io::BufWriter::new(
+                    std::fs::File::create(&p)
+                        .with_context(|| format!("cannot create {}", p.display()))?,
+                ))
+            }
+            (None, None) => Box::new(std::io::BufWriter::new(std::io::stdout())),
+        };
+        let mut w = sieve_searcher::run::RunWriter::new(sink, &v.tag)?;
+        for (qid, hits) in res {
+            let pairs: Vec<(&str, f32)> = hits.iter().map(|h| (h.docid.as_str(), h.score)).collect();
+            w.write_topic(qid, &pairs)?;
+        }
+        w.finish()?.flush()?;
+    }
+    eprintln!(
+        "{} topics x {} runs in {:.3}s ({:.2} ms per topic)",
+        topics.len(),
+        variants.len(),
+        elapsed.as_secs_f64(),
+        elapsed.as_secs_f64() * 1e3 / topics.len().max(1) as f64
+    );
     Ok(())
 }
