@@ -347,7 +347,12 @@ mod tests {
         assert_eq!((h.stores, h.unlisted), (ListKind::Keep, Unscored::Drop));
         let h = FilterHeader::new(Thresholds::default(), c(70, 30), None, vec![]);
         assert_eq!((h.stores, h.unlisted), (ListKind::Exclude, Unscored::Keep));
-        let h = FilterHeader::new(Thresholds::default(), c(70, 30), Some(ListKind::Keep), vec![]);
+        let h = FilterHeader::new(
+            Thresholds::default(),
+            c(70, 30),
+            Some(ListKind::Keep),
+            vec![],
+        );
         assert_eq!(h.stores, ListKind::Keep);
     }
 

@@ -181,7 +181,14 @@ mod tests {
         );
         assert_eq!(parse_line(b"\t99\tx  \r", 1).unwrap(), Some((99, "x")));
         assert_eq!(parse_line(b"", 1).unwrap(), None);
-        for bad in [&b"x docid"[..], b"-1 d", b"100 d", b"70", b"70 a b", b"7.5 d"] {
+        for bad in [
+            &b"x docid"[..],
+            b"-1 d",
+            b"100 d",
+            b"70",
+            b"70 a b",
+            b"7.5 d",
+        ] {
             let err = parse_line(bad, 42).unwrap_err().to_string();
             assert!(err.contains("line 42"), "{err}");
         }
@@ -198,7 +205,10 @@ mod tests {
         assert!(b.insert("c", 100).is_err());
         assert_eq!(b.len(), 2);
         let m = SpamMap::new(b.finish().unwrap()).unwrap();
-        assert_eq!((m.get("a"), m.get("b"), m.get("c")), (Some(10), Some(99), None));
+        assert_eq!(
+            (m.get("a"), m.get("b"), m.get("c")),
+            (Some(10), Some(99), None)
+        );
     }
 
     proptest! {

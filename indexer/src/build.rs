@@ -501,7 +501,8 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     };
     register_analyzers(&index, opts.analyzer);
     let fields = Fields::from_schema(&index.schema())?;
-    let mut writer: IndexWriter = index.writer_with_num_threads(1, opts.writer_heap.max(15 << 20))?;
+    let mut writer: IndexWriter =
+        index.writer_with_num_threads(1, opts.writer_heap.max(15 << 20))?;
 
     // Losses log, cut back to what the last commit saw.
     let losses_path = opts.index.join(LOSSES);
@@ -890,12 +891,28 @@ pub fn summary(stats: &BuildStats, out: &mut impl Write) -> std::io::Result<()> 
         writeln!(out, "skipped: {}", s.join(" "))?;
     }
     if !t.anomalies.is_empty() {
-        let s: Vec<String> = t.anomalies.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        writeln!(out, "anomalies ({} bytes): {}", t.anomaly_bytes, s.join(" "))?;
+        let s: Vec<String> = t
+            .anomalies
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        writeln!(
+            out,
+            "anomalies ({} bytes): {}",
+            t.anomaly_bytes,
+            s.join(" ")
+        )?;
     }
     let e: Vec<String> = ErrorClass::ALL
         .iter()
-        .map(|c| format!("{}={}/{}", c.key(), t.utf8_errors.get(*c), t.utf8_docs.get(*c)))
+        .map(|c| {
+            format!(
+                "{}={}/{}",
+                c.key(),
+                t.utf8_errors.get(*c),
+                t.utf8_docs.get(*c)
+            )
+        })
         .collect();
     writeln!(out, "utf8 errors (occurrences/docs): {}", e.join(" "))?;
     let c: Vec<String> = t
@@ -942,4 +959,34 @@ pub fn create_file(path: &Path) -> Result<BufWriter<File>> {
             path: path.to_path_buf(),
             source,
         })
+}
+
+/// Every docid of an index, sorted (for scripts and tests; this holds them
+/// all in memory).
+pub fn list_docids(dir: &Path) -> Result<Vec<String>> {
+    let (index, _) = open_index(dir)?;
+    let searcher = index.reader()?.searcher();
+    let mut out = Vec::new();
+    for seg in searcher.segment_readers() {
+        let ids = seg
+            .fast_fields()
+            .str(crate::schema::DOCID)?
+            .ok_or_else(|| Error::Schema {
+                expected: "docid as a fast field",
+                detail: dir.display().to_string(),
+            })?;
+        let mut buf = String::new();
+        for doc in 0..seg.max_doc() {
+            if let Some(ord) = ids.term_ords(doc).next() {
+                buf.clear();
+                ids.ord_to_str(ord, &mut buf).map_err(|source| Error::Io {
+                    path: dir.to_path_buf(),
+                    source,
+                })?;
+                out.push(buf.clone());
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
 }

@@ -17,6 +17,7 @@ pub mod charset;
 pub mod crawl;
 pub mod document;
 pub mod error;
+pub mod filterbuild;
 pub mod html;
 pub mod schema;
 pub mod spamfile;

@@ -126,9 +126,7 @@ pub fn select(shards: &[Shard], sel: &DocSelection) -> Result<Subset> {
                     &counts,
                     bytes.first(doc).unwrap_or(0),
                 );
-                if keep
-                    && let (Some(f), Some(ids)) = (&sel.filter, &docids)
-                {
+                if keep && let (Some(f), Some(ids)) = (&sel.filter, &docids) {
                     buf.clear();
                     if let Some(ord) = ids.term_ords(doc).next() {
                         ids.ord_to_str(ord, &mut buf).map_err(|e| Error::Index {
@@ -222,10 +220,10 @@ pub fn run_batch(
     Ok(out)
 }
 
-/// A file-name-safe rendering of a number (`0.9` → `0.9`, `70` → `70`).
-pub fn num_label(x: f64) -> String {
-    let s = format!("{x}");
-    s.replace('-', "m")
+/// A file-name-safe rendering of a number in its shortest round-trip form
+/// (`0.9f32` → `0.9`, `70` → `70`, `-1` → `m1`).
+pub fn num_label(x: impl std::fmt::Display) -> String {
+    x.to_string().replace('-', "m")
 }
 
 /// The run file for `tag` in `dir`.

@@ -3,7 +3,11 @@
 //! A thin command line over `sieve_filters` (pure decisions) and
 //! `sieve_indexer` (file reading). Each subcommand lives in its own module.
 
+mod filter;
 mod utf8;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
@@ -20,11 +24,36 @@ enum Command {
     /// Count the seven UTF-8 error classes in files (one JSON object per file
     /// per line) and optionally write the cleaned bytes.
     Utf8(utf8::Args),
+    /// Build a docid filter file from spam rankings and/or an index's
+    /// per-document error rates.
+    Build(filter::BuildArgs),
+    /// Print a filter file's header (list kind, thresholds, counts).
+    Inspect {
+        /// The filter file.
+        file: PathBuf,
+    },
+    /// Does the filter keep these docids? Prints keep/drop per docid; exit
+    /// code 1 if any is dropped.
+    Contains {
+        /// The filter file.
+        file: PathBuf,
+        /// Docids to look up.
+        #[arg(required = true)]
+        docids: Vec<String>,
+    },
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command {
-        Command::Utf8(args) => utf8::run(&args),
+        Command::Utf8(args) => utf8::run(&args)?,
+        Command::Build(args) => filter::build(&args)?,
+        Command::Inspect { file } => filter::inspect(&file)?,
+        Command::Contains { file, docids } => {
+            if !filter::contains(&file, &docids)? {
+                return Ok(ExitCode::from(1));
+            }
+        }
     }
+    Ok(ExitCode::SUCCESS)
 }

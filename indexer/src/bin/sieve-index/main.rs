@@ -2,7 +2,7 @@
 //!
 //! A thin command line over `sieve_indexer::build`.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -25,6 +25,12 @@ struct Cli {
 enum Command {
     /// Index crawl files (WARC, .warc.gz, TREC SGML) into DIR.
     Build(BuildArgs),
+    /// Print every docid of an index, one per line, sorted.
+    Docids {
+        /// The index directory.
+        #[arg(long)]
+        index: PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -134,7 +140,8 @@ fn run_build(a: BuildArgs) -> anyhow::Result<ExitCode> {
     opts.resume = a.resume;
     opts.writer_heap = a.writer_mb.max(15) << 20;
     if let Some(f) = &a.filter {
-        let bytes = std::fs::read(f).with_context(|| format!("cannot read filter {}", f.display()))?;
+        let bytes =
+            std::fs::read(f).with_context(|| format!("cannot read filter {}", f.display()))?;
         let filter = sieve_filters::docfilter::DocFilter::from_bytes(bytes)
             .with_context(|| format!("{} is not a sieve filter file", f.display()))?;
         opts.filter_desc = Some(format!(
@@ -213,5 +220,13 @@ fn main() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command {
         Command::Build(a) => run_build(a),
+        Command::Docids { index } => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            for d in sieve_indexer::build::list_docids(&index)? {
+                writeln!(out, "{d}")?;
+            }
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }

@@ -301,7 +301,10 @@ fn cmd_run(a: RunArgs) -> Result<()> {
             .with_context(|| format!("{} is not a sieve filter file", f.display()))?;
         let stem = f
             .file_stem()
-            .map(|s| s.to_string_lossy().replace(|c: char| !c.is_ascii_alphanumeric(), "_"))
+            .map(|s| {
+                s.to_string_lossy()
+                    .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+            })
             .unwrap_or_else(|| "filter".into());
         selections.push(DocSelection {
             name: format!("f_{stem}"),
@@ -325,8 +328,8 @@ fn cmd_run(a: RunArgs) -> Result<()> {
                     tag = format!(
                         "{}_k1-{}_b-{}",
                         a.tag,
-                        batch::num_label(f64::from(k1)),
-                        batch::num_label(f64::from(b))
+                        batch::num_label(k1),
+                        batch::num_label(b)
                     );
                     if let Some(i) = sel {
                         tag = format!("{tag}_{}", selections[i].name);
@@ -358,7 +361,15 @@ fn cmd_run(a: RunArgs) -> Result<()> {
     };
     let started = std::time::Instant::now();
     let results = batch::run_batch(
-        &shards, &analyzer, &topics, a.field, field, &selections, stats_mode, &variants, a.hits,
+        &shards,
+        &analyzer,
+        &topics,
+        a.field,
+        field,
+        &selections,
+        stats_mode,
+        &variants,
+        a.hits,
     )?;
     let elapsed = started.elapsed();
     if let Some(dir) = &a.output_dir {
@@ -367,7 +378,8 @@ fn cmd_run(a: RunArgs) -> Result<()> {
     for (v, res) in variants.iter().zip(&results) {
         let sink: Box<dyn Write> = match (&a.output, &a.output_dir) {
             (Some(p), _) => Box::new(std::io::BufWriter::new(
-                std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+                std::fs::File::create(p)
+                    .with_context(|| format!("cannot create {}", p.display()))?,
             )),
             (None, Some(dir)) => {
                 let p = batch::run_path(dir, &v.tag);
@@ -380,7 +392,8 @@ fn cmd_run(a: RunArgs) -> Result<()> {
         };
         let mut w = sieve_searcher::run::RunWriter::new(sink, &v.tag)?;
         for (qid, hits) in res {
-            let pairs: Vec<(&str, f32)> = hits.iter().map(|h| (h.docid.as_str(), h.score)).collect();
+            let pairs: Vec<(&str, f32)> =
+                hits.iter().map(|h| (h.docid.as_str(), h.score)).collect();
             w.write_topic(qid, &pairs)?;
         }
         w.finish()?.flush()?;

@@ -1,0 +1,172 @@
+//! `sieve-filter build | inspect | contains`: docid filter files.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use sieve_filters::docfilter::{DocFilter, ListKind, Thresholds, Unscored};
+use sieve_filters::utf8::ErrorClass;
+use sieve_indexer::filterbuild::{FilterSpec, build_filter};
+
+/// Arguments of `sieve-filter build`.
+#[derive(Debug, clap::Args)]
+pub struct BuildArgs {
+    /// Waterloo spam rankings (`percentile docid` lines, plain or .gz,
+    /// sorted or not).
+    #[arg(long, num_args = 1..)]
+    spam: Vec<PathBuf>,
+    /// Keep documents with spam percentile >= this (70 is the usual cut).
+    #[arg(long)]
+    min_percentile: Option<u8>,
+    /// An index built by sieve-index: its documents are the universe, and
+    /// its fast fields give the error counts (and spam, without --spam).
+    #[arg(long)]
+    stats: Option<PathBuf>,
+    /// Drop documents with more than X invalid 4/5/6-byte sequences per KB.
+    #[arg(long)]
+    max_invalid_456_per_kb: Option<f64>,
+    /// Any class: CLASS=X drops documents with more than X errors of CLASS
+    /// per KB (classes: unexpected_continuation, missing_continuation,
+    /// surrogate, invalid_4_5_6, overlong_nul, overlong_ascii,
+    /// overlong_non_ascii). Repeatable.
+    #[arg(long = "max-rate")]
+    max_rate: Vec<String>,
+    /// Documents without a spam score: keep or drop.
+    #[arg(long, default_value = "keep")]
+    unscored: UnscoredArg,
+    /// Which list to store: the smaller (default), keep or exclude.
+    #[arg(long, default_value = "smaller")]
+    store: StoreArg,
+    /// The filter file to write.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum UnscoredArg {
+    Keep,
+    Drop,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum StoreArg {
+    Smaller,
+    Keep,
+    Exclude,
+}
+
+/// Runs `sieve-filter build`.
+pub fn build(a: &BuildArgs) -> anyhow::Result<()> {
+    if a.spam.is_empty() && a.stats.is_none() {
+        bail!("give --spam FILES, --stats INDEX, or both");
+    }
+    let mut thresholds = Thresholds {
+        min_spam_percentile: a.min_percentile,
+        unscored: match a.unscored {
+            UnscoredArg::Keep => Unscored::Keep,
+            UnscoredArg::Drop => Unscored::Drop,
+        },
+        ..Default::default()
+    };
+    if let Some(x) = a.max_invalid_456_per_kb {
+        thresholds
+            .max_rate_per_kb
+            .insert(ErrorClass::Invalid456.key().to_string(), x);
+    }
+    for r in &a.max_rate {
+        let (k, v) = r
+            .split_once('=')
+            .with_context(|| format!("--max-rate {r:?}: expected CLASS=X"))?;
+        let x: f64 = v
+            .parse()
+            .with_context(|| format!("--max-rate {r:?}: {v:?} is not a number"))?;
+        thresholds.max_rate_per_kb.insert(k.to_string(), x);
+    }
+    if thresholds.is_empty() {
+        bail!("no rule given: use --min-percentile, --max-invalid-456-per-kb or --max-rate");
+    }
+    thresholds.validate()?;
+    let tmp = tempfile::tempdir().context("temporary directory")?;
+    let spam = if a.spam.is_empty() {
+        None
+    } else {
+        let map_path = tmp.path().join("spam.fst");
+        let st = sieve_indexer::spamfile::build_spam_map(&a.spam, &map_path, tmp.path())?;
+        eprintln!("spam scores: {} lines, {} docids", st.lines, st.docids);
+        Some(sieve_indexer::spamfile::open_spam_map(&map_path)?)
+    };
+    let mut sources: Vec<String> = a
+        .spam
+        .iter()
+        .map(|p| format!("spam:{}", p.display()))
+        .collect();
+    if let Some(s) = &a.stats {
+        sources.push(format!("index:{}", s.display()));
+    }
+    let spec = FilterSpec {
+        thresholds,
+        spam: spam.as_ref(),
+        index: a.stats.as_deref(),
+        store: match a.store {
+            StoreArg::Smaller => None,
+            StoreArg::Keep => Some(ListKind::Keep),
+            StoreArg::Exclude => Some(ListKind::Exclude),
+        },
+        sources,
+    };
+    let started = std::time::Instant::now();
+    let header = build_filter(&spec, &a.out)?;
+    let c = header.counts;
+    println!(
+        "{}: {} considered, {} kept, {} excluded, {} unscored; stores the {:?} list; unlisted docids are {:?}",
+        a.out.display(),
+        c.considered,
+        c.kept,
+        c.excluded,
+        c.unscored,
+        header.stores,
+        header.unlisted
+    );
+    eprintln!("built in {:.3}s", started.elapsed().as_secs_f64());
+    if let Some(m) = &spam
+        && a.stats.is_some()
+    {
+        eprintln!(
+            "spam coverage: {} index docs without a score; the map has {} docids",
+            c.unscored,
+            m.len()
+        );
+    }
+    Ok(())
+}
+
+fn open(path: &PathBuf) -> anyhow::Result<DocFilter> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    DocFilter::from_bytes(bytes)
+        .with_context(|| format!("{} is not a sieve filter file", path.display()))
+}
+
+/// Runs `sieve-filter inspect`.
+pub fn inspect(path: &PathBuf) -> anyhow::Result<()> {
+    let f = open(path)?;
+    let mut v = serde_json::to_value(f.header())?;
+    v["listed"] = serde_json::json!(f.listed());
+    println!("{}", serde_json::to_string_pretty(&v)?);
+    Ok(())
+}
+
+/// Runs `sieve-filter contains`: prints `keep` or `drop` per docid; the exit
+/// code is 0 when every docid is kept, 1 otherwise.
+pub fn contains(path: &PathBuf, docids: &[String]) -> anyhow::Result<bool> {
+    let f = open(path)?;
+    let mut all = true;
+    for d in docids {
+        let keep = f.keeps(d);
+        all &= keep;
+        println!(
+            "{d}\t{}\t{}",
+            if keep { "keep" } else { "drop" },
+            if f.contains(d) { "listed" } else { "unlisted" }
+        );
+    }
+    Ok(all)
+}

@@ -1,0 +1,239 @@
+//! Building docid filter files from spam rankings and/or an index.
+//!
+//! The rule and the file format are in [`sieve_filters::docfilter`]; this
+//! module does the reading. The universe of the filter is:
+//!
+//! * with an index (`index`): every document of the index. Each document's
+//!   spam percentile comes from the spam map if one is given, else from the
+//!   index's `spam` fast field; its error counts and length from the fast
+//!   fields.
+//! * without an index: every docid of the spam map (error-rate rules cannot
+//!   apply: there are no counts).
+//!
+//! Two passes: the first counts kept and excluded documents, the second
+//! writes the smaller list (or the one asked for). The listed docids reach
+//! the FST in sorted order: the spam map is sorted already; an index's
+//! docids are sorted within each segment, spilled to a temporary file per
+//! segment, and merged. Memory stays bounded by one segment's bitset.
+
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use sieve_filters::docfilter::{FilterCounts, FilterHeader, FilterWriter, ListKind, Thresholds};
+use sieve_filters::spam::SpamMap;
+use sieve_filters::utf8::{ErrorClass, Utf8Counts};
+
+use crate::build::open_index;
+use crate::schema::{self, NO_SPAM_SCORE};
+use crate::{Error, Result};
+
+/// What to build a filter from.
+pub struct FilterSpec<'a> {
+    /// The rule.
+    pub thresholds: Thresholds,
+    /// Spam percentiles (overriding the index's).
+    pub spam: Option<&'a SpamMap<Vec<u8>>>,
+    /// The index whose documents are the universe.
+    pub index: Option<&'a Path>,
+    /// Force the stored list (default: the smaller).
+    pub store: Option<ListKind>,
+    /// Descriptions of the inputs, for the header.
+    pub sources: Vec<String>,
+}
+
+fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn filt_err(path: &Path, e: sieve_filters::Error) -> Error {
+    Error::Input {
+        path: path.to_path_buf(),
+        detail: e.to_string(),
+    }
+}
+
+/// Builds the filter file `out`; returns its header.
+pub fn build_filter(spec: &FilterSpec<'_>, out: &Path) -> Result<FilterHeader> {
+    spec.thresholds.validate().map_err(|e| filt_err(out, e))?;
+    match spec.index {
+        Some(dir) => from_index(spec, dir, out),
+        None => from_spam(spec, out),
+    }
+}
+
+fn from_spam(spec: &FilterSpec<'_>, out: &Path) -> Result<FilterHeader> {
+    let map = spec.spam.ok_or_else(|| Error::Input {
+        path: out.to_path_buf(),
+        detail: "a filter needs spam scores or an index".into(),
+    })?;
+    if !spec.thresholds.max_rate_per_kb.is_empty() {
+        return Err(Error::Input {
+            path: out.to_path_buf(),
+            detail:
+                "error-rate thresholds need an index (--stats INDEX) for the per-document counts"
+                    .into(),
+        });
+    }
+    let none = Utf8Counts::default();
+    let mut counts = FilterCounts::default();
+    map.for_each(|_, p| {
+        counts.considered += 1;
+        if spec.thresholds.keeps(Some(p), &none, 0) {
+            counts.kept += 1;
+        } else {
+            counts.excluded += 1;
+        }
+    });
+    let header = FilterHeader::new(
+        spec.thresholds.clone(),
+        counts,
+        spec.store,
+        spec.sources.clone(),
+    );
+    let sink = BufWriter::new(File::create(out).map_err(io_err(out))?);
+    let mut w = FilterWriter::new(sink, &header).map_err(|e| filt_err(out, e))?;
+    let mut err = None;
+    map.for_each(|docid, p| {
+        if err.is_none() && header.lists(spec.thresholds.keeps(Some(p), &none, 0)) {
+            err = w.insert(docid).err();
+        }
+    });
+    if let Some(e) = err {
+        return Err(filt_err(out, e));
+    }
+    let (mut sink, _) = w.finish().map_err(|e| filt_err(out, e))?;
+    sink.flush().map_err(io_err(out))?;
+    Ok(header)
+}
+
+fn from_index(spec: &FilterSpec<'_>, dir: &Path, out: &Path) -> Result<FilterHeader> {
+    let (index, _) = open_index(dir)?;
+    let searcher = index.reader()?.searcher();
+    let tmp = tempfile::tempdir().map_err(io_err(out))?;
+    // Pass 1: decide every document; spill each segment's kept and
+    // excluded docids (sorted: ordinal order is docid order).
+    let mut counts = FilterCounts::default();
+    let mut runs: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for (s, seg) in searcher.segment_readers().iter().enumerate() {
+        let ff = seg.fast_fields();
+        let spam_col = ff.u64(schema::SPAM)?;
+        let bytes_col = ff.u64(schema::BYTES)?;
+        let errs = ErrorClass::ALL
+            .iter()
+            .map(|c| ff.u64(schema::error_field_name(*c)))
+            .collect::<tantivy::Result<Vec<_>>>()?;
+        let ids = ff.str(schema::DOCID)?.ok_or_else(|| Error::Schema {
+            expected: "docid as a fast field",
+            detail: dir.display().to_string(),
+        })?;
+        let n_ords = ids.num_terms();
+        // 0 = no live doc with this ordinal, 1 = kept, 2 = excluded.
+        let mut decision = vec![0u8; n_ords];
+        let mut buf = String::new();
+        for doc in 0..seg.max_doc() {
+            let Some(ord) = ids.term_ords(doc).next() else {
+                continue;
+            };
+            let spam = match spec.spam {
+                Some(m) => {
+                    buf.clear();
+                    ids.ord_to_str(ord, &mut buf).map_err(io_err(dir))?;
+                    m.get(&buf)
+                }
+                None => {
+                    let p = spam_col.first(doc).unwrap_or(NO_SPAM_SCORE);
+                    (p != NO_SPAM_SCORE).then_some(p as u8)
+                }
+            };
+            let mut c = Utf8Counts::default();
+            for (col, class) in errs.iter().zip(ErrorClass::ALL) {
+                *c.get_mut(class) = col.first(doc).unwrap_or(0);
+            }
+            counts.considered += 1;
+            if spam.is_none() {
+                counts.unscored += 1;
+            }
+            let keep = spec
+                .thresholds
+                .keeps(spam, &c, bytes_col.first(doc).unwrap_or(0));
+            decision[ord as usize] = if keep { 1 } else { 2 };
+            if keep {
+                counts.kept += 1;
+            } else {
+                counts.excluded += 1;
+            }
+        }
+        let kept_path = tmp.path().join(format!("kept-{s}.txt"));
+        let excl_path = tmp.path().join(format!("excluded-{s}.txt"));
+        let mut kw = BufWriter::new(File::create(&kept_path).map_err(io_err(&kept_path))?);
+        let mut ew = BufWriter::new(File::create(&excl_path).map_err(io_err(&excl_path))?);
+        for (ord, d) in decision.iter().enumerate() {
+            if *d == 0 {
+                continue;
+            }
+            buf.clear();
+            ids.ord_to_str(ord as u64, &mut buf).map_err(io_err(dir))?;
+            let w = if *d == 1 { &mut kw } else { &mut ew };
+            writeln!(w, "{buf}").map_err(io_err(&kept_path))?;
+        }
+        kw.flush().map_err(io_err(&kept_path))?;
+        ew.flush().map_err(io_err(&excl_path))?;
+        runs.push((kept_path, excl_path));
+    }
+    let header = FilterHeader::new(
+        spec.thresholds.clone(),
+        counts,
+        spec.store,
+        spec.sources.clone(),
+    );
+    // Pass 2: merge the chosen list's runs into the FST.
+    let chosen: Vec<PathBuf> = runs
+        .into_iter()
+        .map(|(k, e)| {
+            if header.stores == ListKind::Keep {
+                k
+            } else {
+                e
+            }
+        })
+        .collect();
+    let sink = BufWriter::new(File::create(out).map_err(io_err(out))?);
+    let mut w = FilterWriter::new(sink, &header).map_err(|e| filt_err(out, e))?;
+    merge_sorted_lines(&chosen, |line| {
+        w.insert(line.as_bytes()).map_err(|e| filt_err(out, e))
+    })?;
+    let (mut sink, _) = w.finish().map_err(|e| filt_err(out, e))?;
+    sink.flush().map_err(io_err(out))?;
+    Ok(header)
+}
+
+/// Merges files of sorted lines, calling `f` on each distinct line in
+/// order.
+fn merge_sorted_lines(files: &[PathBuf], mut f: impl FnMut(&str) -> Result<()>) -> Result<()> {
+    let mut readers = Vec::with_capacity(files.len());
+    for p in files {
+        readers.push(BufReader::new(File::open(p).map_err(io_err(p))?).lines());
+    }
+    let mut heap = BinaryHeap::new();
+    for (i, r) in readers.iter_mut().enumerate() {
+        if let Some(line) = r.next() {
+            heap.push(std::cmp::Reverse((line.map_err(io_err(&files[i]))?, i)));
+        }
+    }
+    let mut last: Option<String> = None;
+    while let Some(std::cmp::Reverse((line, i))) = heap.pop() {
+        if last.as_deref() != Some(line.as_str()) {
+            f(&line)?;
+        }
+        if let Some(next) = readers[i].next() {
+            heap.push(std::cmp::Reverse((next.map_err(io_err(&files[i]))?, i)));
+        }
+        last = Some(line);
+    }
+    Ok(())
+}
