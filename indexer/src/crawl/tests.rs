@@ -934,3 +934,11 @@ fn regression_fuzz_corrupt_gzip_cw12() {
     assert_eq!(docs(&evs).len(), 1);
     assert!(docs(&evs)[0].truncated);
 }
+
+#[test]
+fn reader_and_events_are_send() {
+    fn is_send<T: Send>() -> bool {
+        true
+    }
+    assert!(is_send::<CrawlReader>() && is_send::<CrawlEvent>() && is_send::<Error>());
+}
