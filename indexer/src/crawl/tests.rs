@@ -937,8 +937,21 @@ fn regression_fuzz_corrupt_gzip_cw12() {
 
 #[test]
 fn reader_and_events_are_send() {
-    fn is_send<T: Send>() -> bool {
+    fn is_send<T: Send>(_: &T) -> bool {
         true
     }
-    assert!(is_send::<CrawlReader>() && is_send::<CrawlEvent>() && is_send::<Error>());
+    let r = from_reader(
+        "x",
+        std::io::Cursor::new(Vec::new()),
+        &CrawlOptions::default(),
+    )
+    .unwrap();
+    assert!(
+        is_send(&r)
+            && is_send(&CrawlEvent::Skip(Skip {
+                reason: SkipReason::EmptyBody,
+                offset: 0,
+                record_id: None
+            }))
+    );
 }
