@@ -1,7 +1,10 @@
 //! Checks that the WARC reader never panics on arbitrary bytes (plain, and
 //! behind a "WARC/1.0" prefix so the WARC parser is reached), that record
 //! offsets never go backwards, that bodies never exceed `max_record_bytes`,
-//! and that reading with 1..=7-byte reads gives the same events as one read.
+//! and that reading with 1..=7-byte reads gives the same events as one read
+//! (for non-gzip input only: flate2 reports a corrupt deflate stream at a
+//! point that depends on how its input arrives, so the events before a gzip
+//! error may differ; see `regression_fuzz_corrupt_gzip_cw12`).
 #![no_main]
 use std::io::Read;
 
@@ -60,12 +63,12 @@ fuzz_target!(|data: &[u8]| {
     let mut prefixed = b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <x>\r\n".to_vec();
     prefixed.extend_from_slice(data);
     for input in [data.to_vec(), prefixed] {
+        let gz = input.starts_with(&[0x1f, 0x8b]);
         let whole = run(input.clone(), usize::MAX, &opts);
-        let step = 1 + input.first().map_or(0, |b| usize::from(b % 7));
-        assert_eq!(
-            run(input, step, &opts),
-            whole,
-            "chunking changed the events"
-        );
+        let step = 1 + input.get(2).map_or(0, |b| usize::from(b % 7));
+        let dribbled = run(input, step, &opts);
+        if !gz {
+            assert_eq!(dribbled, whole, "chunking changed the events");
+        }
     }
 });

@@ -8,13 +8,18 @@ use std::path::{Path, PathBuf};
 use sieve_indexer::crawl::{self, CrawlEvent, CrawlOptions};
 
 fn shared_data() -> Option<PathBuf> {
-    let env = std::env::var_os("SIEVE_SHARED_DATA").map(PathBuf::from);
-    let candidates = [
-        env,
-        Some(PathBuf::from("/work/shared/data")),
-        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data")),
-    ];
-    candidates.into_iter().flatten().find(|p| p.is_dir())
+    // `SIEVE_SHARED_DATA` if set (and only it), else `/work/shared/data`,
+    // else `../shared/data` relative to the repository root.
+    if let Some(env) = std::env::var_os("SIEVE_SHARED_DATA") {
+        let p = PathBuf::from(env);
+        return p.is_dir().then_some(p);
+    }
+    [
+        PathBuf::from("/work/shared/data"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"),
+    ]
+    .into_iter()
+    .find(|p| p.is_dir())
 }
 
 /// Per-file summary of what our reader produced.

@@ -890,3 +890,68 @@ fn regression_cw12_extra_newline_after_trailer() {
     assert_eq!(docs(&evs).len(), 1);
     assert_eq!(anomalies(&evs), vec![(AnomalyKind::StrayBytes, 1)]);
 }
+
+#[test]
+fn regression_fuzz_corrupt_gzip_cw12() {
+    // Found by the warc_reader fuzz target: a mutated copy of the ClueWeb12
+    // fixture with a corrupt deflate stream. With one big read flate2 fails
+    // before returning any output (so `from_reader` itself fails: format
+    // unknown yet); with 4-byte reads it first yields 20037 bytes. Both must
+    // end in an error naming the offsets, never a panic or a silent end.
+    let data = std::fs::read(fixture("warc/fuzz-corrupt-gzip-cw12.bin")).unwrap();
+    let open = |sizes: Vec<usize>| {
+        from_reader(
+            "dribble",
+            Dribble {
+                data: data.clone(),
+                pos: 0,
+                sizes,
+                call: 0,
+            },
+            &CrawlOptions::default(),
+        )
+    };
+    match open(vec![usize::MAX]) {
+        Err(Error::Gzip {
+            compressed_offset,
+            decompressed_offset: 0,
+            ..
+        }) => assert_eq!(compressed_offset, 7227),
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(_) => panic!("expected an error"),
+    }
+    let (evs, err) = collect(open(vec![4]).unwrap());
+    assert!(
+        matches!(
+            err,
+            Some(Error::Gzip {
+                decompressed_offset: 20037,
+                ..
+            })
+        ),
+        "{err:?}"
+    );
+    assert_eq!(docs(&evs).len(), 1);
+    assert!(docs(&evs)[0].truncated);
+}
+
+#[test]
+fn reader_and_events_are_send() {
+    fn is_send<T: Send>(_: &T) -> bool {
+        true
+    }
+    let r = from_reader(
+        "x",
+        std::io::Cursor::new(Vec::new()),
+        &CrawlOptions::default(),
+    )
+    .unwrap();
+    assert!(
+        is_send(&r)
+            && is_send(&CrawlEvent::Skip(Skip {
+                reason: SkipReason::EmptyBody,
+                offset: 0,
+                record_id: None
+            }))
+    );
+}
