@@ -7,13 +7,18 @@ use sieve_tests::{Dir, fails, fixture, ok, shared_data, sieve_test};
 
 const TOPICS: &str = "1:web page\n2:computer program\n3:news from the world\n4:information retrieval\n5:home\n6:university research\n";
 
+/// The committed WARC fixtures (not the fuzz-derived corrupt file beside them).
+fn warc_glob() -> String {
+    format!("{}/*.warc.gz", fixture("warc").display())
+}
+
 fn build(dir: &Dir, index: &str, extra: &[&str]) -> PathBuf {
     let out = dir.join(index);
     ok(dir
         .cmd("sieve-index")
         .arg("build")
         .arg("--input")
-        .arg(fixture("warc"))
+        .arg(warc_glob())
         .arg(fixture("trec"))
         .arg("--index")
         .arg(&out)
@@ -118,7 +123,7 @@ sieve_test!(resume_after_kill_indexes_every_document_once, |dir| {
             .cmd("sieve-index")
             .arg("build")
             .arg("--input")
-            .arg(fixture("warc"))
+            .arg(warc_glob())
             .arg(fixture("trec"))
             .arg("--index")
             .arg(&ix)
@@ -134,7 +139,7 @@ sieve_test!(resume_after_kill_indexes_every_document_once, |dir| {
             .cmd("sieve-index")
             .arg("build")
             .arg("--input")
-            .arg(fixture("warc"))
+            .arg(warc_glob())
             .arg(fixture("trec"))
             .arg("--index")
             .arg(&ix)
@@ -148,7 +153,7 @@ sieve_test!(resume_after_kill_indexes_every_document_once, |dir| {
         dir.cmd("sieve-index")
             .arg("build")
             .arg("--input")
-            .arg(fixture("warc"))
+            .arg(warc_glob())
             .arg(fixture("trec"))
             .arg("--index")
             .arg(&whole)
