@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sieve_tests::{Dir, fails, fixture, ok, shared_data, sieve_test};
+use sieve_tests::{Dir, fails, fixture, ok, sieve_test};
 
 const TOPICS: &str = "1:web page\n2:computer program\n3:news from the world\n4:information retrieval\n5:home\n6:university research\n";
 
@@ -280,16 +280,13 @@ sieve_test!(threshold_lists_write_one_run_each, |dir| {
 });
 
 sieve_test!(cacm_bm25_matches_anserini, |dir| {
-    let Some(data) = shared_data("cacm_bm25_matches_anserini") else {
-        return;
-    };
-    let cacm = data.join("cacm");
+    // Committed copies: the documents (gzipped TREC), topics and qrels.
     let ix = dir.join("cacm");
     ok(dir
         .cmd("sieve-index")
         .arg("build")
         .arg("--input")
-        .arg(cacm.join("cacm.derived.trec"))
+        .arg(fixture("cacm/cacm.trec.gz"))
         .arg("--index")
         .arg(&ix));
     let run_file = dir.join("cacm.run");
@@ -299,13 +296,13 @@ sieve_test!(cacm_bm25_matches_anserini, |dir| {
         .arg("--index")
         .arg(&ix)
         .arg("--topics")
-        .arg(cacm.join("topics.cacm.txt"))
+        .arg(sieve_tests::repo_root().join("topics/topics.cacm.txt"))
         .args(["--k1", "0.9", "--b", "0.4", "--hits", "1000", "--output"])
         .arg(&run_file));
     let eval = ok(dir
         .cmd("sieve-search")
         .args(["eval", "--json", "--qrels"])
-        .arg(cacm.join("qrels.cacm.txt"))
+        .arg(fixture("eval/qrels.cacm.txt"))
         .arg(&run_file));
     let v: serde_json::Value = serde_json::from_str(&eval).unwrap();
     let m = &v[0]["mean"];
