@@ -20,6 +20,7 @@ pub mod error;
 pub mod filterbuild;
 pub mod html;
 pub mod schema;
+pub mod shard;
 pub mod spamfile;
 
 pub use error::Error;

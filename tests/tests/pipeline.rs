@@ -312,3 +312,51 @@ sieve_test!(cacm_bm25_matches_anserini, |dir| {
     assert!((map - 0.3123).abs() <= 0.005, "MAP {map}");
     assert!((p30 - 0.1942).abs() <= 0.005, "P@30 {p30}");
 });
+
+sieve_test!(
+    shards_with_global_stats_and_merged_shards_equal_one_index,
+    |dir| {
+        let single = build(&dir, "single", &[]);
+        let want = run(&dir, &[&single], &[]);
+        // One shard per input file, as a Spark task would build them; the
+        // second attempt at a shard is harmless.
+        let mut inputs: Vec<PathBuf> = std::fs::read_dir(fixture("warc"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
+            .collect();
+        inputs.push(fixture("trec/cacm-first5.trec"));
+        inputs.sort();
+        let mut shards = Vec::new();
+        for (i, input) in inputs.iter().enumerate() {
+            let out = dir.join(&format!("shards/s{i}"));
+            for attempt in 0..2 {
+                let line = ok(dir
+                    .cmd("sieve-index")
+                    .args(["build-shard", "--record", "--input"])
+                    .arg(input)
+                    .arg("--index")
+                    .arg(&out));
+                let rec: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+                assert_eq!(rec["built"], attempt == 0, "{rec}");
+            }
+            shards.push(out);
+        }
+        let refs: Vec<&Path> = shards.iter().map(PathBuf::as_path).collect();
+        let sharded = run(&dir, &refs, &[]);
+        assert_eq!(untagged(&sharded), untagged(&want));
+        for (a, b) in scores(&sharded).iter().zip(scores(&want)) {
+            assert!((a - b).abs() <= 1e-5 * b.abs().max(1.0), "{a} vs {b}");
+        }
+        let merged = dir.join("merged");
+        let mut cmd = dir.cmd("sieve-index");
+        cmd.args(["merge", "--out"]).arg(&merged).arg("--shards");
+        for s in &shards {
+            cmd.arg(s);
+        }
+        ok(&mut cmd);
+        assert_eq!(docids(&dir, &merged), docids(&dir, &single));
+        let m = run(&dir, &[&merged], &[]);
+        assert_eq!(untagged(&m), untagged(&want));
+    }
+);

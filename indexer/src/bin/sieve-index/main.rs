@@ -25,6 +25,25 @@ struct Cli {
 enum Command {
     /// Index crawl files (WARC, .warc.gz, TREC SGML) into DIR.
     Build(BuildArgs),
+    /// Build one shard (single-threaded, written to a temporary directory and
+    /// renamed into place; a retried task is harmless). With `--input -`,
+    /// reads one input path per line from stdin (for Spark's RDD.pipe).
+    BuildShard {
+        #[command(flatten)]
+        build: BuildArgs,
+        /// Print the shard record as one JSON line (for the driver).
+        #[arg(long)]
+        record: bool,
+    },
+    /// Merge finished shards into one index.
+    Merge {
+        /// Shard directories.
+        #[arg(long, required = true, num_args = 1..)]
+        shards: Vec<PathBuf>,
+        /// The merged index directory (must not exist).
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Print every docid of an index, one per line, sorted.
     Docids {
         /// The index directory.
@@ -107,6 +126,11 @@ impl Progress for Bar {
 }
 
 fn run_build(a: BuildArgs) -> anyhow::Result<ExitCode> {
+    let opts = build_options(&a)?;
+    run_with(a, opts)
+}
+
+fn build_options(a: &BuildArgs) -> anyhow::Result<BuildOptions> {
     let inputs = build::expand_inputs(&a.input)?;
     let mut opts = BuildOptions::new(inputs, a.index.clone());
     opts.threads = a.threads.unwrap_or_else(|| {
@@ -167,6 +191,10 @@ fn run_build(a: BuildArgs) -> anyhow::Result<ExitCode> {
         opts.spam_desc = Some(names.join(","));
         opts.spam = Some(map);
     }
+    Ok(opts)
+}
+
+fn run_with(a: BuildArgs, opts: BuildOptions) -> anyhow::Result<ExitCode> {
     let bar = if std::io::stderr().is_terminal() {
         let b = ProgressBar::new_spinner();
         b.set_style(
@@ -220,6 +248,34 @@ fn main() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command {
         Command::Build(a) => run_build(a),
+        Command::BuildShard { mut build, record } => {
+            if build.input == ["-"] {
+                build.input = std::io::stdin()
+                    .lines()
+                    .map(|l| l.map(|l| l.trim().to_string()))
+                    .filter(|l| l.as_ref().map_or(true, |l| !l.is_empty()))
+                    .collect::<Result<_, _>>()?;
+            }
+            let out = build.index.clone();
+            let opts = build_options(&build)?;
+            let rec = sieve_indexer::shard::build_shard(opts, &out)?;
+            if record {
+                println!("{}", serde_json::to_string(&rec)?);
+            } else {
+                println!(
+                    "{} {}: {} docs",
+                    if rec.built { "built" } else { "already built" },
+                    rec.shard,
+                    rec.indexed
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Merge { shards, out } => {
+            let stats = sieve_indexer::shard::merge_shards(&shards, &out)?;
+            build::summary(&stats, &mut std::io::stdout())?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Docids { index } => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             for d in sieve_indexer::build::list_docids(&index)? {

@@ -1,0 +1,192 @@
+//! Shards for scale-out: one crawl file (or a few) becomes one index, built
+//! so that a retried or speculative task is harmless, and shards merge into
+//! serving indexes.
+//!
+//! [`build_shard`] builds single-threaded into a hidden temporary directory
+//! beside the destination and renames it into place. If the destination
+//! already holds a finished shard (an earlier attempt, or a speculative twin
+//! that won the rename) the work is discarded and the existing shard is
+//! reported: the result is the same either way, because a build is
+//! deterministic. Every shard records its manifest (`sieve.json`); shards are
+//! searched together with global statistics by `sieve-search run --index A
+//! --index B ...`, or merged by [`merge_shards`].
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use tantivy::directory::MmapDirectory;
+
+use crate::build::{
+    self, BuildOptions, BuildStats, FileStats, MANIFEST, Manifest, NoProgress, STATS, read_manifest,
+};
+use crate::{Error, Result};
+
+/// What [`build_shard`] did.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ShardRecord {
+    /// The shard directory.
+    pub shard: String,
+    /// Its inputs.
+    pub inputs: Vec<String>,
+    /// Documents indexed.
+    pub indexed: u64,
+    /// False when a finished shard was already there and this build was
+    /// discarded.
+    pub built: bool,
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn finished(dir: &Path) -> bool {
+    dir.join(MANIFEST).is_file() && dir.join(STATS).is_file()
+}
+
+fn read_stats(dir: &Path) -> Result<BuildStats> {
+    let p = dir.join(STATS);
+    let bytes = std::fs::read(&p).map_err(io(&p))?;
+    serde_json::from_slice(&bytes).map_err(|e| Error::Input {
+        path: p,
+        detail: e.to_string(),
+    })
+}
+
+/// Builds the shard `out` from `opts.inputs` (single-threaded; `opts.index`
+/// is ignored). Idempotent: see the module docs.
+pub fn build_shard(mut opts: BuildOptions, out: &Path) -> Result<ShardRecord> {
+    let record = |indexed, built| ShardRecord {
+        shard: out.display().to_string(),
+        inputs: opts
+            .inputs
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+        indexed,
+        built,
+    };
+    if finished(out) {
+        return Ok(record(read_stats(out)?.totals.indexed, false));
+    }
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "shard".into());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let tmp = out.with_file_name(format!(".{name}.tmp-{}-{nanos}", std::process::id()));
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        build::create_private_dir(parent)?;
+    }
+    opts.index = tmp.clone();
+    opts.threads = 1;
+    opts.resume = false;
+    let stats = build::build(&opts, &NoProgress)?;
+    match std::fs::rename(&tmp, out) {
+        Ok(()) => Ok(record(stats.totals.indexed, true)),
+        Err(_) if finished(out) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            Ok(record(read_stats(out)?.totals.indexed, false))
+        }
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            Err(io(out)(e))
+        }
+    }
+}
+
+/// Merges finished shards into one index at `out` (which must not exist).
+/// All shards must have been built with the same options; the merged
+/// manifest lists every input and `stats.json` sums the shards' figures.
+pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
+    if shards.is_empty() {
+        return Err(Error::Input {
+            path: out.to_path_buf(),
+            detail: "no shards to merge".into(),
+        });
+    }
+    if out.exists() {
+        return Err(Error::Input {
+            path: out.to_path_buf(),
+            detail: "the merged index directory already exists".into(),
+        });
+    }
+    let mut manifests: Vec<Manifest> = Vec::new();
+    let mut indexes = Vec::new();
+    let mut files: Vec<FileStats> = Vec::new();
+    for s in shards {
+        let m = read_manifest(s)?;
+        if let Some(first) = manifests.first()
+            && (first.options != m.options || first.schema_version != m.schema_version)
+        {
+            return Err(Error::Input {
+                path: s.clone(),
+                detail: format!(
+                    "built with other options than {}; shards must share schema, analyser and filter",
+                    shards[0].display()
+                ),
+            });
+        }
+        let (index, _) = build::open_index(s)?;
+        indexes.push(index);
+        files.extend(read_stats(s)?.files);
+        manifests.push(m);
+    }
+    let tmp = out.with_file_name(format!(
+        ".{}.merge-tmp-{}",
+        out.file_name()
+            .map_or("merged".into(), |n| n.to_string_lossy()),
+        std::process::id()
+    ));
+    build::create_private_dir(&tmp)?;
+    let dir = MmapDirectory::open(&tmp).map_err(|e| Error::Input {
+        path: tmp.clone(),
+        detail: e.to_string(),
+    })?;
+    tantivy::indexer::merge_indices(&indexes, dir)?;
+    let mut merged = manifests[0].clone();
+    merged.inputs = manifests.iter().flat_map(|m| m.inputs.clone()).collect();
+    let json = |v: &dyn erased::Json, p: &Path| -> Result<()> {
+        let bytes = v.to_json();
+        std::fs::write(p, bytes).map_err(io(p))
+    };
+    json(&merged, &tmp.join(MANIFEST))?;
+    let mut totals = FileStats {
+        path: "(all)".into(),
+        ..Default::default()
+    };
+    for f in &files {
+        totals.add(f);
+    }
+    let stats = BuildStats {
+        failed_files: files
+            .iter()
+            .filter_map(|f| f.error.as_ref().map(|e| format!("{}: {e}", f.path)))
+            .collect(),
+        totals,
+        files,
+        spam_without_doc: None,
+        seconds: 0.0,
+    };
+    json(&stats, &tmp.join(STATS))?;
+    std::fs::rename(&tmp, out).map_err(io(out))?;
+    Ok(stats)
+}
+
+mod erased {
+    /// Pretty JSON of any serialisable value (object-safe helper).
+    pub trait Json {
+        fn to_json(&self) -> Vec<u8>;
+    }
+    impl<T: serde::Serialize> Json for T {
+        fn to_json(&self) -> Vec<u8> {
+            let mut v = serde_json::to_vec_pretty(self).unwrap_or_default();
+            v.push(b'\n');
+            v
+        }
+    }
+}
