@@ -10,9 +10,16 @@ step() { printf '\n==> %s\n' "$*"; }
 OUT=${SIEVE_DEMO_OUT:-target/demo}
 rm -rf "$OUT"; mkdir -p "$OUT"
 
-step "build (release)"
-cargo build --release --locked --bins
-BIN=target/release
+# SIEVE_DEMO_PROFILE=dev reuses the test build (faster to build, slower to run).
+if [ "${SIEVE_DEMO_PROFILE:-release}" = dev ]; then
+    step "build (dev profile)"
+    cargo build --locked --bins
+    BIN=target/debug
+else
+    step "build (release)"
+    cargo build --release --locked --bins
+    BIN=target/release
+fi
 
 step "1. UTF-8 error counts on a sample with every class"
 "$BIN/sieve-filter" utf8 tests/data/utf8/every-class.html --out "$OUT/cleaned.html"
