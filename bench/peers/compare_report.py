@@ -39,10 +39,18 @@ def main():
         out.append("## WARC reading (median of runs; MB/s on file bytes as stored)\n")
         out.append("| file | MB | reader | records | responses | MB/s | records/s | error |")
         out.append("|---|---:|---|---:|---:|---:|---:|---|")
+        totals = collections.defaultdict(lambda: [0, 0, 0, 0.0])
         for r in by["warc_read"]:
             err = (r["error"] or "")[:60].replace("|", "/")
+            # a reader that stopped early reports time-to-failure, not throughput
+            mbps, rps = (r["MB_per_s"], r["records_per_s"]) if not r["error"] else ("stopped", "stopped")
             out.append(f"| {r['file']} | {r['bytes']/1e6:.2f} | {r['reader']} | {r['records']} | {r['responses']} | "
-                       f"{r['MB_per_s']} | {r['records_per_s']} | {err} |")
+                       f"{mbps} | {rps} | {err} |")
+            if r["file"].startswith("bench-"):
+                t = totals[r["reader"]]
+                t[0] += r["bytes"]; t[1] += r["records"]; t[2] += r["responses"]; t[3] += r["seconds"]
+        for reader, (b, rec, resp, secs) in sorted(totals.items()):
+            out.append(f"| **corpus total** | {b/1e6:.2f} | {reader} | {rec} | {resp} | {b/1e6/secs:.2f} | {rec/secs:.1f} | |")
         out.append("")
 
     if by["index"]:
