@@ -36,7 +36,7 @@ man = os.path.join(inp, "MANIFEST.json")  # written by make_corpus.py
 raw = json.load(open(man))["uncompressed_bytes"] if os.path.exists(man) else None
 print(json.dumps({"tool": "anserini", "collection": coll, "threads": int(threads), "docs": docs,
     "unindexable": counter("unindexable"), "errors": counter("errors"), "wall_s": round(t["wall_s"], 3),
-    "user_s": t.get("user_s"), "peak_rss_kb": t["peak_rss_kb"], "input_bytes": in_bytes,
+    "user_s": t.get("user_s"), "sys_s": t.get("sys_s"), "peak_rss_kb": t["peak_rss_kb"], "input_bytes": in_bytes,
     "index_bytes": size(idx), "docs_per_s": round(docs / t["wall_s"], 1) if docs else None,
     "MB_per_s": round(in_bytes / 1e6 / t["wall_s"], 2), "uncompressed_bytes": raw,
     "uncompressed_MB_per_s": round(raw / 1e6 / t["wall_s"], 2) if raw else None}))

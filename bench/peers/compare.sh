@@ -8,7 +8,7 @@
 #   1. make_corpus.py builds the bench corpus (ClueWeb09 samples replicated, per-record gzip) in
 #      .work/corpus-<MB>mb unless it is already there.
 #   2. WARC reading: warc_read.py (FastWARC quirks mode, warcio) on every $SIEVE_SHARED_DATA/warc
-#      file and on the corpus files.
+#      file, on the corpus files and on a single-stream-gzip copy of the corpus.
 #   3. Indexing the corpus at each thread count: Anserini IndexCollection (ClueWeb09Collection)
 #      and, if target/release/sieve-index exists, `sieve-index build --input DIR --index OUT
 #      --threads N`. Each REPS times; medians.
@@ -68,8 +68,18 @@ DOCS="$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["docs"])' 
 
 # 2. WARC reading (peers; ours has no read-only CLI in the contract)
 log "WARC reading (FastWARC, warcio)"
-if [[ $SMOKE == 1 ]]; then WARC_INPUTS=("$CORPUS"); RUNS=1; else WARC_INPUTS=("$SHARED/warc" "$CORPUS"); RUNS=5; fi
-"$PY" "$PEERS/warc_read.py" --runs "$RUNS" "${WARC_INPUTS[@]}" | while read -r line; do emit "$(tag "$line" '{"kind": "warc_read"}')"; done
+if [[ $SMOKE == 1 ]]; then WARC_INPUTS=("$CORPUS"); RUNS=1; else
+  # the same records again, each file one gzip stream (warcio refuses these; FastWARC reads them)
+  STREAM="$PEERS/.work/corpus-stream-${SIZE_MB}mb"
+  if [[ ! -s "$STREAM/MANIFEST.json" ]]; then
+    log "building single-stream gzip copy $STREAM"
+    "$PY" "$PEERS/make_corpus.py" "$STREAM" --size-mb "$SIZE_MB" --gzip stream >&2
+  fi
+  WARC_INPUTS=("$SHARED/warc" "$CORPUS" "$STREAM"); RUNS=5; fi
+for input in "${WARC_INPUTS[@]}"; do
+  "$PY" "$PEERS/warc_read.py" --runs "$RUNS" "$input" | while read -r line; do
+    emit "$(tag "$line" "{\"kind\": \"warc_read\", \"set\": \"$(basename "$input")\"}")"; done
+done
 
 # 3. indexing
 for t in $THREADS; do
@@ -83,7 +93,7 @@ for t in $THREADS; do
       "$PY" "$PEERS/timed.py" "$OUT/sieve-idx-t$t.time.json" -- \
         "$SIEVE_INDEX" build --input "$CORPUS" --index "$OUT/sieve-idx-t$t" --threads "$t" \
         >"$OUT/sieve-idx-t$t.log" 2>&1 || { tail -20 "$OUT/sieve-idx-t$t.log" >&2; exit 1; }
-      emit "$("$PY" -c 'import json,sys; t=json.load(open(sys.argv[1])); print(json.dumps({"kind":"index","tool":"sieve","rep":int(sys.argv[2]),"threads":int(sys.argv[3]),"docs":int(sys.argv[4]),"wall_s":t["wall_s"],"user_s":t.get("user_s"),"peak_rss_kb":t["peak_rss_kb"],"input_bytes":int(sys.argv[5]),"index_bytes":int(sys.argv[6])}))' \
+      emit "$("$PY" -c 'import json,sys; t=json.load(open(sys.argv[1])); print(json.dumps({"kind":"index","tool":"sieve","rep":int(sys.argv[2]),"threads":int(sys.argv[3]),"docs":int(sys.argv[4]),"wall_s":t["wall_s"],"user_s":t.get("user_s"),"sys_s":t.get("sys_s"),"peak_rss_kb":t["peak_rss_kb"],"input_bytes":int(sys.argv[5]),"index_bytes":int(sys.argv[6])}))' \
         "$OUT/sieve-idx-t$t.time.json" "$rep" "$t" "$DOCS" "$(du -sb --exclude=MANIFEST.json "$CORPUS" | cut -f1)" "$(dir_bytes "$OUT/sieve-idx-t$t")")"
     fi
   done

@@ -3,7 +3,8 @@
 
     compare_report.py RESULTS.jsonl
 
-Ratios: docs/s and MB/s > 1 means sieve is faster; peak RSS, index size and latency < 1 means
+CPU s is user (+ sys when recorded) time of the whole process: on a shared machine it moves less
+with other load than wall time does. Ratios: docs/s and MB/s > 1 means sieve is faster; peak RSS, index size and latency < 1 means
 sieve uses less. Medians are over the reps of each (tool, threads) cell; docs/s = docs / median wall.
 """
 import collections
@@ -47,34 +48,35 @@ def main():
             out.append(f"| {r['file']} | {r['bytes']/1e6:.2f} | {r['reader']} | {r['records']} | {r['responses']} | "
                        f"{mbps} | {rps} | {err} |")
             if r["file"].startswith("bench-"):
-                t = totals[r["reader"]]
+                t = totals[(r.get("set", "corpus"), r["reader"])]
                 t[0] += r["bytes"]; t[1] += r["records"]; t[2] += r["responses"]; t[3] += r["seconds"]
-        for reader, (b, rec, resp, secs) in sorted(totals.items()):
-            out.append(f"| **corpus total** | {b/1e6:.2f} | {reader} | {rec} | {resp} | {b/1e6/secs:.2f} | {rec/secs:.1f} | |")
+        for (cset, reader), (b, rec, resp, secs) in sorted(totals.items()):
+            out.append(f"| **{cset} total** | {b/1e6:.2f} | {reader} | {rec} | {resp} | {b/1e6/secs:.2f} | {rec/secs:.1f} | |")
         out.append("")
 
     if by["index"]:
         out.append("## Indexing the corpus (whole process, /usr/bin/time -v; median of reps)\n")
-        out.append("| tool | threads | reps | docs | wall s | docs/s | MB/s (gz) | peak RSS MB | index MB |")
-        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        out.append("| tool | threads | reps | docs | wall s | CPU s | docs/s | docs per CPU s | MB/s (gz) | peak RSS MB | index MB |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         cells = collections.defaultdict(list)
         for r in by["index"]:
             cells[(r["tool"], r["threads"])].append(r)
         summary = {}
         for (tool, t), rs in sorted(cells.items()):
             wall = med([r["wall_s"] for r in rs])
+            cpu = med([(r.get("user_s") or 0) + (r.get("sys_s") or 0) for r in rs if r.get("user_s") is not None])
             docs = rs[-1]["docs"]
-            s = {"wall": wall, "dps": docs / wall if docs and wall else None,
+            s = {"cpu": cpu, "dpc": docs / cpu if docs and cpu else None, "wall": wall, "dps": docs / wall if docs and wall else None,
                  "mbps": rs[-1]["input_bytes"] / 1e6 / wall if wall else None,
                  "rss": med([r["peak_rss_kb"] for r in rs]) / 1024, "size": rs[-1]["index_bytes"] / 1e6}
             summary[(tool, t)] = s
-            out.append(f"| {tool} | {t} | {len(rs)} | {docs} | {fmt(wall, '.2f')} | {fmt(s['dps'])} | {fmt(s['mbps'], '.2f')} | "
+            out.append(f"| {tool} | {t} | {len(rs)} | {docs} | {fmt(wall, '.2f')} | {fmt(cpu, '.2f')} | {fmt(s['dps'])} | {fmt(s['dpc'])} | {fmt(s['mbps'], '.2f')} | "
                        f"{fmt(s['rss'], '.0f')} | {fmt(s['size'], '.1f')} |")
         for t in sorted({t for _, t in summary}):
             o, a = summary.get(("sieve", t)), summary.get(("anserini", t))
             if o and a:
                 out.append(f"\nRatio sieve/Anserini at {t} thread(s): docs/s {ratio(o['dps'], a['dps'])}, "
-                           f"MB/s {ratio(o['mbps'], a['mbps'])}, peak RSS {ratio(o['rss'], a['rss'])}, "
+                           f"docs per CPU s {ratio(o['dpc'], a['dpc'])}, MB/s {ratio(o['mbps'], a['mbps'])}, peak RSS {ratio(o['rss'], a['rss'])}, "
                            f"index size {ratio(o['size'], a['size'])} (goal: docs/s >= 2x)")
         out.append("")
 

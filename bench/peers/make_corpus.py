@@ -2,7 +2,7 @@
 """Build a bench corpus by replicating the real ClueWeb09 samples with rewritten docids.
 
     make_corpus.py OUT_DIR [--size-mb 300] [--file-mb 25] [--framing crlf|raw]
-                   [--docids shape|suffix] [--level 6] [SOURCE ...]
+                   [--docids shape|suffix] [--level 6] [--gzip record|stream] [SOURCE ...]
 
 SOURCE files default to the ClueWeb09 samples in $SIEVE_SHARED_DATA/warc:
 freequery__ClueWeb09_English_Sample.warc, freequery__ClueWeb09_Chinese_Sample.warc,
@@ -20,8 +20,9 @@ uncompressed output reaches --size-mb (MB = 10^6 bytes). Each replica changes on
 Content-Length is recomputed from the block that is written (the block itself is copied byte for
 byte, so it equals the source's declared length unless the source record was cut short).
 Output: OUT_DIR/bench-NNNNN.warc.gz, each about --file-mb uncompressed, starting with one
-warcinfo record, every record its own gzip member (per-record gzip, as Common Crawl and
-ClueWeb12 ship). --framing crlf (default) writes WARC/0.18 records with CRLF header lines and the
+warcinfo record, every record its own gzip member (--gzip record, the default: per-record gzip,
+as Common Crawl and ClueWeb12 ship) or the whole file one gzip stream (--gzip stream, as the
+raw ClueWeb09 head in copycat__cw09-en0000-00.warc.gz is). --framing crlf (default) writes WARC/0.18 records with CRLF header lines and the
 standard CRLF CRLF trailer, which FastWARC, warcio and Anserini all read; --framing raw keeps the
 ClueWeb09 quirk (LF header lines, no trailer). Also writes OUT_DIR/MANIFEST.json (sources, counts,
 sizes, sha256 of each output file). Deterministic: the same arguments give the same bytes.
@@ -138,7 +139,8 @@ def main():
     ap.add_argument("--file-mb", type=float, default=25.0)
     ap.add_argument("--framing", choices=["crlf", "raw"], default="crlf")
     ap.add_argument("--docids", choices=["shape", "suffix"], default="shape")
-    ap.add_argument("--level", type=int, default=6, help="gzip level per record")
+    ap.add_argument("--level", type=int, default=6, help="gzip level")
+    ap.add_argument("--gzip", choices=["record", "stream"], default="record")
     a = ap.parse_args()
     shared = os.environ.get("SIEVE_SHARED_DATA", "/work/shared/data")
     sources = a.sources or [os.path.join(shared, "warc", s) for s in DEFAULT_SOURCES]
@@ -168,16 +170,27 @@ def main():
     file_raw = 0
     info_id = None
 
+    handles = []  # underlying files, closed after the gzip stream that wraps them
+
+    def close(f):
+        f.close()
+        handles[-1].close()
+
+    def put(rec):
+        out.write(gzip.compress(rec, compresslevel=a.level, mtime=0) if a.gzip == "record" else rec)
+
     def open_next():
         nonlocal out, file_raw, file_no, info_id
         if out:
-            out.close()
+            close(out)
         name = os.path.join(a.out_dir, f"bench-{file_no:05d}.warc.gz")
         files.append(name)
         file_no += 1
-        out = open(name, "wb")
+        raw = open(name, "wb")
+        out = raw if a.gzip == "record" else gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=a.level, mtime=0)
+        handles.append(raw)
         info_id, rec = warcinfo(file_no - 1, a.framing)
-        out.write(gzip.compress(rec, compresslevel=a.level, mtime=0))
+        put(rec)
         file_raw = len(rec)
         return len(rec)
 
@@ -197,17 +210,17 @@ def main():
                     v = b"<urn:uuid:%s>" % str(info_id).encode()
                 new.append((k, v))
             rec = serialise(new, block, a.framing)
-            out.write(gzip.compress(rec, compresslevel=a.level, mtime=0))
+            put(rec)
             file_raw += len(rec)
             total_raw += len(rec)
             docs += 1
         replica += 1
-    out.close()
+    close(out)
 
     manifest = {
         "command": " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:]),
         "sources": per_source, "replicas": replica, "docs": docs, "warcinfo_records": len(files),
-        "uncompressed_bytes": total_raw, "framing": a.framing, "docids": a.docids, "gzip_level": a.level,
+        "uncompressed_bytes": total_raw, "framing": a.framing, "docids": a.docids, "gzip": a.gzip, "gzip_level": a.level,
         "files": [{"name": os.path.basename(f), "bytes": os.path.getsize(f),
                    "sha256": hashlib.sha256(open(f, "rb").read()).hexdigest()} for f in files],
     }
