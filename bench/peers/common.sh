@@ -1,0 +1,19 @@
+# Shared settings for bench/peers scripts (sourced, not run).
+PEERS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$PEERS/../.." && pwd)"
+PY="$PEERS/.venv/bin/python"
+JAR="$PEERS/.cache/anserini.jar"
+SHARED="${SIEVE_SHARED_DATA:-/work/shared/data}"
+if [[ ! -d "$SHARED" && -d "$REPO/../shared/data" ]]; then SHARED="$(cd "$REPO/../shared/data" && pwd)"; fi
+# Java heap for Anserini; the machine has 24 GiB shared by several developers.
+ANSERINI_HEAP="${ANSERINI_HEAP:-4g}"
+need_peers() {
+  if [[ ! -x "$PY" || ! -s "$JAR" || ! -s "$PEERS/.cache/java.path" ]]; then
+    echo "peers not installed: run bench/peers/setup.sh" >&2; exit 2
+  fi
+  JAVA="$(cat "$PEERS/.cache/java.path")"
+}
+anserini() { # anserini CLASS ARGS...
+  local cls="$1"; shift
+  "$JAVA" -Xms512m -Xmx"$ANSERINI_HEAP" -cp "$JAR" "$cls" "$@"
+}

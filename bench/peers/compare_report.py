@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Summarise compare.sh's results.jsonl as Markdown: medians per tool and ratios ours / Anserini.
+
+    compare_report.py RESULTS.jsonl
+
+CPU s is user (+ sys when recorded) time of the whole process: on a shared machine it moves less
+with other load than wall time does. Ratios: docs/s and MB/s > 1 means sieve is faster; peak RSS, index size and latency < 1 means
+sieve uses less. Medians are over the reps of each (tool, threads) cell; docs/s = docs / median wall.
+"""
+import collections
+import json
+import statistics
+import sys
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}x" if a is not None and b else "n/a"
+
+
+def fmt(x, spec=".1f"):
+    return "n/a" if x is None else format(x, spec)
+
+
+def main():
+    rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+    by = collections.defaultdict(list)
+    for r in rows:
+        by[r["kind"]].append(r)
+    out = []
+    for c in by["corpus"]:
+        out.append(f"Corpus: {c['docs']} docs, {c['uncompressed_bytes']/1e6:.1f} MB uncompressed, "
+                   f"{c['compressed_bytes']/1e6:.1f} MB per-record gzip ({c['replicas']} replicas of {sum(c['sources'].values())} ClueWeb09 responses)\n")
+
+    if by["warc_read"]:
+        out.append("## WARC reading (median of runs; MB/s on file bytes as stored)\n")
+        out.append("| file | MB | reader | records | responses | MB/s | records/s | error |")
+        out.append("|---|---:|---|---:|---:|---:|---:|---|")
+        totals = collections.defaultdict(lambda: [0, 0, 0, 0.0])
+        for r in by["warc_read"]:
+            err = (r["error"] or "")[:60].replace("|", "/")
+            # a reader that stopped early reports time-to-failure, not throughput
+            mbps, rps = (r["MB_per_s"], r["records_per_s"]) if not r["error"] else ("stopped", "stopped")
+            out.append(f"| {r['file']} | {r['bytes']/1e6:.2f} | {r['reader']} | {r['records']} | {r['responses']} | "
+                       f"{mbps} | {rps} | {err} |")
+            if r["file"].startswith("bench-"):
+                t = totals[(r.get("set", "corpus"), r["reader"])]
+                t[0] += r["bytes"]; t[1] += r["records"]; t[2] += r["responses"]; t[3] += r["seconds"]
+        for (cset, reader), (b, rec, resp, secs) in sorted(totals.items()):
+            out.append(f"| **{cset} total** | {b/1e6:.2f} | {reader} | {rec} | {resp} | {b/1e6/secs:.2f} | {rec/secs:.1f} | |")
+        out.append("")
+
+    if by["index"]:
+        out.append("## Indexing the corpus (whole process, /usr/bin/time -v; median of reps)\n")
+        out.append("| tool | threads | reps | docs | wall s | CPU s | docs/s | docs per CPU s | MB/s (gz) | peak RSS MB | index MB |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        cells = collections.defaultdict(list)
+        for r in by["index"]:
+            cells[(r["tool"], r["threads"])].append(r)
+        summary = {}
+        for (tool, t), rs in sorted(cells.items()):
+            wall = med([r["wall_s"] for r in rs])
+            cpu = med([(r.get("user_s") or 0) + (r.get("sys_s") or 0) for r in rs if r.get("user_s") is not None])
+            docs = rs[-1]["docs"]
+            s = {"cpu": cpu, "dpc": docs / cpu if docs and cpu else None, "wall": wall, "dps": docs / wall if docs and wall else None,
+                 "mbps": rs[-1]["input_bytes"] / 1e6 / wall if wall else None,
+                 "rss": med([r["peak_rss_kb"] for r in rs]) / 1024, "size": rs[-1]["index_bytes"] / 1e6}
+            summary[(tool, t)] = s
+            out.append(f"| {tool} | {t} | {len(rs)} | {docs} | {fmt(wall, '.2f')} | {fmt(cpu, '.2f')} | {fmt(s['dps'])} | {fmt(s['dpc'])} | {fmt(s['mbps'], '.2f')} | "
+                       f"{fmt(s['rss'], '.0f')} | {fmt(s['size'], '.1f')} |")
+        for t in sorted({t for _, t in summary}):
+            o, a = summary.get(("sieve", t)), summary.get(("anserini", t))
+            if o and a:
+                out.append(f"\nRatio sieve/Anserini at {t} thread(s): docs/s {ratio(o['dps'], a['dps'])}, "
+                           f"docs per CPU s {ratio(o['dpc'], a['dpc'])}, MB/s {ratio(o['mbps'], a['mbps'])}, peak RSS {ratio(o['rss'], a['rss'])}, "
+                           f"index size {ratio(o['size'], a['size'])} (goal: docs/s >= 2x)")
+        out.append("")
+
+    if by["search"]:
+        out.append("## Batch search, BM25 k1=0.9 b=0.4, top 1000 (whole process incl. start-up; median of reps)\n")
+        out.append("| tool | reps | topics with hits | wall s | ms/topic | peak RSS MB |")
+        out.append("|---|---:|---:|---:|---:|---:|")
+        summary = {}
+        cells = collections.defaultdict(list)
+        for r in by["search"]:
+            cells[r["tool"]].append(r)
+        for tool, rs in sorted(cells.items()):
+            wall = med([r["wall_s"] for r in rs])
+            n = rs[-1]["topics_with_hits"]
+            summary[tool] = wall
+            out.append(f"| {tool} | {len(rs)} | {n} | {fmt(wall, '.2f')} | {fmt(1000 * wall / n if n else None, '.2f')} | "
+                       f"{fmt(med([r['peak_rss_kb'] for r in rs]) / 1024, '.0f')} |")
+        if "sieve" in summary and "anserini" in summary:
+            out.append(f"\nRatio sieve/Anserini wall time: {ratio(summary['sieve'], summary['anserini'])}")
+        for r in by["overlap"]:
+            out.append(f"\nOverlap sieve vs Anserini: @10 {r['overlap@10']:.4f}, @1000 {r['overlap@1000']:.4f} "
+                       f"over {r['topics_shared']} shared topics (only sieve: {r['topics_only_a']}, only Anserini: {r['topics_only_b']})")
+        out.append("")
+
+    if by["cacm"]:
+        out.append("## CACM effectiveness (pytrec_eval, 52 judged topics; published Anserini BM25: MAP 0.3123, P@30 0.1942)\n")
+        out.append("| tool | MAP | P@30 |")
+        out.append("|---|---:|---:|")
+        for r in by["cacm"]:
+            out.append(f"| {r['tool']} | {r['map']:.4f} | {r['P_30']:.4f} |")
+        for r in by["overlap_cacm"]:
+            out.append(f"\nCACM overlap sieve vs Anserini: @10 {r['overlap@10']:.4f}, @1000 {r['overlap@1000']:.4f}")
+        out.append("")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
