@@ -19,7 +19,7 @@ def med(xs):
 
 
 def ratio(a, b):
-    return f"{a / b:.2f}x" if a is not None and b else "n/a"
+    return f"{a / b:.3g}x" if a is not None and b else "n/a"
 
 
 def fmt(x, spec=".1f"):
@@ -40,7 +40,7 @@ def main():
         out.append("## WARC reading (median of runs; MB/s on file bytes as stored)\n")
         out.append("| file | MB | reader | records | responses | MB/s | records/s | error |")
         out.append("|---|---:|---|---:|---:|---:|---:|---|")
-        totals = collections.defaultdict(lambda: [0, 0, 0, 0.0])
+        totals = collections.defaultdict(lambda: [0, 0, 0, 0.0, 0])
         for r in by["warc_read"]:
             err = (r["error"] or "")[:60].replace("|", "/")
             # a reader that stopped early reports time-to-failure, not throughput
@@ -50,8 +50,12 @@ def main():
             if r["file"].startswith("bench-"):
                 t = totals[(r.get("set", "corpus"), r["reader"])]
                 t[0] += r["bytes"]; t[1] += r["records"]; t[2] += r["responses"]; t[3] += r["seconds"]
-        for (cset, reader), (b, rec, resp, secs) in sorted(totals.items()):
-            out.append(f"| **{cset} total** | {b/1e6:.2f} | {reader} | {rec} | {resp} | {b/1e6/secs:.2f} | {rec/secs:.1f} | |")
+                t[4] += 1 if r["error"] else 0
+        for (cset, reader), (b, rec, resp, secs, errs) in sorted(totals.items()):
+            if errs:
+                out.append(f"| **{cset} total** | {b/1e6:.2f} | {reader} | {rec} | {resp} | stopped | stopped | stopped on {errs} files |")
+            else:
+                out.append(f"| **{cset} total** | {b/1e6:.2f} | {reader} | {rec} | {resp} | {b/1e6/secs:.2f} | {rec/secs:.1f} | |")
         out.append("")
 
     if by["index"]:

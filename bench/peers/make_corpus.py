@@ -10,7 +10,7 @@ copycat__cw09-en0000-00.warc.gz and resiliparse__clueweb-quirk.warc.gz (252 resp
 uncompressed). They are split leniently (ClueWeb09's own framing: LF header lines, Content-Length
 running up to the next `WARC/` line, no record trailer), their warcinfo records are dropped, and
 their response records are written again and again, replica r = 0, 1, 2, ... until the
-uncompressed output reaches --size-mb (MB = 10^6 bytes). Each replica changes only WARC headers:
+uncompressed output reaches --size-mb (MB = 10^6 bytes; whole replicas, so it rounds up). Each replica changes only WARC headers:
   * WARC-TREC-ID: with --docids shape (default) the docid keeps the ClueWeb09 shape
     clueweb09-<lang><dir>-<file>-<rec>, with <dir> = 1000 + r (real ClueWeb09 directories stay
     below 1000, so no rewritten id equals a real one); with --docids suffix it becomes
