@@ -91,7 +91,7 @@ for t in $THREADS; do
       log "index: sieve threads=$t rep=$rep"
       rm -rf "$OUT/sieve-idx-t$t"
       "$PY" "$PEERS/timed.py" "$OUT/sieve-idx-t$t.time.json" -- \
-        "$SIEVE_INDEX" build --input "$CORPUS" --index "$OUT/sieve-idx-t$t" --threads "$t" \
+        "$SIEVE_INDEX" build --input "$CORPUS/*.warc.gz" --index "$OUT/sieve-idx-t$t" --threads "$t" \
         >"$OUT/sieve-idx-t$t.log" 2>&1 || { tail -20 "$OUT/sieve-idx-t$t.log" >&2; exit 1; }
       emit "$("$PY" -c 'import json,sys; t=json.load(open(sys.argv[1])); print(json.dumps({"kind":"index","tool":"sieve","rep":int(sys.argv[2]),"threads":int(sys.argv[3]),"docs":int(sys.argv[4]),"wall_s":t["wall_s"],"user_s":t.get("user_s"),"sys_s":t.get("sys_s"),"peak_rss_kb":t["peak_rss_kb"],"input_bytes":int(sys.argv[5]),"index_bytes":int(sys.argv[6])}))' \
         "$OUT/sieve-idx-t$t.time.json" "$rep" "$t" "$DOCS" "$(du -sb --exclude=MANIFEST.json "$CORPUS" | cut -f1)" "$(dir_bytes "$OUT/sieve-idx-t$t")")"
