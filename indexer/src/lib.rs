@@ -18,6 +18,7 @@ pub mod crawl;
 pub mod document;
 pub mod error;
 pub mod html;
+pub mod report;
 pub mod schema;
 pub mod spamfile;
 
