@@ -501,7 +501,8 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     };
     register_analyzers(&index, opts.analyzer);
     let fields = Fields::from_schema(&index.schema())?;
-    let mut writer: IndexWriter = index.writer_with_num_threads(1, opts.writer_heap.max(15 << 20))?;
+    let mut writer: IndexWriter =
+        index.writer_with_num_threads(1, opts.writer_heap.max(15 << 20))?;
 
     // Losses log, cut back to what the last commit saw.
     let losses_path = opts.index.join(LOSSES);
@@ -890,12 +891,28 @@ pub fn summary(stats: &BuildStats, out: &mut impl Write) -> std::io::Result<()> 
         writeln!(out, "skipped: {}", s.join(" "))?;
     }
     if !t.anomalies.is_empty() {
-        let s: Vec<String> = t.anomalies.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        writeln!(out, "anomalies ({} bytes): {}", t.anomaly_bytes, s.join(" "))?;
+        let s: Vec<String> = t
+            .anomalies
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        writeln!(
+            out,
+            "anomalies ({} bytes): {}",
+            t.anomaly_bytes,
+            s.join(" ")
+        )?;
     }
     let e: Vec<String> = ErrorClass::ALL
         .iter()
-        .map(|c| format!("{}={}/{}", c.key(), t.utf8_errors.get(*c), t.utf8_docs.get(*c)))
+        .map(|c| {
+            format!(
+                "{}={}/{}",
+                c.key(),
+                t.utf8_errors.get(*c),
+                t.utf8_docs.get(*c)
+            )
+        })
         .collect();
     writeln!(out, "utf8 errors (occurrences/docs): {}", e.join(" "))?;
     let c: Vec<String> = t

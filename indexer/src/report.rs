@@ -305,8 +305,8 @@ fn scan_segment(segment: &SegmentReader, spam: Option<&SpamMap<Vec<u8>>>) -> Res
                 t.unscored += 1;
             }
             let mut any = false;
-            for c in 0..CLASSES {
-                let n = err_buf[c][i];
+            for (c, counts) in err_buf.iter().enumerate() {
+                let n = counts[i];
                 if n > 0 {
                     any = true;
                     t.occurrences[c] += n;
@@ -1290,12 +1290,12 @@ mod tests {
         let a = hist(&[0, 0, 1, 3, 3, 3, 7, 50]);
         let b = hist(&[1, 2, 2, 3, 9, 9, 9, 40, 60, 99]);
         let w = Welch::from_histograms(&a, &b).expect("welch");
-        close(w.t, -1.248_897_738_897_406_9, 1e-12);
+        close(w.t, -1.248_897_738_897_41, 1e-12);
         close(w.df, 13.975_955_187_239_832, 1e-12);
         close(w.p, 0.232_216_990_575_477_44, 1e-9);
         let m = MannWhitney::from_histograms(&a, &b).expect("mwu");
         assert_eq!(m.u, 23.0);
-        close(m.z, -1.479_095_404_051_312_1, 1e-12);
+        close(m.z, -1.479_095_404_051_31, 1e-12);
         close(m.p, 0.139_114_818_376_722_58, 1e-9);
     }
 
@@ -1308,8 +1308,8 @@ mod tests {
         bv.extend([7; 5]);
         let (a, b) = (hist(&av), hist(&bv));
         let w = Welch::from_histograms(&a, &b).expect("welch");
-        close(w.t, -5.807_393_016_013_567_2, 1e-12);
-        close(w.df, 81.278_099_571_997_557, 1e-12);
+        close(w.t, -5.807_393_016_013_57, 1e-12);
+        close(w.df, 81.278_099_571_997_6, 1e-12);
         close(w.p, 1.186_627_190_505_120_3e-7, 1e-7);
         let m = MannWhitney::from_histograms(&a, &b).expect("mwu");
         assert_eq!(m.u, 400.0);

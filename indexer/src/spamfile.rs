@@ -104,10 +104,12 @@ pub fn build_spam_map(paths: &[PathBuf], out: &Path, tmp: &Path) -> Result<SpamM
         sorted
     };
     let create = |p: &Path| {
-        File::create(p).map(BufWriter::new).map_err(|source| Error::Io {
-            path: p.to_path_buf(),
-            source,
-        })
+        File::create(p)
+            .map(BufWriter::new)
+            .map_err(|source| Error::Io {
+                path: p.to_path_buf(),
+                source,
+            })
     };
     let mut builder = SpamMapBuilder::new(create(out)?).map_err(|e| filt(out, e))?;
     if sorted {
@@ -166,7 +168,11 @@ fn filt(path: &Path, e: sieve_filters::Error) -> Error {
 }
 
 /// K-way merge of sorted run files into `builder`.
-fn merge_runs<W: Write>(runs: &[PathBuf], builder: &mut SpamMapBuilder<W>, out: &Path) -> Result<()> {
+fn merge_runs<W: Write>(
+    runs: &[PathBuf],
+    builder: &mut SpamMapBuilder<W>,
+    out: &Path,
+) -> Result<()> {
     struct Head {
         docid: String,
         score: u8,
@@ -200,23 +206,24 @@ fn merge_runs<W: Write>(runs: &[PathBuf], builder: &mut SpamMapBuilder<W>, out: 
                 })
         })
         .collect::<Result<_>>()?;
-    let next = |run: usize, readers: &mut Vec<std::io::Lines<BufReader<File>>>| -> Result<Option<Head>> {
-        match readers[run].next() {
-            None => Ok(None),
-            Some(line) => {
-                let line = line.map_err(|source| Error::Io {
-                    path: runs[run].clone(),
-                    source,
-                })?;
-                let (s, d) = line.split_once(' ').unwrap_or(("0", ""));
-                Ok(Some(Head {
-                    docid: d.to_string(),
-                    score: s.parse().unwrap_or(0),
-                    run,
-                }))
+    let next =
+        |run: usize, readers: &mut Vec<std::io::Lines<BufReader<File>>>| -> Result<Option<Head>> {
+            match readers[run].next() {
+                None => Ok(None),
+                Some(line) => {
+                    let line = line.map_err(|source| Error::Io {
+                        path: runs[run].clone(),
+                        source,
+                    })?;
+                    let (s, d) = line.split_once(' ').unwrap_or(("0", ""));
+                    Ok(Some(Head {
+                        docid: d.to_string(),
+                        score: s.parse().unwrap_or(0),
+                        run,
+                    }))
+                }
             }
-        }
-    };
+        };
     let mut heap = BinaryHeap::new();
     for run in 0..readers.len() {
         if let Some(h) = next(run, &mut readers)? {
@@ -224,7 +231,9 @@ fn merge_runs<W: Write>(runs: &[PathBuf], builder: &mut SpamMapBuilder<W>, out: 
         }
     }
     while let Some(h) = heap.pop() {
-        builder.insert(&h.docid, h.score).map_err(|e| filt(out, e))?;
+        builder
+            .insert(&h.docid, h.score)
+            .map_err(|e| filt(out, e))?;
         if let Some(n) = next(h.run, &mut readers)? {
             heap.push(n);
         }
@@ -267,7 +276,9 @@ mod tests {
         );
         let bad = dir.path().join("bad.txt");
         std::fs::write(&bad, "70 d3\nbad line here\n").unwrap();
-        let err = build_spam_map(&[bad], &out, dir.path()).unwrap_err().to_string();
+        let err = build_spam_map(&[bad], &out, dir.path())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("bad.txt") && err.contains("line 2"), "{err}");
     }
 }

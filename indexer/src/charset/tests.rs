@@ -11,9 +11,12 @@ pub(crate) fn shared_data() -> Option<PathBuf> {
     if let Some(v) = std::env::var_os("SIEVE_SHARED_DATA") {
         return Some(PathBuf::from(v)).filter(|p| p.is_dir());
     }
-    [PathBuf::from("/work/shared/data"), repo_root().join("../shared/data")]
-        .into_iter()
-        .find(|p| p.is_dir())
+    [
+        PathBuf::from("/work/shared/data"),
+        repo_root().join("../shared/data"),
+    ]
+    .into_iter()
+    .find(|p| p.is_dir())
 }
 
 pub(crate) fn repo_root() -> PathBuf {

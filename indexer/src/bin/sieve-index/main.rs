@@ -134,7 +134,8 @@ fn run_build(a: BuildArgs) -> anyhow::Result<ExitCode> {
     opts.resume = a.resume;
     opts.writer_heap = a.writer_mb.max(15) << 20;
     if let Some(f) = &a.filter {
-        let bytes = std::fs::read(f).with_context(|| format!("cannot read filter {}", f.display()))?;
+        let bytes =
+            std::fs::read(f).with_context(|| format!("cannot read filter {}", f.display()))?;
         let filter = sieve_filters::docfilter::DocFilter::from_bytes(bytes)
             .with_context(|| format!("{} is not a sieve filter file", f.display()))?;
         opts.filter_desc = Some(format!(
