@@ -45,7 +45,8 @@
 //!
 //! Proportions, means and statistics are written with six decimals
 //! (statistics in scientific notation outside 1e-4..1e6), p-values in
-//! scientific notation with six decimals.
+//! scientific notation with six decimals, or `<2.2e-308` when the p-value
+//! is below the smallest normal `f64` (it underflowed).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -717,6 +718,7 @@ fn figure5_svg(bins: &[Bin], deciles: bool) -> std::result::Result<String, Strin
             .x_labels(if deciles { 10 } else { 11 })
             .x_label_formatter(&|x| format!("{x:.0}"))
             .y_label_formatter(&|y| format!("{y:.3}"))
+            .light_line_style(TRANSPARENT)
             .label_style(("sans-serif", 14))
             .axis_desc_style(("sans-serif", 16))
             .draw()
@@ -759,7 +761,12 @@ fn fmt_stat(x: f64) -> String {
 }
 
 fn fmt_p(p: f64) -> String {
-    format!("{p:.6e}")
+    if p < f64::MIN_POSITIVE {
+        // Below the smallest normal f64: the value underflowed.
+        "<2.2e-308".into()
+    } else {
+        format!("{p:.6e}")
+    }
 }
 
 fn significance_tsv(t: &Tally) -> String {
@@ -1069,6 +1076,13 @@ mod tests {
                 "25.000000"
             ]
         );
+        // Oracle (mpmath): Welch t 0.44180016, df 1.4789873, p 0.71460393;
+        // U = 2.5 = n1 n2 / 2 + 0.5, so the continuity-corrected z is 0.
+        assert_eq!(
+            line(&sig, "unexpected_continuation"),
+            "unexpected_continuation\t2\t2\t49.500000\t25.000000\t0.441800\t1.478987\t\
+             7.146039e-1\t2.5\t0.000000\t1.000000e0"
+        );
         // overlong_nul is only in the unscored d3.
         let nul: Vec<&str> = line(&sig, "overlong_nul").split('\t').collect();
         assert_eq!(
@@ -1332,9 +1346,21 @@ mod tests {
         assert_eq!(m.p, 1.0);
     }
 
+    #[test]
+    fn p_values_that_underflow_are_marked() {
+        assert_eq!(fmt_p(0.0), "<2.2e-308");
+        assert_eq!(fmt_p(0.05), "5.000000e-2");
+        assert_eq!(fmt_p(1e-300), "1.000000e-300");
+        assert_eq!(fmt_stat(f64::NAN), "NA");
+        assert_eq!(fmt_stat(-76.768_161_4), "-76.768161");
+        assert_eq!(fmt_stat(3.0e7), "3.000000e7");
+    }
+
     /// Throughput on a synthetic index. Run with
     /// `cargo test --release -p sieve-indexer report::tests::throughput -- --ignored --nocapture`
-    /// (`SIEVE_REPORT_DOCS` sets the number of documents, default 200000).
+    /// (`SIEVE_REPORT_DOCS` sets the number of documents, default 200000;
+    /// `SIEVE_REPORT_OUT` keeps the reports, in `index-spam/` and `map-spam/`).
+    /// The error rates and spam scores are made up.
     #[test]
     #[ignore = "performance measurement; builds a large index"]
     fn throughput() {
@@ -1343,7 +1369,9 @@ mod tests {
             .and_then(|s| s.parse().ok())
             .unwrap_or(200_000);
         let tmp = tempfile::tempdir().expect("tmp");
-        let (idx, out) = (tmp.path().join("idx"), tmp.path().join("out"));
+        let idx = tmp.path().join("idx");
+        let out = std::env::var_os("SIEVE_REPORT_OUT")
+            .map_or_else(|| tmp.path().join("out"), PathBuf::from);
         std::fs::create_dir(&idx).expect("mkdir");
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         let mut next = move || {
@@ -1356,13 +1384,18 @@ mod tests {
         let docs: Vec<IndexDoc> = (0..n)
             .map(|i| {
                 let r = next();
+                let spam = u8::try_from((r >> 48) % 101).ok().filter(|&p| p < 100);
+                // Made-up rates that fall with the spam percentile: class k
+                // is present with probability RATES[k] / 1024 * (2 - p / 99).
+                const RATES: [u64; CLASSES] = [300, 200, 40, 60, 8, 15, 25];
+                let p = u64::from(spam.unwrap_or(50));
                 let mut counts = Utf8Counts::default();
                 for (k, class) in ErrorClass::ALL.into_iter().enumerate() {
-                    if (r >> (k * 4)) & 15 == 0 {
-                        *counts.get_mut(class) = (r >> 40) & 7;
+                    let draw = next() & 1023;
+                    if draw * 99 < RATES[k] * (198 - p) {
+                        *counts.get_mut(class) = 1 + ((r >> (k * 3)) & 7);
                     }
                 }
-                let spam = u8::try_from((r >> 48) % 101).ok().filter(|&p| p < 100);
                 let mut d = doc(&format!("clueweb-{i:010}"), counts, (r >> 56) & 1, spam);
                 d.title = String::new();
                 d.body = String::new();
@@ -1392,7 +1425,8 @@ mod tests {
                 spam: map,
                 deciles: false,
             };
-            let s = write_report(&idx, &out, &opts).expect("report");
+            let dir = out.join(if spam { "map-spam" } else { "index-spam" });
+            let s = write_report(&idx, &dir, &opts).expect("report");
             assert_eq!(s.docs, n);
             eprintln!(
                 "report (spam override: {spam}): {} docs in {:.3}s = {:.0} docs/s",
