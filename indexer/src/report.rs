@@ -1359,7 +1359,8 @@ mod tests {
     /// Throughput on a synthetic index. Run with
     /// `cargo test --release -p sieve-indexer report::tests::throughput -- --ignored --nocapture`
     /// (`SIEVE_REPORT_DOCS` sets the number of documents, default 200000;
-    /// `SIEVE_REPORT_OUT` keeps the reports, in `index-spam/` and `map-spam/`).
+    /// `SIEVE_REPORT_OUT` keeps the reports, in `index-spam/` and `map-spam/`;
+    /// `SIEVE_REPORT_DECILES` bins by decile).
     /// The error rates and spam scores are made up.
     #[test]
     #[ignore = "performance measurement; builds a large index"]
@@ -1423,7 +1424,7 @@ mod tests {
             let opts = ReportOptions {
                 atire_counts: true,
                 spam: map,
-                deciles: false,
+                deciles: std::env::var_os("SIEVE_REPORT_DECILES").is_some(),
             };
             let dir = out.join(if spam { "map-spam" } else { "index-spam" });
             let s = write_report(&idx, &dir, &opts).expect("report");
