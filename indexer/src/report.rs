@@ -1356,6 +1356,108 @@ mod tests {
         assert_eq!(fmt_stat(3.0e7), "3.000000e7");
     }
 
+    /// A made-up spam percentile: FNV-1a of the docid, modulo 100.
+    fn made_up_percentile(docid: &[u8]) -> u8 {
+        let h = docid.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+        (h % 100) as u8
+    }
+
+    /// The report of an index built from the bundled crawl samples, with
+    /// MADE-UP spam percentiles (FNV-1a of the docid mod 100; every third
+    /// docid, by FNV hash, left unscored), against the golden files in
+    /// `tests/data/report/` (`SIEVE_BLESS=1` rewrites them).
+    #[test]
+    fn golden_report_for_bundled_samples_with_made_up_spam() {
+        use crate::build::{BuildOptions, NoProgress, build};
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data");
+        let mut inputs: Vec<PathBuf> = std::fs::read_dir(data.join("warc"))
+            .expect("warc samples")
+            .map(|e| e.expect("entry").path())
+            .collect();
+        inputs.push(data.join("trec/cacm-first5.trec"));
+        inputs.sort();
+        let tmp = tempfile::tempdir().expect("tmp");
+        let (idx, out) = (tmp.path().join("idx"), tmp.path().join("out"));
+        let stats = build(&BuildOptions::new(inputs, idx.clone()), &NoProgress).expect("build");
+
+        // Made-up scores for the docids in the index.
+        let (index, _) = open_index(&idx).expect("open");
+        let searcher = index.reader().expect("reader").searcher();
+        let mut docids = Vec::new();
+        for seg in searcher.segment_readers() {
+            let col = seg.fast_fields().str(DOCID).expect("docid").expect("fast");
+            let mut stream = col.dictionary().stream().expect("stream");
+            while stream.advance() {
+                docids.push(stream.key().to_vec());
+            }
+        }
+        docids.sort();
+        docids.dedup();
+        assert!(docids.len() > 10, "{} docids", docids.len());
+        let mut b = SpamMapBuilder::new(Vec::new()).expect("builder");
+        for d in &docids {
+            let p = made_up_percentile(d);
+            if p % 3 != 0 {
+                b.insert(std::str::from_utf8(d).expect("utf8"), p)
+                    .expect("insert");
+            }
+        }
+        let opts = ReportOptions {
+            atire_counts: true,
+            spam: Some(SpamMap::new(b.finish().expect("finish")).expect("map")),
+            deciles: true,
+        };
+        let summary = write_report(&idx, &out, &opts).expect("report");
+        assert_eq!(summary.docs, docids.len() as u64);
+
+        // Oracle: the builder counted the same things independently, while
+        // indexing, into stats.json.
+        let totals = &stats.totals;
+        assert_eq!(summary.docs, totals.indexed);
+        let t1 = read(&out, "table1.tsv");
+        for class in ErrorClass::ALL {
+            let cols: Vec<&str> = line(&t1, class.key()).split('\t').collect();
+            assert_eq!(cols[2], totals.utf8_errors.get(class).to_string(), "{t1}");
+            assert_eq!(cols[3], totals.utf8_docs.get(class).to_string(), "{t1}");
+        }
+        let uc: Vec<&str> = line(&t1, "unexpected_continuation").split('\t').collect();
+        assert_eq!(
+            uc[5],
+            (totals.utf8_errors.unexpected_continuation + totals.atire_extra).to_string()
+        );
+        let cs = read(&out, "charsets.tsv");
+        for (key, n) in &totals.charset_sources {
+            let cols: Vec<&str> = line(&cs, key).split('\t').collect();
+            assert_eq!(cols[2], n.to_string(), "{key}: {cs}");
+        }
+        assert_eq!(
+            line(&cs, "total"),
+            format!("total\t\t{}\t{}", totals.indexed, totals.charset_disagree)
+        );
+
+        let golden = data.join("report");
+        let bless = std::env::var_os("SIEVE_BLESS").is_some();
+        for name in [
+            "table1.tsv",
+            "table1.md",
+            "by-percentile.tsv",
+            "significance.tsv",
+            "charsets.tsv",
+        ] {
+            let got = read(&out, name);
+            let path = golden.join(name);
+            if bless {
+                std::fs::create_dir_all(&golden).expect("mkdir");
+                std::fs::write(&path, &got).expect("bless");
+            }
+            let want = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {e} (run with SIEVE_BLESS=1)", path.display()));
+            assert_eq!(got, want, "{name} differs from {}", path.display());
+        }
+    }
+
     /// Throughput on a synthetic index. Run with
     /// `cargo test --release -p sieve-indexer report::tests::throughput -- --ignored --nocapture`
     /// (`SIEVE_REPORT_DOCS` sets the number of documents, default 200000;
