@@ -1399,7 +1399,7 @@ mod tests {
         let mut b = SpamMapBuilder::new(Vec::new()).expect("builder");
         for d in &docids {
             let p = made_up_percentile(d);
-            if p % 3 != 0 {
+            if !p.is_multiple_of(3) {
                 b.insert(std::str::from_utf8(d).expect("utf8"), p)
                     .expect("insert");
             }
