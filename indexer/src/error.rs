@@ -98,4 +98,12 @@ pub enum Error {
         /// The first bytes of the (decompressed) file, lossily decoded.
         got: String,
     },
+    /// Drawing a chart (the report's figure) failed.
+    #[error("{path}: drawing the chart failed: {detail}")]
+    Plot {
+        /// The chart file being written.
+        path: PathBuf,
+        /// The plotting library's error.
+        detail: String,
+    },
 }

@@ -19,6 +19,7 @@ pub mod document;
 pub mod error;
 pub mod filterbuild;
 pub mod html;
+pub mod report;
 pub mod schema;
 pub mod shard;
 pub mod spamfile;

@@ -360,3 +360,48 @@ sieve_test!(
         assert_eq!(untagged(&m), untagged(&want));
     }
 );
+
+sieve_test!(
+    report_writes_table1_figure5_and_tests_from_fast_fields,
+    |dir| {
+        // Spam scores are MADE UP (tests/data/SOURCES.md).
+        let spam = fixture("spam/made-up-spam.txt");
+        let ix = build(&dir, "ix", &["--spam", spam.to_str().unwrap()]);
+        let out = dir.join("report");
+        let said = ok(dir
+            .cmd("sieve-index")
+            .args(["report", "--atire-counts", "--index"])
+            .arg(&ix)
+            .arg("--out")
+            .arg(&out));
+        assert!(said.contains("49 docs (4 without a spam score)"), "{said}");
+        let stats = stats_without_timing(&ix);
+        let table = std::fs::read_to_string(out.join("table1.tsv")).unwrap();
+        // Table 1 agrees with the builder's own totals, class by class.
+        for (key, label) in [
+            ("missing_continuation", "Not enough continuation bytes"),
+            ("unexpected_continuation", "Unexpected continuation bytes"),
+        ] {
+            let occ = stats["totals"]["utf8_errors"][key].as_u64().unwrap();
+            let docs = stats["totals"]["utf8_docs"][key].as_u64().unwrap();
+            let line = table
+                .lines()
+                .find(|l| l.contains(label))
+                .unwrap_or_else(|| panic!("{table}"));
+            assert!(
+                line.contains(&format!("\t{occ}\t{docs}\t")),
+                "{line} vs {occ}/{docs}"
+            );
+        }
+        let svg = std::fs::read_to_string(out.join("figure5.svg")).unwrap();
+        assert!(svg.trim_start().starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+        for f in [
+            "by-percentile.tsv",
+            "significance.tsv",
+            "charsets.tsv",
+            "table1.md",
+        ] {
+            assert!(out.join(f).is_file(), "{f}");
+        }
+    }
+);

@@ -44,6 +44,25 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Write the encoding-error report (the paper's Table 1 and Figure 5,
+    /// significance tests, charset sources) from an index's fast fields.
+    Report {
+        /// The index directory.
+        #[arg(long)]
+        index: PathBuf,
+        /// Spam rankings to use instead of the index's stored percentiles.
+        #[arg(long, num_args = 1..)]
+        spam: Vec<PathBuf>,
+        /// Output directory (created).
+        #[arg(long)]
+        out: PathBuf,
+        /// Add ATIRE-compatible counts to Table 1, side by side.
+        #[arg(long)]
+        atire_counts: bool,
+        /// Bin Figure 5 by spam decile instead of percentile.
+        #[arg(long)]
+        deciles: bool,
+    },
     /// Print every docid of an index, one per line, sorted.
     Docids {
         /// The index directory.
@@ -268,6 +287,37 @@ fn main() -> anyhow::Result<ExitCode> {
                     rec.shard,
                     rec.indexed
                 );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Report {
+            index,
+            spam,
+            out,
+            atire_counts,
+            deciles,
+        } => {
+            let spam = if spam.is_empty() {
+                None
+            } else {
+                let tmp = tempfile::tempdir().context("temporary directory")?;
+                let map_path = tmp.path().join("spam.fst");
+                sieve_indexer::spamfile::build_spam_map(&spam, &map_path, tmp.path())?;
+                Some(sieve_indexer::spamfile::open_spam_map(&map_path)?)
+            };
+            build::create_private_dir(&out)?;
+            let opts = sieve_indexer::report::ReportOptions {
+                atire_counts,
+                spam,
+                deciles,
+            };
+            let s = sieve_indexer::report::write_report(&index, &out, &opts)?;
+            println!(
+                "{} docs ({} without a spam score) in {:.3}s",
+                s.docs, s.unscored, s.seconds
+            );
+            for f in &s.files {
+                println!("wrote {}", f.display());
             }
             Ok(ExitCode::SUCCESS)
         }
