@@ -23,10 +23,10 @@ use std::path::{Path, PathBuf};
 
 use sieve_filters::docfilter::{FilterCounts, FilterHeader, FilterWriter, ListKind, Thresholds};
 use sieve_filters::spam::SpamMap;
-use sieve_filters::utf8::{ErrorClass, Utf8Counts};
+use sieve_filters::utf8::Utf8Counts;
 
 use crate::build::open_index;
-use crate::schema::{self, NO_SPAM_SCORE};
+use crate::schema::{self, RuleColumns};
 use crate::{Error, Result};
 
 /// What to build a filter from.
@@ -120,17 +120,14 @@ fn from_index(spec: &FilterSpec<'_>, dir: &Path, out: &Path) -> Result<FilterHea
     let mut counts = FilterCounts::default();
     let mut runs: Vec<(PathBuf, PathBuf)> = Vec::new();
     for (s, seg) in searcher.segment_readers().iter().enumerate() {
-        let ff = seg.fast_fields();
-        let spam_col = ff.u64(schema::SPAM)?;
-        let bytes_col = ff.u64(schema::BYTES)?;
-        let errs = ErrorClass::ALL
-            .iter()
-            .map(|c| ff.u64(schema::error_field_name(*c)))
-            .collect::<tantivy::Result<Vec<_>>>()?;
-        let ids = ff.str(schema::DOCID)?.ok_or_else(|| Error::Schema {
-            expected: "docid as a fast field",
-            detail: dir.display().to_string(),
-        })?;
+        let cols = RuleColumns::open(seg)?;
+        let ids = seg
+            .fast_fields()
+            .str(schema::DOCID)?
+            .ok_or_else(|| Error::Schema {
+                expected: "docid as a fast field",
+                detail: dir.display().to_string(),
+            })?;
         let n_ords = ids.num_terms();
         // 0 = no live doc with this ordinal, 1 = kept, 2 = excluded.
         let mut decision = vec![0u8; n_ords];
@@ -145,22 +142,15 @@ fn from_index(spec: &FilterSpec<'_>, dir: &Path, out: &Path) -> Result<FilterHea
                     ids.ord_to_str(ord, &mut buf).map_err(io_err(dir))?;
                     m.get(&buf)
                 }
-                None => {
-                    let p = spam_col.first(doc).unwrap_or(NO_SPAM_SCORE);
-                    (p != NO_SPAM_SCORE).then_some(p as u8)
-                }
+                None => cols.spam(doc),
             };
-            let mut c = Utf8Counts::default();
-            for (col, class) in errs.iter().zip(ErrorClass::ALL) {
-                *c.get_mut(class) = col.first(doc).unwrap_or(0);
-            }
             counts.considered += 1;
             if spam.is_none() {
                 counts.unscored += 1;
             }
             let keep = spec
                 .thresholds
-                .keeps(spam, &c, bytes_col.first(doc).unwrap_or(0));
+                .keeps(spam, &cols.counts(doc), cols.bytes(doc));
             decision[ord as usize] = if keep { 1 } else { 2 };
             if keep {
                 counts.kept += 1;

@@ -36,11 +36,12 @@
 //! total token count over the kept documents exactly, so a filtered run
 //! equals a run on an index built without the filtered documents.
 
-use sieve_filters::utf8::ErrorClass;
-use tantivy::Index;
+use sieve_filters::utf8::{ErrorClass, Utf8Counts};
+use tantivy::columnar::Column;
 use tantivy::schema::{
     FAST, Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
 };
+use tantivy::{Index, SegmentReader};
 
 use crate::analysis::{ANALYZER_NAME, AnalyzerConfig, text_analyzer};
 
@@ -203,6 +204,52 @@ impl Fields {
             body_tokens: get(BODY_TOKENS)?,
             title_tokens: get(TITLE_TOKENS)?,
         })
+    }
+}
+
+/// The fast-field columns of one segment that a keep/drop rule
+/// ([`sieve_filters::docfilter::Thresholds`]) reads: spam percentile, body
+/// length and the seven error counts. Query-time selection and filter-file
+/// building both decide documents through it.
+pub struct RuleColumns {
+    spam: Column<u64>,
+    bytes: Column<u64>,
+    errors: Vec<Column<u64>>,
+}
+
+impl RuleColumns {
+    /// Opens the columns of `segment`.
+    pub fn open(segment: &SegmentReader) -> tantivy::Result<RuleColumns> {
+        let ff = segment.fast_fields();
+        Ok(RuleColumns {
+            spam: ff.u64(SPAM)?,
+            bytes: ff.u64(BYTES)?,
+            errors: ErrorClass::ALL
+                .iter()
+                .map(|c| ff.u64(error_field_name(*c)))
+                .collect::<tantivy::Result<_>>()?,
+        })
+    }
+
+    /// The stored spam percentile of `doc`, `None` if it has none
+    /// ([`NO_SPAM_SCORE`]).
+    pub fn spam(&self, doc: u32) -> Option<u8> {
+        let p = self.spam.first(doc).unwrap_or(NO_SPAM_SCORE);
+        (p != NO_SPAM_SCORE).then_some(p as u8)
+    }
+
+    /// The body length of `doc` in bytes.
+    pub fn bytes(&self, doc: u32) -> u64 {
+        self.bytes.first(doc).unwrap_or(0)
+    }
+
+    /// The seven error counts of `doc`.
+    pub fn counts(&self, doc: u32) -> Utf8Counts {
+        let mut counts = Utf8Counts::default();
+        for (col, class) in self.errors.iter().zip(ErrorClass::ALL) {
+            *counts.get_mut(class) = col.first(doc).unwrap_or(0);
+        }
+        counts
     }
 }
 

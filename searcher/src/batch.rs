@@ -23,10 +23,9 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use roaring::RoaringBitmap;
 use sieve_filters::docfilter::{DocFilter, Thresholds};
-use sieve_filters::utf8::{ErrorClass, Utf8Counts};
 use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
 use sieve_indexer::build::{analyzer_config, open_index};
-use sieve_indexer::schema::{self, Fields, NO_SPAM_SCORE, TextField};
+use sieve_indexer::schema::{self, Fields, RuleColumns, TextField};
 use tantivy::query::Bm25StatisticsProvider;
 
 use crate::bm25::{BagOfWords, Bm25Params, Hit, Shard, Subset, Variant, search};
@@ -99,33 +98,26 @@ pub fn select(shards: &[Shard], sel: &DocSelection) -> Result<Subset> {
     for shard in shards {
         let mut per_segment = Vec::new();
         for seg in shard.searcher.segment_readers() {
-            let ff = seg.fast_fields();
-            let spam = ff.u64(schema::SPAM)?;
-            let bytes = ff.u64(schema::BYTES)?;
-            let errs = ErrorClass::ALL
-                .iter()
-                .map(|c| ff.u64(schema::error_field_name(*c)))
-                .collect::<tantivy::Result<Vec<_>>>()?;
+            let cols = RuleColumns::open(seg)?;
             let docids = match &sel.filter {
-                Some(_) => Some(ff.str(schema::DOCID)?.ok_or_else(|| Error::Index {
-                    index: shard.name.clone(),
-                    detail: "docid is not a fast field".into(),
-                })?),
+                Some(_) => {
+                    Some(
+                        seg.fast_fields()
+                            .str(schema::DOCID)?
+                            .ok_or_else(|| Error::Index {
+                                index: shard.name.clone(),
+                                detail: "docid is not a fast field".into(),
+                            })?,
+                    )
+                }
                 None => None,
             };
             let mut bitmap = RoaringBitmap::new();
             let mut buf = String::new();
             for doc in 0..seg.max_doc() {
-                let p = spam.first(doc).unwrap_or(NO_SPAM_SCORE);
-                let mut counts = Utf8Counts::default();
-                for (col, class) in errs.iter().zip(ErrorClass::ALL) {
-                    *counts.get_mut(class) = col.first(doc).unwrap_or(0);
-                }
-                let mut keep = sel.thresholds.keeps(
-                    (p != NO_SPAM_SCORE).then_some(p as u8),
-                    &counts,
-                    bytes.first(doc).unwrap_or(0),
-                );
+                let mut keep =
+                    sel.thresholds
+                        .keeps(cols.spam(doc), &cols.counts(doc), cols.bytes(doc));
                 if keep && let (Some(f), Some(ids)) = (&sel.filter, &docids) {
                     buf.clear();
                     if let Some(ord) = ids.term_ords(doc).next() {
