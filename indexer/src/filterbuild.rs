@@ -16,9 +16,8 @@
 //! docids are sorted within each segment, spilled to a temporary file per
 //! segment, and merged. Memory stays bounded by one segment's bitset.
 
-use std::collections::BinaryHeap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use sieve_filters::docfilter::{FilterCounts, FilterHeader, FilterWriter, ListKind, Thresholds};
@@ -26,6 +25,7 @@ use sieve_filters::spam::SpamMap;
 use sieve_filters::utf8::Utf8Counts;
 
 use crate::build::open_index;
+use crate::extsort::merge_sorted_lines;
 use crate::schema::{self, RuleColumns};
 use crate::{Error, Result};
 
@@ -200,30 +200,4 @@ fn from_index(spec: &FilterSpec<'_>, dir: &Path, out: &Path) -> Result<FilterHea
     let (mut sink, _) = w.finish().map_err(|e| filt_err(out, e))?;
     sink.flush().map_err(io_err(out))?;
     Ok(header)
-}
-
-/// Merges files of sorted lines, calling `f` on each distinct line in
-/// order.
-fn merge_sorted_lines(files: &[PathBuf], mut f: impl FnMut(&str) -> Result<()>) -> Result<()> {
-    let mut readers = Vec::with_capacity(files.len());
-    for p in files {
-        readers.push(BufReader::new(File::open(p).map_err(io_err(p))?).lines());
-    }
-    let mut heap = BinaryHeap::new();
-    for (i, r) in readers.iter_mut().enumerate() {
-        if let Some(line) = r.next() {
-            heap.push(std::cmp::Reverse((line.map_err(io_err(&files[i]))?, i)));
-        }
-    }
-    let mut last: Option<String> = None;
-    while let Some(std::cmp::Reverse((line, i))) = heap.pop() {
-        if last.as_deref() != Some(line.as_str()) {
-            f(&line)?;
-        }
-        if let Some(next) = readers[i].next() {
-            heap.push(std::cmp::Reverse((next.map_err(io_err(&files[i]))?, i)));
-        }
-        last = Some(line);
-    }
-    Ok(())
 }

@@ -17,6 +17,7 @@ pub mod charset;
 pub mod crawl;
 pub mod document;
 pub mod error;
+mod extsort;
 pub mod filterbuild;
 pub mod html;
 pub mod report;

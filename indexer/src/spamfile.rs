@@ -9,7 +9,6 @@
 //! files, then merged. Memory stays bounded by one run whatever the input
 //! size.
 
-use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -17,6 +16,7 @@ use std::path::{Path, PathBuf};
 use flate2::read::MultiGzDecoder;
 use sieve_filters::spam::{SpamMapBuilder, parse_line};
 
+use crate::extsort::merge_sorted_lines;
 use crate::{Error, Result};
 
 /// Entries per in-memory sorted run (about 100 MB of docids).
@@ -120,11 +120,16 @@ pub fn build_spam_map(paths: &[PathBuf], out: &Path, tmp: &Path) -> Result<SpamM
         let mut runs: Vec<PathBuf> = Vec::new();
         let mut run: Vec<(String, u8)> = Vec::with_capacity(RUN_LINES.min(1 << 16));
         let spill = |run: &mut Vec<(String, u8)>, runs: &mut Vec<PathBuf>| -> Result<()> {
+            // Sorting (docid, percentile) pairs sorts the lines
+            // "docid\tpercentile" byte-wise too: a tab sorts before any
+            // docid byte, and equal docids are adjacent either way. (A docid
+            // with a control byte below tab could break this; the map
+            // builder would then fail loudly with an out-of-order error.)
             run.sort_unstable();
             let p = tmp.join(format!("spam-run-{:05}.txt", runs.len()));
             let mut w = create(&p)?;
             for (d, s) in run.iter() {
-                writeln!(w, "{s} {d}").map_err(|source| Error::Io {
+                writeln!(w, "{d}\t{s}").map_err(|source| Error::Io {
                     path: p.clone(),
                     source,
                 })?;
@@ -146,7 +151,14 @@ pub fn build_spam_map(paths: &[PathBuf], out: &Path, tmp: &Path) -> Result<SpamM
         })?;
         spill(&mut run, &mut runs)?;
         stats.runs = runs.len() as u64;
-        merge_runs(&runs, &mut builder, out)?;
+        merge_sorted_lines(&runs, |line| {
+            let (docid, p) = line.rsplit_once('\t').unwrap_or((line, ""));
+            let p = p.parse::<u8>().map_err(|_| Error::Input {
+                path: out.to_path_buf(),
+                detail: format!("corrupt sorted run line {line:?}"),
+            })?;
+            builder.insert(docid, p).map_err(|e| filt(out, e))
+        })?;
         for r in &runs {
             let _ = std::fs::remove_file(r);
         }
@@ -165,80 +177,6 @@ fn filt(path: &Path, e: sieve_filters::Error) -> Error {
         path: path.to_path_buf(),
         detail: e.to_string(),
     }
-}
-
-/// K-way merge of sorted run files into `builder`.
-fn merge_runs<W: Write>(
-    runs: &[PathBuf],
-    builder: &mut SpamMapBuilder<W>,
-    out: &Path,
-) -> Result<()> {
-    struct Head {
-        docid: String,
-        score: u8,
-        run: usize,
-    }
-    impl PartialEq for Head {
-        fn eq(&self, o: &Self) -> bool {
-            (&self.docid, self.run) == (&o.docid, o.run)
-        }
-    }
-    impl Eq for Head {}
-    impl PartialOrd for Head {
-        fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-            Some(self.cmp(o))
-        }
-    }
-    impl Ord for Head {
-        fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-            // Min-heap on (docid, score, run).
-            (&o.docid, o.score, o.run).cmp(&(&self.docid, self.score, self.run))
-        }
-    }
-    let mut readers: Vec<std::io::Lines<BufReader<File>>> = runs
-        .iter()
-        .map(|p| {
-            File::open(p)
-                .map(|f| BufReader::new(f).lines())
-                .map_err(|source| Error::Io {
-                    path: p.clone(),
-                    source,
-                })
-        })
-        .collect::<Result<_>>()?;
-    let next =
-        |run: usize, readers: &mut Vec<std::io::Lines<BufReader<File>>>| -> Result<Option<Head>> {
-            match readers[run].next() {
-                None => Ok(None),
-                Some(line) => {
-                    let line = line.map_err(|source| Error::Io {
-                        path: runs[run].clone(),
-                        source,
-                    })?;
-                    let (s, d) = line.split_once(' ').unwrap_or(("0", ""));
-                    Ok(Some(Head {
-                        docid: d.to_string(),
-                        score: s.parse().unwrap_or(0),
-                        run,
-                    }))
-                }
-            }
-        };
-    let mut heap = BinaryHeap::new();
-    for run in 0..readers.len() {
-        if let Some(h) = next(run, &mut readers)? {
-            heap.push(h);
-        }
-    }
-    while let Some(h) = heap.pop() {
-        builder
-            .insert(&h.docid, h.score)
-            .map_err(|e| filt(out, e))?;
-        if let Some(n) = next(h.run, &mut readers)? {
-            heap.push(n);
-        }
-    }
-    Ok(())
 }
 
 /// Reads a whole spam map file.
