@@ -64,6 +64,16 @@ pub struct CrawlOptions {
     pub bomb_min_output: u64,
 }
 
+impl CrawlOptions {
+    /// Bytes of a record kept in memory: the body cap plus room for the
+    /// HTTP head in front of it.
+    pub(crate) fn keep_limit(&self) -> usize {
+        usize::try_from(self.max_record_bytes)
+            .unwrap_or(usize::MAX)
+            .saturating_add(MAX_HEAD_BYTES)
+    }
+}
+
 impl Default for CrawlOptions {
     fn default() -> Self {
         Self {

@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use super::http::{self, MAX_HEAD_BYTES};
+use super::http;
 use super::input::Source;
 use super::{Anomaly, AnomalyKind, CrawlEvent, CrawlOptions, RawDoc, Skip, SkipReason};
 
@@ -49,9 +49,7 @@ pub(crate) struct TrecParser {
 
 impl TrecParser {
     pub(crate) fn new(opts: CrawlOptions) -> Self {
-        let keep_limit = usize::try_from(opts.max_record_bytes)
-            .unwrap_or(usize::MAX)
-            .saturating_add(MAX_HEAD_BYTES);
+        let keep_limit = opts.keep_limit();
         Self { opts, keep_limit }
     }
 

@@ -24,7 +24,7 @@ use std::collections::VecDeque;
 
 use memchr::memmem;
 
-use super::http::{self, MAX_HEAD_BYTES};
+use super::http;
 use super::input::Source;
 use super::{Anomaly, AnomalyKind, CrawlEvent, CrawlOptions, RawDoc, Skip, SkipReason};
 
@@ -260,9 +260,7 @@ pub(crate) struct WarcParser {
 
 impl WarcParser {
     pub(crate) fn new(opts: CrawlOptions) -> Self {
-        let keep_limit = usize::try_from(opts.max_record_bytes)
-            .unwrap_or(usize::MAX)
-            .saturating_add(MAX_HEAD_BYTES);
+        let keep_limit = opts.keep_limit();
         Self { opts, keep_limit }
     }
 
