@@ -10,7 +10,6 @@
 //! baseline, then runs the criterion benchmarks.
 
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::Instant;
 
 use criterion::{Criterion, Throughput};
@@ -21,10 +20,9 @@ use tantivy::tokenizer::{
 };
 
 fn corpus() -> (String, Vec<String>) {
-    let shared = std::env::var_os("SIEVE_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/work/shared/data"));
-    let cacm = shared.join("cacm/cacm.derived.trec");
+    let cacm = sieve_bench::shared_data("analysis bench (CACM)")
+        .map(|d| d.join("cacm/cacm.derived.trec"))
+        .unwrap_or_default();
     if let Ok(text) = std::fs::read_to_string(&cacm) {
         let docs = text
             .split("</DOC>")

@@ -13,18 +13,6 @@ use std::hint::black_box;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-fn shared_data() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    std::env::var_os("SIEVE_SHARED_DATA")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([
-            PathBuf::from("/work/shared/data"),
-            root.join("../shared/data"),
-        ])
-        .find(|p| p.is_dir())
-}
-
 fn files_in(dir: &Path, recursive: bool) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let Ok(rd) = std::fs::read_dir(dir) else {
@@ -60,19 +48,20 @@ fn read_page(p: &Path) -> Vec<u8> {
 /// (UTF-8 article pages, legacy-encoded pages).
 fn inputs() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let (articles, legacy) = match shared_data() {
-        Some(d) => (
-            files_in(&d.join("html/article-extraction-benchmark/html"), false),
-            files_in(&d.join("html/chardet-tests/tests"), true),
-        ),
-        None => {
-            eprintln!("shared data absent (set SIEVE_SHARED_DATA): using committed fixtures");
-            (
-                files_in(&root.join("tests/data/html/articles"), false),
-                files_in(&root.join("tests/data/html/charsets"), false),
-            )
-        }
-    };
+    let (articles, legacy) =
+        match sieve_bench::shared_data("text bench (article and chardet pages)") {
+            Some(d) => (
+                files_in(&d.join("html/article-extraction-benchmark/html"), false),
+                files_in(&d.join("html/chardet-tests/tests"), true),
+            ),
+            None => {
+                eprintln!("shared data absent (set SIEVE_SHARED_DATA): using committed fixtures");
+                (
+                    files_in(&root.join("tests/data/html/articles"), false),
+                    files_in(&root.join("tests/data/html/charsets"), false),
+                )
+            }
+        };
     let name = |p: &PathBuf| {
         p.file_name()
             .map(|n| n.to_string_lossy().into_owned())
