@@ -87,22 +87,6 @@ fn for_each_entry(
 /// `tmp` for sorted runs when the input is not sorted.
 pub fn build_spam_map(paths: &[PathBuf], out: &Path, tmp: &Path) -> Result<SpamMapStats> {
     let mut stats = SpamMapStats::default();
-    // First try: stream, assuming sorted input.
-    let sorted = {
-        let mut last: Option<String> = None;
-        let mut sorted = true;
-        let mut lines = 0;
-        for_each_entry(paths, &mut lines, |_, docid| {
-            if sorted {
-                if last.as_deref().is_some_and(|l| l > docid) {
-                    sorted = false;
-                }
-                last = Some(docid.to_string());
-            }
-            Ok(())
-        })?;
-        sorted
-    };
     let create = |p: &Path| {
         File::create(p)
             .map(BufWriter::new)
@@ -111,12 +95,29 @@ pub fn build_spam_map(paths: &[PathBuf], out: &Path, tmp: &Path) -> Result<SpamM
                 source,
             })
     };
+    // Stream straight into the map while the docids increase (the sorted
+    // ClueWeb09 file is read once). The first docid out of order means the
+    // input is unsorted: start again with an external sort.
     let mut builder = SpamMapBuilder::new(create(out)?).map_err(|e| filt(out, e))?;
-    if sorted {
-        for_each_entry(paths, &mut stats.lines, |p, docid| {
-            builder.insert(docid, p).map_err(|e| filt(out, e))
-        })?;
-    } else {
+    let mut unsorted = false;
+    let streamed = for_each_entry(paths, &mut stats.lines, |p, docid| {
+        builder.insert(docid, p).map_err(|e| {
+            unsorted = matches!(e, sieve_filters::Error::Unsorted { .. });
+            filt(out, e)
+        })
+    });
+    match streamed {
+        Ok(()) => {}
+        Err(e) if !unsorted => return Err(e),
+        Err(_) => {
+            // Drop (and so flush) the abandoned map before truncating its
+            // file for the second attempt.
+            drop(builder);
+            stats.lines = 0;
+            builder = SpamMapBuilder::new(create(out)?).map_err(|e| filt(out, e))?;
+        }
+    }
+    if unsorted {
         let mut runs: Vec<PathBuf> = Vec::new();
         let mut run: Vec<(String, u8)> = Vec::with_capacity(RUN_LINES.min(1 << 16));
         let spill = |run: &mut Vec<(String, u8)>, runs: &mut Vec<PathBuf>| -> Result<()> {
@@ -212,6 +213,13 @@ mod tests {
             ["d0", "d1", "d3", "d9", "dx"].map(|d| m.get(d)),
             [Some(5), Some(10), Some(70), Some(99), None]
         );
+        // Sorted input streams in one pass: no runs, the same map.
+        let sorted = dir.path().join("sorted.txt");
+        std::fs::write(&sorted, "5 d0\n10 d1\n70 d3\n99 d9\n").unwrap();
+        let out2 = dir.path().join("m2.fst");
+        let st = build_spam_map(&[sorted], &out2, dir.path()).unwrap();
+        assert_eq!((st.lines, st.docids, st.runs), (4, 4, 0));
+        assert_eq!(std::fs::read(&out2).unwrap(), std::fs::read(&out).unwrap());
         let bad = dir.path().join("bad.txt");
         std::fs::write(&bad, "70 d3\nbad line here\n").unwrap();
         let err = build_spam_map(&[bad], &out, dir.path())
