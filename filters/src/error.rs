@@ -16,6 +16,16 @@ pub enum Error {
         /// The line (at most 120 bytes, lossy UTF-8).
         got: String,
     },
+    /// A per-document stats TSV line (or header) that does not parse.
+    #[error("stats TSV, line {line}: expected {expected}, got {got:?}")]
+    StatsLine {
+        /// 1-based line number (1 = the header).
+        line: u64,
+        /// What the line or field should look like.
+        expected: &'static str,
+        /// The offending text (at most 120 bytes, lossy UTF-8).
+        got: String,
+    },
     /// A percentile outside 0–99.
     #[error("spam score for {docid}: expected a percentile 0-99, got {got}")]
     SpamValue {

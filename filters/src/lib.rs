@@ -10,11 +10,14 @@
 //! * [`spam`]: Waterloo spam-ranking lines and the docid → percentile FST map.
 //! * [`docfilter`]: the keep/drop rule over spam percentiles and error rates,
 //!   and the filter file (an FST set of the smaller of the keep/exclude lists).
+//! * [`docstats`]: per-document lengths, error counts and spam percentiles
+//!   as TSV (a filter's input when there is no index).
 //!
 //! Every fallible function returns [`Error`], whose variants carry the
 //! evidence (offsets, expected and found values).
 
 pub mod docfilter;
+pub mod docstats;
 pub mod error;
 pub mod spam;
 pub mod utf8;

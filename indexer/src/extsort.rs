@@ -5,7 +5,7 @@
 
 use std::collections::BinaryHeap;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::{Error, Result};
@@ -44,4 +44,60 @@ pub(crate) fn merge_sorted_lines(
         last = Some(line);
     }
     Ok(())
+}
+
+/// Collects lines and spills them as sorted run files of at most
+/// `run_lines` lines each, for [`merge_sorted_lines`]. Memory is one run.
+pub(crate) struct SortedRuns {
+    dir: PathBuf,
+    prefix: &'static str,
+    run_lines: usize,
+    buf: Vec<String>,
+    runs: Vec<PathBuf>,
+}
+
+impl SortedRuns {
+    /// Runs are written to `dir/PREFIX-NNNNN.txt`.
+    pub(crate) fn new(dir: &Path, prefix: &'static str, run_lines: usize) -> Self {
+        SortedRuns {
+            dir: dir.to_path_buf(),
+            prefix,
+            run_lines: run_lines.max(1),
+            buf: Vec::new(),
+            runs: Vec::new(),
+        }
+    }
+
+    /// Adds one line (without its newline).
+    pub(crate) fn push(&mut self, line: String) -> Result<()> {
+        self.buf.push(line);
+        if self.buf.len() >= self.run_lines {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    fn spill(&mut self) -> Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        self.buf.sort_unstable();
+        let p = self
+            .dir
+            .join(format!("{}-{:05}.txt", self.prefix, self.runs.len()));
+        let mut w = BufWriter::new(File::create(&p).map_err(io_err(&p))?);
+        for l in self.buf.drain(..) {
+            w.write_all(l.as_bytes()).map_err(io_err(&p))?;
+            w.write_all(b"\n").map_err(io_err(&p))?;
+        }
+        w.flush().map_err(io_err(&p))?;
+        self.runs.push(p);
+        Ok(())
+    }
+
+    /// Spills what is left and returns the run files.
+    pub(crate) fn finish(mut self) -> Result<Vec<PathBuf>> {
+        self.spill()?;
+        Ok(self.runs)
+    }
 }

@@ -3,11 +3,17 @@
 //! The rule and the file format are in [`sieve_filters::docfilter`]; this
 //! module does the reading. The universe of the filter is:
 //!
-//! * with an index (`index`): every document of the index. Each document's
+//! * with an index (`stats` is a directory): every document of the index. Each document's
 //!   spam percentile comes from the spam map if one is given, else from the
 //!   index's `spam` fast field; its error counts and length from the fast
 //!   fields.
-//! * without an index: every docid of the spam map (error-rate rules cannot
+//! * with a stats TSV (`stats` is a file, [`sieve_filters::docstats`]):
+//!   every line of the file. Spam percentiles come from the spam map if one
+//!   is given, else from the file's `spam` column. A rule over an error
+//!   class the file has no column for is refused. The docids are sorted
+//!   externally (runs of [`RUN_LINES`] lines), so the file may be in any
+//!   order; a docid listed twice in the stored list is an error.
+//! * without either: every docid of the spam map (error-rate rules cannot
 //!   apply: there are no counts).
 //!
 //! Two passes: the first counts kept and excluded documents, the second
@@ -17,16 +23,19 @@
 //! segment, and merged. Memory stays bounded by one segment's bitset.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufRead, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use sieve_filters::docfilter::{FilterCounts, FilterHeader, FilterWriter, ListKind, Thresholds};
+use sieve_filters::docstats::StatsColumns;
 use sieve_filters::spam::SpamMap;
+use sieve_filters::utf8::ErrorClass;
 use sieve_filters::utf8::Utf8Counts;
 
 use crate::build::open_index;
-use crate::extsort::merge_sorted_lines;
+use crate::extsort::{SortedRuns, merge_sorted_lines};
 use crate::schema::{self, RuleColumns};
+use crate::spamfile::{RUN_LINES, open_text};
 use crate::{Error, Result};
 
 /// What to build a filter from.
@@ -35,8 +44,10 @@ pub struct FilterSpec<'a> {
     pub thresholds: Thresholds,
     /// Spam percentiles (overriding the index's).
     pub spam: Option<&'a SpamMap<Vec<u8>>>,
-    /// The index whose documents are the universe.
-    pub index: Option<&'a Path>,
+    /// Per-document statistics, whose documents are the universe: an index
+    /// directory built by `sieve-index`, or a stats TSV file
+    /// ([`sieve_filters::docstats`], plain or gzipped).
+    pub stats: Option<&'a Path>,
     /// Force the stored list (default: the smaller).
     pub store: Option<ListKind>,
     /// Descriptions of the inputs, for the header.
@@ -60,8 +71,9 @@ fn filt_err(path: &Path, e: sieve_filters::Error) -> Error {
 /// Builds the filter file `out`; returns its header.
 pub fn build_filter(spec: &FilterSpec<'_>, out: &Path) -> Result<FilterHeader> {
     spec.thresholds.validate().map_err(|e| filt_err(out, e))?;
-    match spec.index {
-        Some(dir) => from_index(spec, dir, out),
+    match spec.stats {
+        Some(dir) if dir.is_dir() => from_index(spec, dir, out),
+        Some(tsv) => from_tsv(spec, tsv, out),
         None => from_spam(spec, out),
     }
 }
@@ -200,4 +212,132 @@ fn from_index(spec: &FilterSpec<'_>, dir: &Path, out: &Path) -> Result<FilterHea
     let (mut sink, _) = w.finish().map_err(|e| filt_err(out, e))?;
     sink.flush().map_err(io_err(out))?;
     Ok(header)
+}
+
+fn from_tsv(spec: &FilterSpec<'_>, path: &Path, out: &Path) -> Result<FilterHeader> {
+    let input = |detail: String| Error::Input {
+        path: path.to_path_buf(),
+        detail,
+    };
+    let mut r = open_text(path)?;
+    let mut line = Vec::new();
+    r.read_until(b'\n', &mut line).map_err(io_err(path))?;
+    let cols = StatsColumns::from_header(&line).map_err(|e| input(e.to_string()))?;
+    let missing = cols.missing();
+    for key in spec.thresholds.max_rate_per_kb.keys() {
+        if ErrorClass::from_key(key).is_some_and(|c| missing.contains(&c)) {
+            return Err(input(format!(
+                "the rule limits {key} but the file has no {key} column"
+            )));
+        }
+    }
+    if spec.thresholds.min_spam_percentile.is_some() && spec.spam.is_none() && !cols.has_spam() {
+        return Err(input(
+            "the rule needs spam percentiles: give --spam or a spam column".into(),
+        ));
+    }
+    let tmp = tempfile::tempdir().map_err(io_err(out))?;
+    let mut kept = SortedRuns::new(tmp.path(), "kept", RUN_LINES);
+    let mut excluded = SortedRuns::new(tmp.path(), "excluded", RUN_LINES);
+    let mut counts = FilterCounts::default();
+    let mut line_no = 1u64;
+    loop {
+        line.clear();
+        if r.read_until(b'\n', &mut line).map_err(io_err(path))? == 0 {
+            break;
+        }
+        line_no += 1;
+        let Some(row) = cols
+            .parse(&line, line_no)
+            .map_err(|e| input(e.to_string()))?
+        else {
+            continue;
+        };
+        let docid = std::str::from_utf8(row.docid)
+            .map_err(|_| input(format!("line {line_no}: the docid is not UTF-8")))?;
+        let spam = match spec.spam {
+            Some(m) => m.get(docid),
+            None => row.spam,
+        };
+        counts.considered += 1;
+        if spam.is_none() {
+            counts.unscored += 1;
+        }
+        if spec.thresholds.keeps(spam, &row.counts, row.bytes) {
+            counts.kept += 1;
+            kept.push(docid.to_string())?;
+        } else {
+            counts.excluded += 1;
+            excluded.push(docid.to_string())?;
+        }
+    }
+    let header = FilterHeader::new(
+        spec.thresholds.clone(),
+        counts,
+        spec.store,
+        spec.sources.clone(),
+    );
+    let (chosen, expected) = if header.stores == ListKind::Keep {
+        (kept.finish()?, counts.kept)
+    } else {
+        (excluded.finish()?, counts.excluded)
+    };
+    let sink = BufWriter::new(File::create(out).map_err(io_err(out))?);
+    let mut w = FilterWriter::new(sink, &header).map_err(|e| filt_err(out, e))?;
+    let mut written = 0u64;
+    merge_sorted_lines(&chosen, |docid| {
+        written += 1;
+        w.insert(docid.as_bytes()).map_err(|e| filt_err(out, e))
+    })?;
+    if written != expected {
+        drop(w);
+        let _ = std::fs::remove_file(out);
+        return Err(input(format!(
+            "{} docid(s) appear on more than one line (docids must be unique)",
+            expected - written
+        )));
+    }
+    let (mut sink, _) = w.finish().map_err(|e| filt_err(out, e))?;
+    sink.flush().map_err(io_err(out))?;
+    Ok(header)
+}
+
+/// Writes the per-document statistics of the index in `dir` as a stats TSV
+/// ([`sieve_filters::docstats::header_line`] first), one line per live
+/// document in index order. Memory: one line.
+pub fn write_stats_tsv(dir: &Path, out: &mut impl Write) -> Result<u64> {
+    let (index, _) = open_index(dir)?;
+    let searcher = index.reader()?.searcher();
+    writeln!(out, "{}", sieve_filters::docstats::header_line()).map_err(io_err(dir))?;
+    let mut n = 0u64;
+    let mut buf = String::new();
+    for seg in searcher.segment_readers() {
+        let cols = RuleColumns::open(seg)?;
+        let ids = seg
+            .fast_fields()
+            .str(schema::DOCID)?
+            .ok_or_else(|| Error::Schema {
+                expected: "docid as a fast field",
+                detail: dir.display().to_string(),
+            })?;
+        for doc in 0..seg.max_doc() {
+            if seg.alive_bitset().is_some_and(|a| !a.is_alive(doc)) {
+                continue;
+            }
+            let Some(ord) = ids.term_ords(doc).next() else {
+                continue;
+            };
+            buf.clear();
+            ids.ord_to_str(ord, &mut buf).map_err(io_err(dir))?;
+            let row = sieve_filters::docstats::format_row(
+                &buf,
+                cols.bytes(doc),
+                cols.spam(doc),
+                &cols.counts(doc),
+            );
+            writeln!(out, "{row}").map_err(io_err(dir))?;
+            n += 1;
+        }
+    }
+    Ok(n)
 }

@@ -33,7 +33,8 @@ pub struct SpamMapStats {
     pub runs: u64,
 }
 
-fn open_text(path: &Path) -> Result<Box<dyn BufRead>> {
+/// Opens a text input, gunzipping it if it starts with the gzip magic.
+pub(crate) fn open_text(path: &Path) -> Result<Box<dyn BufRead>> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,

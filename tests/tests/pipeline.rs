@@ -239,6 +239,94 @@ sieve_test!(query_time_filter_equals_index_time_filter, |dir| {
     assert_ne!(scores(&full_stats), scores(&by_field));
 });
 
+sieve_test!(filter_from_stats_tsv_equals_filter_from_index, |dir| {
+    // Spam scores are MADE UP (tests/data/SOURCES.md).
+    let spam = fixture("spam/made-up-spam.txt");
+    let index = build(&dir, "full", &["--spam", spam.to_str().unwrap()]);
+    let tsv = ok(dir
+        .cmd("sieve-index")
+        .args(["docids", "--stats", "--index"])
+        .arg(&index));
+    let lines: Vec<&str> = tsv.lines().collect();
+    assert!(lines[0].starts_with("docid\tbytes\tspam\t"), "{}", lines[0]);
+    assert_eq!(lines.len() - 1, docids(&dir, &index).lines().count());
+    // Reversed, to show that order does not matter.
+    let mut body: Vec<&str> = lines[1..].to_vec();
+    body.reverse();
+    let tsv_path = dir.write(
+        "stats.tsv",
+        format!("{}\n{}\n", lines[0], body.join("\n")).as_bytes(),
+    );
+    let rule = [
+        "--min-percentile",
+        "50",
+        "--max-invalid-456-per-kb",
+        "0.001",
+    ];
+    let mut listed = Vec::new();
+    for (name, stats) in [("from-index.flt", &index), ("from-tsv.flt", &tsv_path)] {
+        let out = dir.join(name);
+        ok(dir
+            .cmd("sieve-filter")
+            .arg("build")
+            .arg("--stats")
+            .arg(stats)
+            .args(rule)
+            .args(["--store", "exclude", "--out"])
+            .arg(&out));
+        let inspect: serde_json::Value =
+            serde_json::from_str(&ok(dir.cmd("sieve-filter").arg("inspect").arg(&out))).unwrap();
+        let all_ids: Vec<String> = docids(&dir, &index).lines().map(str::to_string).collect();
+        // `contains` exits 1 when some docid is dropped: run it without `ok`.
+        let answers = dir
+            .cmd("sieve-filter")
+            .arg("contains")
+            .arg(&out)
+            .args(&all_ids)
+            .output()
+            .unwrap();
+        listed.push((
+            inspect["counts"].clone(),
+            inspect["listed"].clone(),
+            String::from_utf8(answers.stdout).unwrap(),
+        ));
+    }
+    assert!(
+        listed[0].0["excluded"].as_u64().unwrap() > 0,
+        "{:?}",
+        listed[0]
+    );
+    assert!(listed[0].0["kept"].as_u64().unwrap() > 0, "{:?}", listed[0]);
+    assert_eq!(listed[0], listed[1]);
+    // A rule over a class the TSV lacks is refused, naming the column.
+    let narrow = dir.write("narrow.tsv", b"docid\tbytes\nD1\t100\n");
+    let e = fails(
+        dir.cmd("sieve-filter")
+            .arg("build")
+            .arg("--stats")
+            .arg(&narrow)
+            .args(["--max-invalid-456-per-kb", "1", "--out"])
+            .arg(dir.join("x.flt")),
+    );
+    let msg = String::from_utf8_lossy(&e.stderr);
+    assert!(
+        msg.contains("invalid_4_5_6") && msg.contains("narrow.tsv"),
+        "{msg}"
+    );
+    // A docid listed twice is an error, not a silent double count.
+    let dup = dir.write("dup.tsv", b"docid\tbytes\tspam\nD1\t100\t10\nD1\t100\t10\n");
+    let e = fails(
+        dir.cmd("sieve-filter")
+            .arg("build")
+            .arg("--stats")
+            .arg(&dup)
+            .args(["--min-percentile", "70", "--store", "exclude", "--out"])
+            .arg(dir.join("d.flt")),
+    );
+    assert!(String::from_utf8_lossy(&e.stderr).contains("more than one line"));
+    assert!(!dir.join("d.flt").exists());
+});
+
 sieve_test!(threshold_lists_write_one_run_each, |dir| {
     let spam = fixture("spam/made-up-spam.txt");
     let full = build(&dir, "full", &["--spam", spam.to_str().unwrap()]);

@@ -17,9 +17,12 @@ pub struct BuildArgs {
     /// Keep documents with spam percentile >= this (70 is the usual cut).
     #[arg(long)]
     min_percentile: Option<u8>,
-    /// An index built by sieve-index: its documents are the universe, and
-    /// its fast fields give the error counts (and spam, without --spam).
-    #[arg(long)]
+    /// Per-document statistics, whose documents are the universe: an index
+    /// directory built by sieve-index (its fast fields give the error counts,
+    /// and spam without --spam), or a stats TSV file (header: docid, bytes,
+    /// optional spam and class columns; `sieve-index docids --stats` writes
+    /// one).
+    #[arg(long, value_name = "INDEX_OR_TSV")]
     stats: Option<PathBuf>,
     /// Drop documents with more than X invalid 4/5/6-byte sequences per KB.
     #[arg(long)]
@@ -57,7 +60,7 @@ enum StoreArg {
 /// Runs `sieve-filter build`.
 pub fn build(a: &BuildArgs) -> anyhow::Result<()> {
     if a.spam.is_empty() && a.stats.is_none() {
-        bail!("give --spam FILES, --stats INDEX, or both");
+        bail!("give --spam FILES, --stats INDEX_OR_TSV, or both");
     }
     let mut thresholds = Thresholds {
         min_spam_percentile: a.min_percentile,
@@ -100,12 +103,13 @@ pub fn build(a: &BuildArgs) -> anyhow::Result<()> {
         .map(|p| format!("spam:{}", p.display()))
         .collect();
     if let Some(s) = &a.stats {
-        sources.push(format!("index:{}", s.display()));
+        let kind = if s.is_dir() { "index" } else { "stats" };
+        sources.push(format!("{kind}:{}", s.display()));
     }
     let spec = FilterSpec {
         thresholds,
         spam: spam.as_ref(),
-        index: a.stats.as_deref(),
+        stats: a.stats.as_deref(),
         store: match a.store {
             StoreArg::Smaller => None,
             StoreArg::Keep => Some(ListKind::Keep),
@@ -131,7 +135,7 @@ pub fn build(a: &BuildArgs) -> anyhow::Result<()> {
         && a.stats.is_some()
     {
         eprintln!(
-            "spam coverage: {} index docs without a score; the map has {} docids",
+            "spam coverage: {} docs without a score; the map has {} docids",
             c.unscored,
             m.len()
         );

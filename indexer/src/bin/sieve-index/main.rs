@@ -63,11 +63,17 @@ enum Command {
         #[arg(long)]
         deciles: bool,
     },
-    /// Print every docid of an index, one per line, sorted.
+    /// Print every docid of an index, one per line, sorted; with --stats,
+    /// a TSV of per-document statistics instead (the input format of
+    /// `sieve-filter build --stats FILE.tsv`).
     Docids {
         /// The index directory.
         #[arg(long)]
         index: PathBuf,
+        /// Print `docid bytes spam <seven class counts>` per document, in
+        /// index order (streamed; not sorted).
+        #[arg(long)]
+        stats: bool,
     },
 }
 
@@ -326,7 +332,16 @@ fn main() -> anyhow::Result<ExitCode> {
             build::summary(&stats, &mut std::io::stdout())?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Docids { index } => {
+        Command::Docids { index, stats: true } => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            sieve_indexer::filterbuild::write_stats_tsv(&index, &mut out)?;
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Docids {
+            index,
+            stats: false,
+        } => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             for d in sieve_indexer::build::list_docids(&index)? {
                 writeln!(out, "{d}")?;

@@ -1,0 +1,364 @@
+//! Query latency (issue 4) and the cost of query-time filtering (issue 5).
+//!
+//! **Bench index.** No real web collection big enough to time is public
+//! here, so the bench makes one: `SIEVE_BENCH_DOCS` documents (default
+//! 100,000) of words drawn from a Zipf(1) law over the vocabulary of real
+//! text (the CACM collection and the WT10g sample from the shared data,
+//! else the committed CACM copy), with lengths 50–800 words (mean about
+//! 300). Every document gets a MADE-UP spam percentile (a hash of its
+//! docid). It is built once with `sieve_indexer::build::build` (the
+//! production pipeline) into `target/bench-data/search-N/` and reused.
+//!
+//! **Topics.** The 200 TREC Web Track titles and the 249 robust04 titles
+//! from `topics/`, analysed as `sieve-search run` does.
+//!
+//! **Measured**, single thread, top 1000, each topic timed alone (median of
+//! `SIEVE_BENCH_RUNS` runs, default 5), then mean / p50 / p99 over topics:
+//!
+//! * baseline: tantivy's own BM25 (`BooleanQuery` of `TermQuery`s,
+//!   `TopDocs` with block-max WAND; k1 = 1.2, b = 0.75 are fixed there);
+//! * sieve's scorer (`sieve_searcher::bm25::search`), k1 = 0.9, b = 0.4;
+//! * the same with a query-time filter (spam ≥ 70) and full statistics;
+//! * the same with filtered statistics (`--stats filtered`);
+//! * four BM25 settings scored in one pass (`--k1 0.9,1.2 --b 0.4,0.75`).
+//!
+//! The one-off cost of turning a filter into bitmaps (`batch::select`) is
+//! reported separately, per million documents.
+//!
+//! `cargo bench -p sieve-bench --bench search`
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use sieve_filters::docfilter::Thresholds;
+use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
+use sieve_indexer::build::{BuildOptions, NoProgress, build, read_manifest};
+use sieve_indexer::schema::TextField;
+use sieve_indexer::spamfile::{build_spam_map, open_spam_map};
+use sieve_searcher::batch::{DocSelection, open_shards, select};
+use sieve_searcher::bm25::{BagOfWords, Bm25Params, Variant, search};
+use sieve_searcher::stats::{GlobalStats, SubsetStats};
+use sieve_searcher::topics::{TopicField, read_topics};
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::IndexRecordOption;
+
+const HITS: usize = 1000;
+
+/// SplitMix64: a small deterministic generator (no dependency, same corpus
+/// on every machine).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Lower-case alphabetic words of real text, most frequent first.
+fn vocabulary() -> Vec<String> {
+    let mut texts: Vec<Vec<u8>> = Vec::new();
+    if let Some(d) = sieve_bench::shared_data("search bench vocabulary (CACM, WT10g sample)") {
+        for p in [
+            "cacm/cacm.derived.trec",
+            "trecweb-wt10g/wt10g-sample-B01",
+            "trecweb-wt10g/wt10g-sample-B02",
+            "trecweb-wt10g/wt10g-sample-B03",
+        ] {
+            if let Ok(b) = std::fs::read(d.join(p)) {
+                texts.push(b);
+            }
+        }
+    }
+    if texts.is_empty() {
+        let mut b = Vec::new();
+        flate2::read::GzDecoder::new(
+            File::open(repo().join("tests/data/cacm/cacm.trec.gz")).expect("committed CACM"),
+        )
+        .read_to_end(&mut b)
+        .expect("gunzip CACM");
+        texts.push(b);
+    }
+    let mut freq: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+    for t in &texts {
+        let mut in_tag = false;
+        let mut word = String::new();
+        for &c in t {
+            match c {
+                b'<' => in_tag = true,
+                b'>' => in_tag = false,
+                _ => {}
+            }
+            if !in_tag && c.is_ascii_alphabetic() {
+                word.push(c.to_ascii_lowercase() as char);
+            } else {
+                if (2..=20).contains(&word.len()) {
+                    *freq.entry(std::mem::take(&mut word)).or_default() += 1;
+                }
+                word.clear();
+            }
+        }
+    }
+    let mut v: Vec<(String, u64)> = freq.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    v.into_iter().map(|(w, _)| w).collect()
+}
+
+/// Writes the synthetic TREC collection and its made-up spam file.
+fn write_corpus(dir: &Path, docs: usize) -> (PathBuf, PathBuf) {
+    let vocab = vocabulary();
+    // Zipf(1) cumulative weights.
+    let mut cum = Vec::with_capacity(vocab.len());
+    let mut s = 0.0;
+    for r in 1..=vocab.len() {
+        s += 1.0 / r as f64;
+        cum.push(s);
+    }
+    let trec = dir.join("corpus.trec");
+    let spam = dir.join("made-up-spam.txt");
+    let mut out = BufWriter::new(File::create(&trec).expect("create corpus"));
+    let mut sp = BufWriter::new(File::create(&spam).expect("create spam file"));
+    writeln!(
+        sp,
+        "# MADE UP spam percentiles for the search bench: not real scores"
+    )
+    .unwrap();
+    let mut rng = Rng(42);
+    for i in 0..docs {
+        let docid = format!("SYN-{i:09}");
+        let u = rng.unit();
+        let len = 50 + (u * u * 1125.0) as usize; // mean 50 + 1125/3 ≈ 425 … ≈ 300 after stopwords
+        write!(out, "<DOC>\n<DOCNO>{docid}</DOCNO>\n<TEXT>\n").unwrap();
+        for _ in 0..len {
+            let x = rng.unit() * s;
+            let r = cum.partition_point(|&c| c < x).min(vocab.len() - 1);
+            out.write_all(vocab[r].as_bytes()).unwrap();
+            out.write_all(b" ").unwrap();
+        }
+        out.write_all(b"\n</TEXT>\n</DOC>\n").unwrap();
+        writeln!(sp, "{} {docid}", rng.next() % 100).unwrap();
+    }
+    out.flush().unwrap();
+    sp.flush().unwrap();
+    (trec, spam)
+}
+
+fn bench_index(docs: usize) -> PathBuf {
+    let dir = repo().join(format!("target/bench-data/search-{docs}"));
+    let index = dir.join("index");
+    if read_manifest(&index).is_ok() {
+        eprintln!("reusing bench index {}", index.display());
+        return index;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("bench dir");
+    let t = Instant::now();
+    let (trec, spam) = write_corpus(&dir, docs);
+    eprintln!(
+        "wrote {docs} synthetic docs in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    let map = dir.join("spam.fst");
+    build_spam_map(&[spam], &map, &dir).expect("spam map");
+    let mut opts = BuildOptions::new(vec![trec.clone()], index.clone());
+    opts.threads = 2;
+    opts.spam = Some(open_spam_map(&map).expect("open spam map"));
+    let t = Instant::now();
+    let stats = build(&opts, &NoProgress).expect("build bench index");
+    eprintln!(
+        "built bench index: {} docs in {:.1} s",
+        stats.totals.indexed,
+        t.elapsed().as_secs_f64()
+    );
+    let _ = std::fs::remove_file(&trec);
+    index
+}
+
+struct Latency {
+    mean: f64,
+    p50: f64,
+    p99: f64,
+}
+
+fn latency(per_topic: &mut [Duration]) -> Latency {
+    per_topic.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let n = per_topic.len();
+    // Nearest-rank percentiles.
+    let pct = |p: f64| ms(per_topic[((p * n as f64).ceil() as usize).clamp(1, n) - 1]);
+    Latency {
+        mean: per_topic.iter().map(|d| ms(*d)).sum::<f64>() / n as f64,
+        p50: pct(0.50),
+        p99: pct(0.99),
+    }
+}
+
+fn main() {
+    let docs: usize = std::env::var("SIEVE_BENCH_DOCS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
+    let runs: usize = std::env::var("SIEVE_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    let index = bench_index(docs);
+    let (shards, config) = open_shards(std::slice::from_ref(&index)).expect("open bench index");
+    let analyzer = EnglishAnalyzer::new(config);
+    assert_eq!(config, AnalyzerConfig::default());
+
+    let mut queries: Vec<BagOfWords> = Vec::new();
+    for f in [
+        "topics.web.1-50.txt",
+        "topics.web.51-100.txt",
+        "topics.web.101-150.txt",
+        "topics.web.151-200.txt",
+        "topics.robust04.txt",
+    ] {
+        let (_, topics) = read_topics(&repo().join("topics").join(f)).expect("topics");
+        for t in topics {
+            let q = BagOfWords::from_terms(analyzer.terms(&t.query(TopicField::Title)));
+            if !q.is_empty() {
+                queries.push(q);
+            }
+        }
+    }
+    let searcher = &shards[0].searcher;
+    let num_docs = searcher.num_docs();
+    let body = shards[0].fields.text(TextField::Body);
+    println!(
+        "bench index: {num_docs} docs, {} segment(s); {} topics (Web 1-200 + robust04 titles); top {HITS}; 1 thread; median of {runs} runs per topic",
+        searcher.segment_readers().len(),
+        queries.len()
+    );
+
+    let time_topics = |f: &dyn Fn(&BagOfWords) -> usize| -> Latency {
+        let mut per: Vec<Duration> = queries
+            .iter()
+            .map(|q| sieve_bench::median(runs, || f(q)))
+            .collect();
+        latency(&mut per)
+    };
+    let print = |name: &str, l: &Latency, base: &Latency| {
+        println!(
+            "{name:<46} mean {:>8.3} ms  p50 {:>8.3} ms  p99 {:>8.3} ms  mean/baseline = {:.2}",
+            l.mean,
+            l.p50,
+            l.p99,
+            l.mean / base.mean
+        );
+    };
+
+    let baseline = time_topics(&|q| {
+        let clauses: Vec<(Occur, Box<dyn Query>)> = q
+            .terms
+            .iter()
+            .map(|(t, _)| {
+                let term = tantivy::Term::from_field_text(body, t);
+                (
+                    Occur::Should,
+                    Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs)) as Box<dyn Query>,
+                )
+            })
+            .collect();
+        searcher
+            .search(
+                &BooleanQuery::new(clauses),
+                &TopDocs::with_limit(HITS).order_by_score(),
+            )
+            .expect("tantivy search")
+            .len()
+    });
+    print(
+        "baseline: tantivy BM25 TopDocs (1.2/0.75)",
+        &baseline,
+        &baseline,
+    );
+
+    let global = GlobalStats::new(&shards);
+    let p = Bm25Params { k1: 0.9, b: 0.4 };
+    let plain = time_topics(&|q| {
+        let v = [Variant {
+            params: p,
+            stats: &global,
+            subset: None,
+        }];
+        search(&shards, TextField::Body, q, &v, HITS).expect("search")[0].len()
+    });
+    print("sieve BM25 0.9/0.4, no filter", &plain, &baseline);
+
+    let sel = DocSelection {
+        name: "spam70".into(),
+        thresholds: Thresholds {
+            min_spam_percentile: Some(70),
+            ..Thresholds::default()
+        },
+        filter: None,
+    };
+    let t = Instant::now();
+    let subset = select(&shards, &sel).expect("select");
+    let select_time = t.elapsed();
+    let kept: u64 = subset.iter().flatten().flatten().map(|b| b.len()).sum();
+    let filtered_full = time_topics(&|q| {
+        let v = [Variant {
+            params: p,
+            stats: &global,
+            subset: Some(&subset),
+        }];
+        search(&shards, TextField::Body, q, &v, HITS).expect("search")[0].len()
+    });
+    print(
+        "sieve + filter spam>=70, --stats full",
+        &filtered_full,
+        &baseline,
+    );
+    let sub_stats = SubsetStats::new(&shards, &subset).expect("subset stats");
+    let filtered = time_topics(&|q| {
+        let v = [Variant {
+            params: p,
+            stats: &sub_stats,
+            subset: Some(&subset),
+        }];
+        search(&shards, TextField::Body, q, &v, HITS).expect("search")[0].len()
+    });
+    print(
+        "sieve + filter spam>=70, --stats filtered",
+        &filtered,
+        &baseline,
+    );
+    let four = time_topics(&|q| {
+        let v: Vec<Variant<'_>> = [(0.9, 0.4), (0.9, 0.75), (1.2, 0.4), (1.2, 0.75)]
+            .into_iter()
+            .map(|(k1, b)| Variant {
+                params: Bm25Params { k1, b },
+                stats: &global,
+                subset: None,
+            })
+            .collect();
+        search(&shards, TextField::Body, q, &v, HITS)
+            .expect("search")
+            .len()
+    });
+    print("sieve, 4 BM25 settings in one pass", &four, &baseline);
+    println!(
+        "query-time filter overhead vs no filter: full stats {:.2}x, filtered stats {:.2}x (mean latency); kept {kept} of {num_docs} docs",
+        filtered_full.mean / plain.mean,
+        filtered.mean / plain.mean
+    );
+    println!(
+        "one-off bitmap build (batch::select, spam>=70): {:.1} ms = {:.1} ms per million docs",
+        select_time.as_secs_f64() * 1e3,
+        select_time.as_secs_f64() * 1e3 * 1e6 / num_docs as f64
+    );
+}
