@@ -129,11 +129,7 @@ fn write_corpus(dir: &Path, docs: usize) -> (PathBuf, PathBuf) {
     let spam = dir.join("made-up-spam.txt");
     let mut out = BufWriter::new(File::create(&trec).expect("create corpus"));
     let mut sp = BufWriter::new(File::create(&spam).expect("create spam file"));
-    writeln!(
-        sp,
-        "# MADE UP spam percentiles for the search bench: not real scores"
-    )
-    .unwrap();
+    writeln!(sp,).unwrap();
     let mut rng = Rng(42);
     for i in 0..docs {
         let docid = format!("SYN-{i:09}");

@@ -7,7 +7,8 @@
 #   0. bench/peers/setup.sh (idempotent) installs the peers.
 #   1. make_corpus.py builds the bench corpus (ClueWeb09 samples replicated, per-record gzip) in
 #      .work/corpus-<MB>mb unless it is already there.
-#   2. WARC reading: warc_read.py (FastWARC quirks mode, warcio) on every $SIEVE_SHARED_DATA/warc
+#   2. WARC reading: warc_read.py (FastWARC quirks mode, warcio, `sieve-index scan`, the warc
+#      crate) on every $SIEVE_SHARED_DATA/warc
 #      file, on the corpus files and on a single-stream-gzip copy of the corpus.
 #   3. Indexing the corpus at each thread count: Anserini IndexCollection (ClueWeb09Collection)
 #      and, if target/release/sieve-index exists, `sieve-index build --input DIR --index OUT
@@ -66,8 +67,13 @@ fi
 emit "$("$PY" -c 'import json,sys; m=json.load(open(sys.argv[1])); m.pop("files"); m["kind"]="corpus"; print(json.dumps(m))' "$CORPUS/MANIFEST.json")"
 DOCS="$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["docs"])' "$CORPUS/MANIFEST.json")"
 
-# 2. WARC reading (peers; ours has no read-only CLI in the contract)
-log "WARC reading (FastWARC, warcio)"
+# 2. WARC reading: the Python peers, ours (`sieve-index scan`) and the `warc` crate
+READERS=(fastwarc warcio)
+if [[ $HAVE_OURS == 1 ]]; then READERS+=(sieve); export SIEVE_INDEX; fi
+WARC_CRATE_READ="${WARC_CRATE_READ:-$SIEVE_BIN_DIR/examples/warc_crate_read}"
+if [[ -x "$WARC_CRATE_READ" ]]; then READERS+=(warc-crate); export WARC_CRATE_READ; else
+  log "no $WARC_CRATE_READ (cargo build --release -p sieve-bench --example warc_crate_read): warc crate skipped"; fi
+log "WARC reading (${READERS[*]})"
 if [[ $SMOKE == 1 ]]; then WARC_INPUTS=("$CORPUS"); RUNS=1; else
   # the same records again, each file one gzip stream (warcio refuses these; FastWARC reads them)
   STREAM="$PEERS/.work/corpus-stream-${SIZE_MB}mb"
@@ -77,7 +83,7 @@ if [[ $SMOKE == 1 ]]; then WARC_INPUTS=("$CORPUS"); RUNS=1; else
   fi
   WARC_INPUTS=("$SHARED/warc" "$CORPUS" "$STREAM"); RUNS=5; fi
 for input in "${WARC_INPUTS[@]}"; do
-  "$PY" "$PEERS/warc_read.py" --runs "$RUNS" "$input" | while read -r line; do
+  "$PY" "$PEERS/warc_read.py" --runs "$RUNS" --readers "${READERS[@]}" "$input" | while read -r line; do
     emit "$(tag "$line" "{\"kind\": \"warc_read\", \"set\": \"$(basename "$input")\"}")"; done
 done
 

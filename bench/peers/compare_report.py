@@ -57,6 +57,23 @@ def main():
             else:
                 out.append(f"| **{cset} total** | {b/1e6:.2f} | {reader} | {rec} | {resp} | {b/1e6/secs:.2f} | {rec/secs:.1f} | |")
         out.append("")
+        for cset in sorted({c for c, _ in totals}):
+            o, f = totals.get((cset, "sieve")), totals.get((cset, "fastwarc"))
+            if o and f and not o[4] and not f[4]:
+                out.append(f"Reading ratio sieve/FastWARC on {cset}: MB/s {ratio(o[0] / o[3], f[0] / f[3])}")
+        # Records recovered: ours against the best peer, file by file.
+        per_file = collections.defaultdict(dict)
+        for r in by["warc_read"]:
+            per_file[(r.get("set"), r["file"])][r["reader"]] = r["records"]
+        short = [(k, v) for k, v in per_file.items() if "sieve" in v and v["sieve"] < max(v.values())]
+        if any("sieve" in v for v in per_file.values()):
+            if short:
+                out.append("Files where sieve recovered FEWER records than a peer: " +
+                           ", ".join(f"{f} ({v})" for (_, f), v in short))
+            else:
+                n = sum(1 for v in per_file.values() if "sieve" in v)
+                out.append(f"Records recovered: sieve >= every peer on all {n} files read.")
+        out.append("")
 
     if by["index"]:
         out.append("## Indexing the corpus (whole process, /usr/bin/time -v; median of reps)\n")

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Read WARC files with FastWARC (quirks mode) and warcio; print JSON per file and reader.
 
-    warc_read.py FILE_OR_DIR [...] [--runs N] [--readers fastwarc warcio] [--table]
+    warc_read.py FILE_OR_DIR [...] [--runs N] [--readers fastwarc warcio sieve warc-crate] [--table]
 
 Each reader iterates every record, parses the HTTP headers of HTTP records and reads the whole
 payload (so decompression and framing costs are paid). Per file and reader it reports:
 records (all types), responses, payload_bytes, error (text of the exception that stopped the
 reader, or null), seconds (median of --runs runs) and MB/s = file size on disk / seconds (MB =
 10^6 bytes). FastWARC runs with quirks_mode=True (lenient, like Anserini's readers); warcio has no
-lenient switch. Prints one JSON object per line, or a Markdown table with --table.
+lenient switch. `sieve` runs `sieve-index scan` ($SIEVE_INDEX, default target/release/sieve-index)
+and `warc-crate` the `warc` crate 0.4 ($WARC_CRATE_READ, default
+target/release/examples/warc_crate_read); both report their own in-process seconds. Prints one
+JSON object per line, or a Markdown table with --table.
 """
 import argparse
 import contextlib
@@ -59,7 +62,34 @@ def read_warcio_quiet(path):
         return read_warcio(path)
 
 
+def _external(cmd, path):
+    """Runs a reader of ours (a separate binary) and returns its result and its own timing."""
+    import subprocess
+
+    out = subprocess.run(cmd + [path], capture_output=True, text=True)
+    if out.returncode != 0 or not out.stdout.strip():
+        return (0, 0, 0, f"exit {out.returncode}: {out.stderr.strip()[:200]}"), None
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    payload = r.get("payload_bytes", r.get("body_bytes", 0))
+    return (r["records"], r["responses"], payload, r["error"]), r["seconds"]
+
+
+def read_sieve(path):
+    # `sieve-index scan`: every record, HTTP head parsed, body read (de-chunked, gunzipped).
+    exe = os.environ.get("SIEVE_INDEX", "target/release/sieve-index")
+    return _external([exe, "scan", "--input"], path)
+
+
+def read_warc_crate(path):
+    # The `warc` crate 0.4 (bench/examples/warc_crate_read.rs).
+    exe = os.environ.get("WARC_CRATE_READ", "target/release/examples/warc_crate_read")
+    return _external([exe], path)
+
+
 READERS = {"fastwarc": read_fastwarc, "warcio": read_warcio_quiet}
+# Readers in other processes report their own in-process seconds (process start-up excluded,
+# as Python's interpreter start-up is excluded for the Python readers).
+EXTERNAL = {"sieve": read_sieve, "warc-crate": read_warc_crate}
 
 
 def expand(paths):
@@ -76,7 +106,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("paths", nargs="+")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--readers", nargs="+", default=list(READERS), choices=list(READERS))
+    ap.add_argument("--readers", nargs="+", default=list(READERS), choices=list(READERS) + list(EXTERNAL))
     ap.add_argument("--table", action="store_true")
     a = ap.parse_args()
     rows = []
@@ -85,6 +115,10 @@ def main():
         for name in a.readers:
             times, result = [], None
             for _ in range(a.runs):
+                if name in EXTERNAL:
+                    result, secs = EXTERNAL[name](path)
+                    times.append(secs if secs is not None else float("nan"))
+                    continue
                 t0 = time.perf_counter()
                 result = READERS[name](path)
                 times.append(time.perf_counter() - t0)

@@ -21,6 +21,7 @@ mod extsort;
 pub mod filterbuild;
 pub mod html;
 pub mod report;
+pub mod scan;
 pub mod schema;
 pub mod shard;
 pub mod spamfile;

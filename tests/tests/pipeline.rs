@@ -84,6 +84,26 @@ sieve_test!(build_is_deterministic_across_thread_counts, |dir| {
     assert_eq!(sa["failed_files"].as_array().unwrap().len(), 1);
 });
 
+sieve_test!(scan_counts_equal_build_counts, |dir| {
+    let index = build(&dir, "idx", &["--threads", "1"]);
+    let st = stats_without_timing(&index);
+    let scanned = sieve_tests::json_lines(&ok(dir
+        .cmd("sieve-index")
+        .arg("scan")
+        .arg("--input")
+        .arg(warc_glob())
+        .arg(fixture("trec"))));
+    let files = st["files"].as_array().unwrap();
+    assert_eq!(scanned.len(), files.len());
+    for (s, f) in scanned.iter().zip(files) {
+        for key in ["records", "responses"] {
+            assert_eq!(s[key], f[key], "{key} of {}", s["file"]);
+        }
+        assert!(s["records"].as_u64().unwrap() > 0, "{s}");
+        assert!(s["seconds"].as_f64().unwrap() >= 0.0);
+    }
+});
+
 sieve_test!(existing_index_needs_resume_and_bad_input_is_named, |dir| {
     let a = build(&dir, "ix", &[]);
     let out = fails(

@@ -311,18 +311,37 @@ pub fn search(
                     index: shard.name.clone(),
                     detail: "docid is not a fast field".into(),
                 })?;
-            let mut buf = String::new();
             for (out, heap) in results.iter_mut().zip(heaps) {
-                for c in heap.heap {
-                    buf.clear();
-                    docids
-                        .ord_to_str(c.ord, &mut buf)
-                        .map_err(|e| Error::Index {
-                            index: shard.name.clone(),
-                            detail: format!("docid ordinal {}: {e}", c.ord),
-                        })?;
+                // One sorted walk of the docid dictionary for all hits (a
+                // lookup per hit would decode a dictionary block each time).
+                let mut hits = heap.heap.into_vec();
+                hits.sort_unstable_by_key(|c| c.ord);
+                let mut ords: Vec<u64> = hits.iter().map(|c| c.ord).collect();
+                // Two documents with the same docid share an ordinal.
+                ords.dedup();
+                let mut names: Vec<String> = Vec::with_capacity(ords.len());
+                let all_found = docids
+                    .dictionary()
+                    .sorted_ords_to_term_cb(&ords, |bytes| {
+                        names.push(String::from_utf8_lossy(bytes).into_owned())
+                    })
+                    .map_err(|e| Error::Index {
+                        index: shard.name.clone(),
+                        detail: format!("docid dictionary: {e}"),
+                    })?;
+                if !all_found || names.len() != ords.len() {
+                    return Err(Error::Index {
+                        index: shard.name.clone(),
+                        detail: "docid ordinal missing from the docid dictionary".into(),
+                    });
+                }
+                let mut name = 0;
+                for c in &hits {
+                    while ords[name] != c.ord {
+                        name += 1;
+                    }
                     out.push(Hit {
-                        docid: buf.clone(),
+                        docid: names[name].clone(),
                         score: c.score,
                     });
                 }
@@ -335,6 +354,15 @@ pub fn search(
     }
     Ok(results)
 }
+
+/// Documents scored together: per window, every query term's postings in
+/// the window are added into dense accumulators (term at a time, in query
+/// order, so each document's sum has exactly the terms and the order of a
+/// document-at-a-time evaluation), then the touched documents go to the
+/// top-k heaps. Lucene's `BooleanScorer` uses the same scheme (2048-doc
+/// windows). Memory is `WINDOW` scores per variant, whatever the segment
+/// size.
+const WINDOW: u32 = 4096;
 
 /// One term's postings cursor in a segment.
 struct Cursor {
@@ -355,6 +383,12 @@ fn score_segment(
     let inverted = segment.inverted_index(field)?;
     let mut cursors = Vec::with_capacity(terms.len());
     for (term_idx, (term, _)) in terms.iter().enumerate() {
+        if weights
+            .iter()
+            .all(|w| w.as_ref().is_none_or(|w| w.term_weight[term_idx] == 0.0))
+        {
+            continue;
+        }
         if let Some(postings) = inverted
             .read_postings(term, IndexRecordOption::WithFreqs)
             .map_err(|e| Error::Index {
@@ -378,44 +412,63 @@ fn score_segment(
             index: shard.name.clone(),
             detail: "docid is not a fast field".into(),
         })?;
-    let mut tfs: Vec<(usize, Score)> = Vec::with_capacity(cursors.len());
+    // (variant index, weights) of the variants that score this query.
+    let active: Vec<(usize, &Weights)> = weights
+        .iter()
+        .enumerate()
+        .filter_map(|(v, w)| w.as_ref().map(|w| (v, w)))
+        .collect();
+    let mut acc: Vec<Vec<Score>> = vec![vec![0.0; WINDOW as usize]; active.len()];
+    let mut touched = [0u64; WINDOW as usize / 64];
     loop {
-        let doc: DocId = cursors
+        let first = cursors
             .iter()
             .map(|c| c.postings.doc())
             .min()
             .unwrap_or(TERMINATED);
-        if doc == TERMINATED {
+        if first == TERMINATED {
             break;
         }
-        tfs.clear();
+        let base = first - first % WINDOW;
+        let end = base.saturating_add(WINDOW);
         for c in cursors.iter_mut() {
-            if c.postings.doc() == doc {
-                tfs.push((c.term_idx, c.postings.term_freq() as Score));
+            let i = c.term_idx;
+            loop {
+                let doc = c.postings.doc();
+                if doc >= end {
+                    break;
+                }
+                let local = (doc - base) as usize;
+                touched[local / 64] |= 1 << (local % 64);
+                let tf = c.postings.term_freq() as Score;
+                let fid = fieldnorms.fieldnorm_id(doc) as usize;
+                for (slot, (_, w)) in acc.iter_mut().zip(&active) {
+                    slot[local] += w.term_weight[i] * (tf / (tf + w.norm[fid]));
+                }
                 c.postings.advance();
             }
         }
-        tfs.sort_unstable_by_key(|(i, _)| *i);
-        if alive.is_some_and(|a| !a.is_alive(doc)) {
-            continue;
-        }
-        let fid = fieldnorms.fieldnorm_id(doc) as usize;
-        let mut ord: Option<u64> = None;
-        for ((w, subset), heap) in weights.iter().zip(subsets).zip(heaps.iter_mut()) {
-            let Some(w) = w else { continue };
-            if subset.is_some_and(|s| !s.contains(doc)) {
-                continue;
+        for (word_idx, word) in touched.iter_mut().enumerate() {
+            let mut bits = std::mem::take(word);
+            while bits != 0 {
+                let local = word_idx * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let doc = base + local as DocId;
+                let is_alive = alive.is_none_or(|a| a.is_alive(doc));
+                let mut ord: Option<u64> = None;
+                for (slot, (v, _)) in acc.iter_mut().zip(&active) {
+                    let score = std::mem::take(&mut slot[local]);
+                    if !is_alive || subsets[*v].is_some_and(|s| !s.contains(doc)) {
+                        continue;
+                    }
+                    let heap = &mut heaps[*v];
+                    if heap.threshold().is_some_and(|t| score < t) {
+                        continue;
+                    }
+                    let ord = *ord.get_or_insert_with(|| docids.term_ords(doc).next().unwrap_or(0));
+                    heap.push(Candidate { score, ord });
+                }
             }
-            let norm = w.norm[fid];
-            let mut score: Score = 0.0;
-            for &(i, tf) in &tfs {
-                score += w.term_weight[i] * (tf / (tf + norm));
-            }
-            if heap.threshold().is_some_and(|t| score < t) {
-                continue;
-            }
-            let ord = *ord.get_or_insert_with(|| docids.term_ords(doc).next().unwrap_or(0));
-            heap.push(Candidate { score, ord });
         }
     }
     Ok(())

@@ -35,6 +35,17 @@ enum Command {
         #[arg(long)]
         record: bool,
     },
+    /// Read crawl files without indexing: one JSON line per file with the
+    /// records, responses and HTML documents recovered, framing anomalies,
+    /// the error that stopped reading (if any) and the seconds taken.
+    Scan {
+        /// Input files, directories (recursive) or glob patterns.
+        #[arg(long, short, required = true, num_args = 1..)]
+        input: Vec<String>,
+        /// Largest HTTP body kept per record, in bytes (as for build).
+        #[arg(long, default_value_t = 10 * 1024 * 1024)]
+        max_record_bytes: u64,
+    },
     /// Merge finished shards into one index.
     Merge {
         /// Shard directories.
@@ -330,6 +341,24 @@ fn main() -> anyhow::Result<ExitCode> {
         Command::Merge { shards, out } => {
             let stats = sieve_indexer::shard::merge_shards(&shards, &out)?;
             build::summary(&stats, &mut std::io::stdout())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Scan {
+            input,
+            max_record_bytes,
+        } => {
+            let opts = sieve_indexer::crawl::CrawlOptions {
+                max_record_bytes,
+                ..Default::default()
+            };
+            let mut out = std::io::stdout().lock();
+            for path in build::expand_inputs(&input)? {
+                let s = sieve_indexer::scan::scan(&path, &opts);
+                if let Some(e) = &s.error {
+                    eprintln!("sieve-index scan: {} stopped: {e}", path.display());
+                }
+                writeln!(out, "{}", serde_json::to_string(&s)?)?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Docids { index, stats: true } => {
