@@ -409,10 +409,10 @@ fn windowed_scoring_over_many_windows_equals_brute_force() {
     let docs: Vec<(String, String)> = (0..13_000)
         .map(|i: usize| {
             let mut words = Vec::new();
-            if i % 3 == 0 {
+            if i.is_multiple_of(3) {
                 words.push("alpha");
             }
-            if i % 7 == 0 {
+            if i.is_multiple_of(7) {
                 words.extend(["beta", "beta"]);
             }
             // A rare term, absent from most windows.
