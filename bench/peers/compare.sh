@@ -83,7 +83,7 @@ if [[ $SMOKE == 1 ]]; then WARC_INPUTS=("$CORPUS"); RUNS=1; else
   fi
   WARC_INPUTS=("$SHARED/warc" "$CORPUS" "$STREAM"); RUNS=5; fi
 for input in "${WARC_INPUTS[@]}"; do
-  "$PY" "$PEERS/warc_read.py" --runs "$RUNS" --readers "${READERS[@]}" "$input" | while read -r line; do
+  "$PY" "$PEERS/warc_read.py" --runs "$RUNS" "$input" --readers "${READERS[@]}" | while read -r line; do
     emit "$(tag "$line" "{\"kind\": \"warc_read\", \"set\": \"$(basename "$input")\"}")"; done
 done
 
@@ -126,7 +126,7 @@ for rep in $(seq 1 "$REPS"); do
   fi
 done
 if [[ $HAVE_OURS == 1 ]]; then
-  emit "$(tag "$("$PY" "$PEERS/overlap.py" --json "$OUT/sieve.web.run" "$OUT/anserini.web.run")" '{"kind": "overlap", "a": "sieve", "b": "anserini"}')"
+  emit "$(tag "$("$PY" "$PEERS/overlap.py" --json --pages "$OUT/sieve.web.run" "$OUT/anserini.web.run")" '{"kind": "overlap", "a": "sieve", "b": "anserini"}')"
 fi
 
 # 5. CACM

@@ -118,6 +118,12 @@ def main():
         if "sieve" in summary and "anserini" in summary:
             out.append(f"\nRatio sieve/Anserini wall time: {ratio(summary['sieve'], summary['anserini'])}")
         for r in by["overlap"]:
+            if "page_overlap@10" in r:
+                out.append(f"\nPage-level overlap (replicas of a page counted once; overlap.py --pages): "
+                           f"@10 {r['page_overlap@10']:.4f}, @1000 {r['page_overlap@1000']:.4f}; "
+                           f"tie-aware docid overlap @10 {r['tie_overlap@10']:.4f}, @1000 {r['tie_overlap@1000']:.4f}. "
+                           "Plain docid overlap below is low at @10 because each page has 53 tied copies and "
+                           "the systems break ties differently (sieve: docid descending, as trec_eval; Lucene: index order).")
             out.append(f"\nOverlap sieve vs Anserini: @10 {r['overlap@10']:.4f}, @1000 {r['overlap@1000']:.4f} "
                        f"over {r['topics_shared']} shared topics (only sieve: {r['topics_only_a']}, only Anserini: {r['topics_only_b']})")
         out.append("")
