@@ -19,7 +19,8 @@
 //! # The statistics file
 //!
 //! JSON, one object (`sieve-search stats` writes it, `sieve-search
-//! sum-stats` sums several, `sieve-search run --global-stats` reads it):
+//! sum-stats` sums several, `sieve-search run --global-stats` reads it);
+//! here the sum over five sample shards, `doc_freq` shortened:
 //!
 //! ```json
 //! {
@@ -27,10 +28,10 @@
 //!     "format": "sieve-bm25-stats", "version": 1,
 //!     "stemmer": "porter", "stopwords": "lucene",
 //!     "search_field": "body", "topic_field": "title",
-//!     "topics": 6, "terms": 11, "topics_digest": "fnv1a64:5d0c5d3b1c9f6e21"
+//!     "topics": 6, "terms": 12, "topics_digest": "fnv1a64:d974d0ccfd9da94d"
 //!   },
-//!   "shards": 7, "num_docs": 54, "total_tokens": 52017,
-//!   "doc_freq": { "page": 20, "web": 16 }
+//!   "shards": 5, "num_docs": 44, "total_tokens": 26790,
+//!   "doc_freq": { "comput": 4, "from": 8, "home": 28, "research": 0, "web": 18 }
 //! }
 //! ```
 //!
