@@ -1,76 +1,118 @@
 #!/usr/bin/env python3
-"""Build sieve shards under Apache Spark, one shard per WARC file, by piping
-paths through the unchanged `sieve-index build-shard` binary (RDD.pipe).
+"""Build sieve shards under Apache Spark, one shard per crawl file, each by
+the unchanged `sieve-index build-shard` binary.
 
-    spark-submit scale/spark_build.py --inputs 'hdfs-or-nfs/ClueWeb09/*/*.warc.gz' \
-        --shards /shared/shards --sieve-index /opt/sieve/bin/sieve-index [--partitions N] \
-        [--filter FILE] [--spam FILE]
+    spark-submit scale/spark_build.py --inputs '/data/ClueWeb09/*/*.warc.gz' \\
+        --shards /shared/shards --sieve-index /opt/sieve/bin/sieve-index \\
+        [--partitions N] [--filter FILE] [--spam FILE ...] [--master local[2]]
 
-Contract (the same for a Slurm array or a Kubernetes Indexed Job): task i
-runs `sieve-index build-shard --input FILE_i --index SHARDS/shard-<i> --record`
-and prints one JSON record. A shard is written to a temporary directory and
-renamed into place, so retried and speculative tasks are harmless. Every
-shard uses the same options (schema, analyser, filter file).
+Contract (the same for a Slurm array or a Kubernetes Indexed Job): the
+inputs (globs, expanded on the driver, sorted, duplicates dropped) are
+numbered 0..n-1 and task i runs
 
-Then search the shards with global BM25 statistics:
+    sieve-index build-shard --record --input FILE_i --index SHARDS/shard-<i:05d> [--filter F] [--spam S ...]
+
+A shard is built in a temporary directory and renamed into place, so retried
+and speculative tasks are harmless, and a rerun of the driver rebuilds only
+missing shards. Inputs, shards and the binary must be at the same paths on
+every executor (shared file system or image).
+
+The driver writes the shard manifest SHARDS/shards.jsonl: one JSON record per
+shard in shard order, as build-shard prints it:
+    {"shard": ".../shard-00000", "inputs": ["..."], "indexed": 23, "built": true,
+     "failed_files": []}
+(`built` is false when an earlier attempt had already built the shard;
+`failed_files` are inputs that could not be read to the end, from the shard's
+stats.json: such a shard is finished with what could be read, and is not
+rebuilt by a rerun, so the driver lists them).
+
+Then search the shards with global BM25 statistics: in one process,
     sieve-search run --index SHARDS/shard-00000 --index SHARDS/shard-00001 ...
-or merge them into K serving indexes:
+or under Spark, two stages (scale/spark_search.py --manifest SHARDS/shards.jsonl),
+or merge them into serving indexes:
     sieve-index merge --shards SHARDS/shard-000{00..99} --out serving-0
-
-Status: written against the tested `build-shard` contract; the end-to-end
-equality of shards and a single index is tested without Spark
-(tests/tests/pipeline.rs, shards_with_global_stats_and_merged_shards_equal_one_index).
 """
 import argparse
 import glob
 import json
-import shlex
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sieve_spark  # noqa: E402
+
+MANIFEST = "shards.jsonl"
+
+
+def expand(patterns):
+    """Every file matching any pattern, absolute, sorted, each once."""
+    files = set()
+    for pat in patterns:
+        matched = [p for p in glob.glob(pat) if os.path.isfile(p)]
+        if not matched:
+            raise SystemExit(f"no input file matches {pat}")
+        files.update(os.path.abspath(p) for p in matched)
+    return sorted(files)
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--inputs", required=True, help="glob of WARC files (visible to every executor)")
-    ap.add_argument("--shards", required=True, help="shared directory for the shards")
-    ap.add_argument("--sieve-index", default="sieve-index")
-    ap.add_argument("--partitions", type=int, default=0)
-    ap.add_argument("--filter")
-    ap.add_argument("--spam", nargs="*", default=[])
-    ap.add_argument("--master", default=None, help="e.g. local[2] for a single-machine run")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--inputs", required=True, nargs="+", help="globs or paths of crawl files (visible to every executor)")
+    ap.add_argument("--shards", required=True, help="shared directory for the shards and shards.jsonl")
+    ap.add_argument("--sieve-index", default="sieve-index", help="the sieve-index binary (same path on every executor)")
+    ap.add_argument("--partitions", type=int, default=0, help="Spark partitions (default: one per input file)")
+    ap.add_argument("--filter", help="filter file from sieve-filter build, passed to every build-shard")
+    ap.add_argument("--spam", nargs="*", default=[], help="spam-ranking files, passed to every build-shard")
+    ap.add_argument("--master", default=None, help="e.g. local[2] for a single-machine run (default: spark-submit's)")
     args = ap.parse_args()
 
-    from pyspark.sql import SparkSession
-
-    builder = SparkSession.builder.appName("sieve-build-shards")
-    if args.master:
-        builder = builder.master(args.master)
-    spark = builder.getOrCreate()
-    sc = spark.sparkContext
-
-    files = sorted(glob.glob(args.inputs))
-    if not files:
-        raise SystemExit(f"no input matches {args.inputs}")
-    # One element per task: "index<TAB>path"; a tiny shell wrapper turns it
-    # into one build-shard call per line, so the binary is used unchanged.
-    work = [f"{i:05d}\t{p}" for i, p in enumerate(files)]
-    extra = ""
+    files = expand(args.inputs)
+    tool = sieve_spark.resolve_tool(args.sieve_index)
+    shards = os.path.abspath(args.shards)
+    os.makedirs(shards, exist_ok=True)
+    extra = []
     if args.filter:
-        extra += " --filter " + shlex.quote(args.filter)
+        extra += ["--filter", os.path.abspath(args.filter)]
     if args.spam:
-        extra += " --spam " + " ".join(shlex.quote(s) for s in args.spam)
-    script = (
-        "while IFS=$'\\t' read -r i p; do "
-        f"{shlex.quote(args.sieve_index)} build-shard --record --input \"$p\" "
-        f"--index {shlex.quote(args.shards)}/shard-$i{extra} || exit 1; done"
-    )
+        extra += ["--spam"] + [os.path.abspath(s) for s in args.spam]
+
+    def build(item):
+        i, path = item
+        import sieve_spark as ss  # on the executor: shipped by addPyFile
+
+        shard = os.path.join(shards, f"shard-{i:05d}")
+        out = ss.run([tool, "build-shard", "--record", "--input", path, "--index", shard] + extra)
+        lines = [l for l in out.splitlines() if l.strip()]
+        if len(lines) != 1:
+            raise ss.SieveTaskError(f"build-shard for {path}: expected one JSON record, got {out!r}")
+        rec = json.loads(lines[0])
+        # Files that could not be read to the end (named in the shard's stats.json).
+        with open(os.path.join(shard, "stats.json"), encoding="utf-8") as f:
+            rec["failed_files"] = json.load(f).get("failed_files", [])
+        return json.dumps(rec)
+
+    spark = sieve_spark.session("sieve-build-shards", args.master)
+    sc = spark.sparkContext
+    started = time.time()
     parts = args.partitions or len(files)
-    records = sc.parallelize(work, parts).pipe(["bash", "-c", script]).collect()
-    total = 0
-    for line in records:
-        rec = json.loads(line)
-        total += rec["indexed"]
-        print(json.dumps(rec))
-    print(f"{len(records)} shards, {total} documents", flush=True)
+    records = [json.loads(r) for r in sc.parallelize(list(enumerate(files)), parts).map(build).collect()]
     spark.stop()
+    records.sort(key=lambda r: r["shard"])
+    sieve_spark.write_atomic(os.path.join(shards, MANIFEST), "".join(json.dumps(r) + "\n" for r in records))
+    docs = sum(r["indexed"] for r in records)
+    built = sum(1 for r in records if r["built"])
+    empty = [r["shard"] for r in records if r["indexed"] == 0]
+    print(
+        f"spark_build: {len(records)} shards ({built} built now, {len(records) - built} already there), "
+        f"{docs} documents, {time.time() - started:.1f}s; manifest {os.path.join(shards, MANIFEST)}",
+        flush=True,
+    )
+    if empty:
+        print(f"spark_build: {len(empty)} shards have no document: {', '.join(empty)}", flush=True)
+    for r in records:
+        for failure in r["failed_files"]:
+            print(f"spark_build: {r['shard']}: input not read to the end: {failure}", flush=True)
 
 
 if __name__ == "__main__":

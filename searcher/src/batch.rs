@@ -28,9 +28,10 @@ use sieve_indexer::build::{analyzer_config, open_index};
 use sieve_indexer::schema::{self, Fields, RuleColumns, TextField};
 use tantivy::query::Bm25StatisticsProvider;
 
-use crate::bm25::{BagOfWords, Bm25Params, Hit, Shard, Subset, Variant, search};
+use crate::bm25::{Bm25Params, Hit, Shard, Subset, Variant, search};
 use crate::stats::{GlobalStats, SubsetStats};
 use crate::topics::{Topic, TopicField};
+use crate::twostage::analyse_topics;
 use crate::{Error, Result};
 
 /// Which collection statistics a filtered run uses.
@@ -155,6 +156,12 @@ pub type RunResults = Vec<(String, Vec<Hit>)>;
 
 /// Runs `topics` for every variant. Returns one result list per variant,
 /// in the order of `variants`.
+///
+/// The collection statistics are `global` when given (e.g. a
+/// [`crate::twostage::GlobalStatsFile`] summed over shards searched
+/// elsewhere), else the sum over `shards` ([`GlobalStats`]). Statistics
+/// recomputed over a selection ([`StatsMode::Filtered`]) need every shard
+/// at hand, so they cannot be combined with `global`.
 #[allow(clippy::too_many_arguments)]
 pub fn run_batch(
     shards: &[Shard],
@@ -164,17 +171,26 @@ pub fn run_batch(
     field: TextField,
     selections: &[DocSelection],
     stats_mode: StatsMode,
+    global: Option<&(dyn Bm25StatisticsProvider + Sync)>,
     variants: &[RunVariant],
     hits: usize,
 ) -> Result<Vec<RunResults>> {
     for v in variants {
         v.params.validate()?;
     }
+    if global.is_some() && stats_mode == StatsMode::Filtered && !selections.is_empty() {
+        return Err(Error::InvalidParameter {
+            name: "stats",
+            expected: "full statistics with a global statistics file",
+            got: "filtered".into(),
+        });
+    }
     let subsets: Vec<Subset> = selections
         .iter()
         .map(|s| select(shards, s))
         .collect::<Result<_>>()?;
-    let global = GlobalStats::new(shards);
+    let summed = GlobalStats::new(shards);
+    let global: &(dyn Bm25StatisticsProvider + Sync) = global.unwrap_or(&summed);
     let filtered: Vec<SubsetStats<'_>> = match stats_mode {
         StatsMode::Full => Vec::new(),
         StatsMode::Filtered => subsets
@@ -182,16 +198,16 @@ pub fn run_batch(
             .map(|s| SubsetStats::new(shards, s))
             .collect::<Result<_>>()?,
     };
-    let per_topic: Vec<Vec<Vec<Hit>>> = topics
+    let queries = analyse_topics(analyzer, topics, topic_field);
+    let per_topic: Vec<Vec<Vec<Hit>>> = queries
         .par_iter()
-        .map(|topic| {
-            let query = BagOfWords::from_terms(analyzer.terms(&topic.query(topic_field)));
+        .map(|(_, query)| {
             let vs: Vec<Variant<'_>> = variants
                 .iter()
                 .map(|v| {
                     let stats: &dyn Bm25StatisticsProvider = match (v.selection, stats_mode) {
                         (Some(i), StatsMode::Filtered) => &filtered[i],
-                        _ => &global,
+                        _ => global,
                     };
                     Variant {
                         params: v.params,
@@ -200,7 +216,7 @@ pub fn run_batch(
                     }
                 })
                 .collect();
-            search(shards, field, &query, &vs, hits)
+            search(shards, field, query, &vs, hits)
         })
         .collect::<Result<_>>()?;
     let mut out: Vec<RunResults> = vec![Vec::with_capacity(topics.len()); variants.len()];

@@ -232,6 +232,56 @@ pub enum Error {
         run: String,
     },
 
+    /// A BM25 statistics file cannot be read as one (bad JSON, other format
+    /// or version).
+    #[error("statistics file {path}: {detail}")]
+    StatsFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        detail: String,
+    },
+
+    /// A BM25 statistics file does not fit the search or the other files it
+    /// is summed with (other analyser, field, topics or terms).
+    #[error("statistics file {path}: {key} is {found:?}, expected {expected}")]
+    StatsMismatch {
+        /// The file.
+        path: PathBuf,
+        /// The header field or entry that differs.
+        key: &'static str,
+        /// What was expected (and where that comes from).
+        expected: String,
+        /// What the file has.
+        found: String,
+    },
+
+    /// A shard run to merge has a topic that the topic file lacks.
+    #[error("merge: topic {qid:?} of a shard run is not in the topic file")]
+    MergeUnknownTopic {
+        /// The topic id.
+        qid: String,
+    },
+
+    /// Two shard runs retrieve the same document for one topic (the shards
+    /// overlap), and both copies are among the merged hits.
+    #[error(
+        "merge: topic {qid:?} retrieves document {docid:?} from {} and from {}; \
+         shards must not share documents",
+        first.display(),
+        second.display()
+    )]
+    MergeDuplicate {
+        /// The topic id.
+        qid: String,
+        /// The document id.
+        docid: String,
+        /// The first run retrieving it.
+        first: PathBuf,
+        /// The other run retrieving it.
+        second: PathBuf,
+    },
+
     /// A measure name could not be parsed.
     #[error("unknown measure {name:?}; known: {known}")]
     UnknownMeasure {

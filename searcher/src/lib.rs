@@ -15,6 +15,7 @@ pub mod qrels;
 pub mod run;
 pub mod stats;
 pub mod topics;
+pub mod twostage;
 
 pub use error::Error;
 

@@ -513,3 +513,191 @@ sieve_test!(
         }
     }
 );
+
+/// One shard per committed input file, as `scale/spark_build.py` builds them.
+fn shard_per_file(dir: &Dir) -> Vec<PathBuf> {
+    let mut inputs: Vec<PathBuf> = std::fs::read_dir(fixture("warc"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
+        .collect();
+    inputs.push(fixture("trec/cacm-first5.trec"));
+    inputs.sort();
+    inputs
+        .iter()
+        .enumerate()
+        .map(|(i, input)| {
+            let out = dir.join(&format!("shards/shard-{i:05}"));
+            ok(dir
+                .cmd("sieve-index")
+                .args(["build-shard", "--input"])
+                .arg(input)
+                .arg("--index")
+                .arg(&out));
+            out
+        })
+        .collect()
+}
+
+sieve_test!(
+    two_stage_search_stats_then_shard_runs_then_merge_equals_one_index,
+    |dir| {
+        // What scale/spark_search.py does, without Spark: stage 1 per shard,
+        // sum, stage 2 per shard with the global statistics, merge.
+        let single = build(&dir, "single", &[]);
+        let topics = dir.write("topics.txt", TOPICS.as_bytes());
+        let shards = shard_per_file(&dir);
+        assert_eq!(shards.len(), 6);
+        let mut stats_files = Vec::new();
+        for s in &shards {
+            let f = s.with_extension("stats.json");
+            ok(dir
+                .cmd("sieve-search")
+                .args(["stats", "--index"])
+                .arg(s)
+                .arg("--topics")
+                .arg(&topics)
+                .arg("--output")
+                .arg(&f));
+            stats_files.push(f);
+        }
+        let global = dir.join("global.json");
+        ok(dir
+            .cmd("sieve-search")
+            .arg("sum-stats")
+            .args(&stats_files)
+            .arg("--output")
+            .arg(&global));
+        let g: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&global).unwrap()).unwrap();
+        assert_eq!(g["shards"], 6, "{g}");
+        assert_eq!(g["header"]["format"], "sieve-bm25-stats", "{g}");
+        // The summed statistics are those of the single index.
+        let one = ok(dir
+            .cmd("sieve-search")
+            .args(["stats", "--index"])
+            .arg(&single)
+            .arg("--topics")
+            .arg(&topics));
+        let mut one: serde_json::Value = serde_json::from_str(&one).unwrap();
+        one["shards"] = 6.into();
+        assert_eq!(one, g);
+
+        let search = |index: &Path, hits: usize, extra: &[&str]| {
+            ok(dir
+                .cmd("sieve-search")
+                .args(["run", "--index"])
+                .arg(index)
+                .arg("--topics")
+                .arg(&topics)
+                .args(["--hits", &hits.to_string()])
+                .args(extra))
+        };
+        for hits in [3usize, 20] {
+            let want = search(&single, hits, &[]);
+            let mut runs = Vec::new();
+            for s in &shards {
+                let r = s.with_extension(format!("{hits}.run"));
+                search(
+                    s,
+                    hits,
+                    &[
+                        "--global-stats",
+                        global.to_str().unwrap(),
+                        "--output",
+                        r.to_str().unwrap(),
+                    ],
+                );
+                runs.push(r);
+            }
+            let merged = ok(dir
+                .cmd("sieve-search")
+                .arg("merge-runs")
+                .args(&runs)
+                .args(["--hits", &hits.to_string(), "--topics"])
+                .arg(&topics));
+            assert!(merged.lines().count() >= 3 * 4, "{merged}");
+            assert_eq!(untagged(&merged), untagged(&want), "hits {hits}");
+            for (a, b) in scores(&merged).iter().zip(scores(&want)) {
+                assert!((a - b).abs() <= 1e-5 * b.abs().max(1.0), "{a} vs {b}");
+            }
+            // Equal statistics give bit-equal scores: the same file.
+            assert_eq!(merged, want, "hits {hits}");
+            // Each shard alone (its own statistics) ranks differently.
+            let local = search(&shards[0], hits, &[]);
+            let global_s0 = std::fs::read_to_string(&runs[0]).unwrap();
+            assert_ne!(scores(&local), scores(&global_s0));
+        }
+    }
+);
+
+sieve_test!(global_stats_for_another_search_are_refused, |dir| {
+    let shards = shard_per_file(&dir);
+    let topics = dir.write("topics.txt", TOPICS.as_bytes());
+    let stats = |index: &Path, topics: &Path, extra: &[&str], out: &str| {
+        let f = dir.join(out);
+        ok(dir
+            .cmd("sieve-search")
+            .args(["stats", "--index"])
+            .arg(index)
+            .arg("--topics")
+            .arg(topics)
+            .args(extra)
+            .arg("--out")
+            .arg(&f));
+        f
+    };
+    let good = stats(&shards[0], &topics, &[], "good.json");
+    let refused = |topics: &Path, index: &Path, extra: &[&str], file: &Path| {
+        let out = fails(
+            dir.cmd("sieve-search")
+                .args(["run", "--index"])
+                .arg(index)
+                .arg("--topics")
+                .arg(topics)
+                .arg("--global-stats")
+                .arg(file)
+                .args(extra),
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // Another topic set, another topic field, another index field.
+    let other = dir.write("other.txt", b"1:web page\n");
+    let e = refused(&other, &shards[0], &[], &good);
+    assert!(e.contains("good.json") && e.contains("topics"), "{e}");
+    let e = refused(&topics, &shards[0], &["--field", "desc"], &good);
+    assert!(e.contains("topic_field"), "{e}");
+    let e = refused(&topics, &shards[0], &["--search-field", "title"], &good);
+    assert!(e.contains("search_field"), "{e}");
+    // Another analyser.
+    let nostem = dir.join("nostem");
+    ok(dir
+        .cmd("sieve-index")
+        .args(["build-shard", "--no-stem", "--input"])
+        .arg(fixture("warc/jwarc__cc.warc.gz"))
+        .arg("--index")
+        .arg(&nostem));
+    let e = refused(&topics, &nostem, &[], &good);
+    assert!(e.contains("stemmer"), "{e}");
+    let bad = stats(&nostem, &topics, &[], "nostem.json");
+    let out = fails(
+        dir.cmd("sieve-search")
+            .arg("sum-stats")
+            .arg(&good)
+            .arg(&bad),
+    );
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("nostem.json") && e.contains("stemmer"), "{e}");
+    // Statistics of fewer documents than the searched shard holds.
+    let tiny = stats(&shards[3], &topics, &[], "tiny.json");
+    let e = refused(&topics, &shards[1], &[], &tiny);
+    assert!(e.contains("num_docs"), "{e}");
+    // Filtered statistics need every shard at hand.
+    let e = refused(
+        &topics,
+        &shards[0],
+        &["--min-spam-percentile", "50", "--stats", "filtered"],
+        &good,
+    );
+    assert!(e.contains("stats"), "{e}");
+});

@@ -13,6 +13,7 @@ use sieve_searcher::eval::{EvalOptions, Evaluation, Measure, evaluate};
 use sieve_searcher::qrels::read_qrels;
 use sieve_searcher::run::{Duplicates, read_run};
 use sieve_searcher::topics::{TopicField, read_topics};
+use sieve_searcher::twostage;
 
 #[derive(Parser)]
 #[command(
@@ -39,14 +40,22 @@ enum Cmd {
     /// Compare two runs: means, difference, wins/losses/ties, paired t-test,
     /// most changed topics.
     Compare(CompareArgs),
+    /// Two-stage search, stage 1: write the BM25 statistics (N, total
+    /// tokens, df of every analysed query term) of one or more indexes as
+    /// JSON, for `sum-stats` and `run --global-stats`.
+    Stats(StatsArgs),
+    /// Sum statistics files written by `stats` (their headers must be
+    /// equal: same analyser, fields and topics) into one.
+    SumStats(SumStatsArgs),
+    /// Two-stage search, last step: merge shard runs (each searched with
+    /// `run --global-stats`) into the best K hits per topic, ties broken as
+    /// in one index (score descending, docid descending).
+    MergeRuns(MergeRunsArgs),
 }
 
+/// What a query is made of: shared by `run` and `stats`.
 #[derive(clap::Args)]
-struct RunArgs {
-    /// Index directories; several are searched as shards of one collection
-    /// with global BM25 statistics.
-    #[arg(long, required = true)]
-    index: Vec<PathBuf>,
+struct QueryArgs {
     /// The topic file (format detected).
     #[arg(long)]
     topics: PathBuf,
@@ -56,6 +65,62 @@ struct RunArgs {
     /// Index field searched: body (title + text) or title.
     #[arg(long, default_value = "body")]
     search_field: SearchField,
+}
+
+#[derive(clap::Args)]
+struct StatsArgs {
+    /// Index directories (the statistics are summed over them).
+    #[arg(long, required = true)]
+    index: Vec<PathBuf>,
+    #[command(flatten)]
+    query: QueryArgs,
+    /// Output file (default stdout).
+    #[arg(long, visible_alias = "out")]
+    output: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct SumStatsArgs {
+    /// Statistics files from `stats`.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Output file (default stdout).
+    #[arg(long, visible_alias = "out")]
+    output: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct MergeRunsArgs {
+    /// Shard runs (TREC run files), each cut at --hits or more per topic.
+    #[arg(required = true)]
+    runs: Vec<PathBuf>,
+    /// Hits per topic in the merged run.
+    #[arg(long, default_value_t = 1000)]
+    hits: usize,
+    /// Write topics in this topic file's order (default: first appearance).
+    #[arg(long)]
+    topics: Option<PathBuf>,
+    /// Run tag.
+    #[arg(long, default_value = "sieve")]
+    tag: String,
+    /// Output run file (default stdout).
+    #[arg(long)]
+    output: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Index directories; several are searched as shards of one collection
+    /// with global BM25 statistics.
+    #[arg(long, required = true)]
+    index: Vec<PathBuf>,
+    #[command(flatten)]
+    query: QueryArgs,
+    /// Score with these statistics (from `stats`, summed by `sum-stats`)
+    /// instead of those of the given indexes: stage 2 of a two-stage search.
+    /// Refused unless made for the same analyser, fields and topics.
+    #[arg(long)]
+    global_stats: Option<PathBuf>,
     /// BM25 k1 (comma-separated list: one run per value).
     #[arg(long, value_delimiter = ',', default_value = "0.9")]
     k1: Vec<f32>,
@@ -174,7 +239,80 @@ fn main() -> Result<()> {
         Cmd::Topics(a) => cmd_topics(a),
         Cmd::Eval(a) => cmd_eval(a),
         Cmd::Compare(a) => cmd_compare(a),
+        Cmd::Stats(a) => cmd_stats(a),
+        Cmd::SumStats(a) => cmd_sum_stats(a),
+        Cmd::MergeRuns(a) => cmd_merge_runs(a),
     }
+}
+
+impl SearchField {
+    fn text_field(self) -> sieve_indexer::schema::TextField {
+        match self {
+            SearchField::Body => sieve_indexer::schema::TextField::Body,
+            SearchField::Title => sieve_indexer::schema::TextField::Title,
+        }
+    }
+}
+
+/// A buffered writer to `path`, or to stdout.
+fn sink(path: Option<&Path>) -> Result<Box<dyn Write>> {
+    Ok(match path {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout())),
+    })
+}
+
+fn cmd_stats(a: StatsArgs) -> Result<()> {
+    let (shards, config) = sieve_searcher::batch::open_shards(&a.index)?;
+    let (_, topics) = read_topics(&a.query.topics)?;
+    let stats = twostage::gather_stats(
+        &shards,
+        config,
+        &topics,
+        a.query.field,
+        a.query.search_field.text_field(),
+    )?;
+    let mut out = sink(a.output.as_deref())?;
+    out.write_all(stats.to_json().as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+fn cmd_sum_stats(a: SumStatsArgs) -> Result<()> {
+    let parts = a
+        .files
+        .iter()
+        .map(|p| Ok((p.clone(), twostage::ShardStats::read(p)?)))
+        .collect::<Result<Vec<_>>>()?;
+    let total = twostage::ShardStats::sum(&parts)?;
+    let mut out = sink(a.output.as_deref())?;
+    out.write_all(total.to_json().as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+fn cmd_merge_runs(a: MergeRunsArgs) -> Result<()> {
+    anyhow::ensure!(a.hits >= 1, "--hits must be at least 1");
+    let order = match &a.topics {
+        Some(p) => Some(
+            read_topics(p)?
+                .1
+                .into_iter()
+                .map(|t| t.id)
+                .collect::<Vec<_>>(),
+        ),
+        None => None,
+    };
+    let merged = twostage::merge_runs(&a.runs, a.hits, order.as_deref())?;
+    let mut w = sieve_searcher::run::RunWriter::new(sink(a.output.as_deref())?, &a.tag)?;
+    for (qid, hits) in &merged {
+        let pairs: Vec<(&str, f32)> = hits.iter().map(|h| (h.docid.as_str(), h.score)).collect();
+        w.write_topic(qid, &pairs)?;
+    }
+    w.finish()?.flush()?;
+    Ok(())
 }
 
 fn cmd_topics(a: TopicsArgs) -> Result<()> {
@@ -263,7 +401,19 @@ fn cmd_run(a: RunArgs) -> Result<()> {
     anyhow::ensure!(a.hits >= 1, "--hits must be at least 1");
     let (shards, config) = batch::open_shards(&a.index)?;
     let analyzer = sieve_indexer::analysis::EnglishAnalyzer::new(config);
-    let (_, topics) = read_topics(&a.topics)?;
+    let (_, topics) = read_topics(&a.query.topics)?;
+    let field = a.query.search_field.text_field();
+    let global = match &a.global_stats {
+        Some(p) => Some(twostage::open_global_stats(
+            p,
+            &shards,
+            config,
+            &topics,
+            a.query.field,
+            field,
+        )?),
+        None => None,
+    };
     let unscored = if a.drop_unscored {
         Unscored::Drop
     } else {
@@ -351,10 +501,6 @@ fn cmd_run(a: RunArgs) -> Result<()> {
             variants.len()
         );
     }
-    let field = match a.search_field {
-        SearchField::Body => sieve_indexer::schema::TextField::Body,
-        SearchField::Title => sieve_indexer::schema::TextField::Title,
-    };
     let stats_mode = match a.stats {
         StatsArg::Full => StatsMode::Full,
         StatsArg::Filtered => StatsMode::Filtered,
@@ -364,10 +510,11 @@ fn cmd_run(a: RunArgs) -> Result<()> {
         &shards,
         &analyzer,
         &topics,
-        a.field,
+        a.query.field,
         field,
         &selections,
         stats_mode,
+        global.as_ref().map(|g| g as _),
         &variants,
         a.hits,
     )?;
@@ -376,21 +523,12 @@ fn cmd_run(a: RunArgs) -> Result<()> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     for (v, res) in variants.iter().zip(&results) {
-        let sink: Box<dyn Write> = match (&a.output, &a.output_dir) {
-            (Some(p), _) => Box::new(std::io::BufWriter::new(
-                std::fs::File::create(p)
-                    .with_context(|| format!("cannot create {}", p.display()))?,
-            )),
-            (None, Some(dir)) => {
-                let p = batch::run_path(dir, &v.tag);
-                Box::new(std::io::BufWriter::new(
-                    std::fs::File::create(&p)
-                        .with_context(|| format!("cannot create {}", p.display()))?,
-                ))
-            }
-            (None, None) => Box::new(std::io::BufWriter::new(std::io::stdout())),
+        let path = match (&a.output, &a.output_dir) {
+            (Some(p), _) => Some(p.clone()),
+            (None, Some(dir)) => Some(batch::run_path(dir, &v.tag)),
+            (None, None) => None,
         };
-        let mut w = sieve_searcher::run::RunWriter::new(sink, &v.tag)?;
+        let mut w = sieve_searcher::run::RunWriter::new(sink(path.as_deref())?, &v.tag)?;
         for (qid, hits) in res {
             let pairs: Vec<(&str, f32)> =
                 hits.iter().map(|h| (h.docid.as_str(), h.score)).collect();

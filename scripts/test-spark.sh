@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Opt-in end-to-end test of the Spark drivers (not part of CI: it installs
+# PySpark, about 450 MB, and needs Java 17+). One command:
+#
+#     bash scripts/test-spark.sh
+#
+# 1. scripts/setup-spark.sh (pinned PySpark in .venv-spark/), debug binaries.
+# 2. Builds one shard per real WARC sample under Spark local[2]
+#    (scale/spark_build.py via spark-submit): tests/data/warc/*.warc.gz plus,
+#    when the shared data is there, every WARC file of shared/data/warc,
+#    WAT and WET included (they give empty shards); files with the same name
+#    are taken once. The build is run twice: the second run must find every
+#    shard built (a rerun or retried task is harmless).
+# 3. Searches the shards with the two-stage Spark search
+#    (scale/spark_search.py): statistics per shard, summed on the driver,
+#    then each shard searched with the global statistics, best K per topic.
+# 4. Builds ONE index over the same files with `sieve-index build` and runs
+#    the same topics with `sieve-search run`, and asserts: the shards hold the
+#    single index's docids; for K = 10 and K = 1000 the Spark run has the same
+#    (topic, docid, rank) lines as the single-index run and the same scores up
+#    to float rounding (it reports whether the files are byte-identical).
+#
+# Environment: SPARK_MASTER (default local[2]); SIEVE_SHARED_DATA (as in the
+# Rust tests); KEEP=1 keeps the work directory; TOPICS (default
+# topics/topics.robust04.txt).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS=0
+MASTER=${SPARK_MASTER:-local[2]}
+TOPICS=${TOPICS:-topics/topics.robust04.txt}
+step() { printf '\n==> %s\n' "$*"; }
+
+step "PySpark (.venv-spark)"
+bash scripts/setup-spark.sh
+export PYSPARK_PYTHON=$PWD/.venv-spark/bin/python
+export PYSPARK_DRIVER_PYTHON=$PYSPARK_PYTHON
+step "build the sieve binaries (debug)"
+cargo build --locked --bins -p sieve-indexer -p sieve-searcher
+BIN=$PWD/target/debug
+
+OUT=$(mktemp -d "${TMPDIR:-/tmp}/sieve-test-spark.XXXXXX")
+if [[ ${KEEP:-0} != 1 ]]; then trap 'rm -rf "$OUT"' EXIT; else echo "work directory: $OUT"; fi
+
+# Inputs: the committed samples and the shared ones, each file name once.
+shared=""
+for d in "${SIEVE_SHARED_DATA:-}" /work/shared/data ../shared/data; do
+  if [[ -n $d && -d $d/warc ]]; then shared=$d/warc; break; fi
+done
+declare -A seen=()
+inputs=()
+for f in ${shared:+$shared/*.warc*} tests/data/warc/*.warc.gz; do
+  [[ -f $f ]] || continue
+  b=$(basename "$f")
+  [[ -n ${seen[$b]:-} ]] && continue
+  seen[$b]=1
+  inputs+=("$(realpath "$f")")
+done
+echo "inputs: ${#inputs[@]} files (shared data: ${shared:-not found})"
+
+step "Spark build: one shard per file, $MASTER"
+.venv-spark/bin/spark-submit --master "$MASTER" scale/spark_build.py \
+  --inputs "${inputs[@]}" --shards "$OUT/shards" --sieve-index "$BIN/sieve-index" 2> "$OUT/spark-build.log" \
+  || { tail -40 "$OUT/spark-build.log"; exit 1; }
+
+step "Spark build again: every shard is already there"
+.venv-spark/bin/spark-submit --master "$MASTER" scale/spark_build.py \
+  --inputs "${inputs[@]}" --shards "$OUT/shards" --sieve-index "$BIN/sieve-index" 2> "$OUT/spark-build-2.log" \
+  || { tail -40 "$OUT/spark-build-2.log"; exit 1; }
+
+step "single index over the same files"
+"$BIN/sieve-index" build --input "${inputs[@]}" --index "$OUT/single" --threads 2 > "$OUT/single-build.log" 2>&1 \
+  || [[ $? == 2 ]]  # exit 2: a file could not be read at all (the shards saw the same)
+grep '^files' "$OUT/single-build.log"
+
+step "Spark two-stage search and single-index runs"
+for hits in 10 1000; do
+  .venv-spark/bin/spark-submit --master "$MASTER" scale/spark_search.py \
+    --manifest "$OUT/shards/shards.jsonl" --topics "$TOPICS" --hits "$hits" \
+    --output "$OUT/spark-$hits.run" --work "$OUT/work-$hits" --sieve-search "$BIN/sieve-search" \
+    2> "$OUT/spark-search-$hits.log" || { tail -40 "$OUT/spark-search-$hits.log"; exit 1; }
+  "$BIN/sieve-search" run --index "$OUT/single" --topics "$TOPICS" --hits "$hits" \
+    --output "$OUT/single-$hits.run" 2> /dev/null
+done
+
+step "compare"
+"$PYSPARK_PYTHON" - "$OUT" "$BIN/sieve-index" <<'EOF'
+import json, os, subprocess, sys
+out, sieve_index = sys.argv[1], sys.argv[2]
+passed = failed = 0
+def check(name, ok, detail=""):
+    global passed, failed
+    print(("ok   " if ok else "FAIL ") + name + ("" if ok else ": " + detail))
+    passed, failed = passed + ok, failed + (not ok)
+def docids(ix):
+    return subprocess.run([sieve_index, "docids", "--index", ix], check=True,
+                          capture_output=True, text=True).stdout.split()
+shards = [json.loads(l) for l in open(os.path.join(out, "shards", "shards.jsonl"))]
+shard_ids = sorted(d for r in shards for d in docids(r["shard"]))
+single_ids = docids(os.path.join(out, "single"))
+check(f"{len(shards)} shards hold the single index's {len(single_ids)} docids", shard_ids == sorted(single_ids),
+      f"{len(shard_ids)} vs {len(single_ids)}")
+check("manifest counts match", sum(r["indexed"] for r in shards) == len(single_ids))
+check("the second Spark build rebuilt no shard", not any(r["built"] for r in shards))
+for hits in (10, 1000):
+    spark = open(os.path.join(out, f"spark-{hits}.run")).read()
+    single = open(os.path.join(out, f"single-{hits}.run")).read()
+    a = [l.split() for l in spark.splitlines()]
+    b = [l.split() for l in single.splitlines()]
+    check(f"hits {hits}: {len(b)} lines, {len({l[0] for l in b})} topics: same (topic, docid, rank)",
+          [(l[0], l[2], l[3]) for l in a] == [(l[0], l[2], l[3]) for l in b], f"{len(a)} vs {len(b)} lines")
+    worst = max((abs(float(x[4]) - float(y[4])) / max(abs(float(y[4])), 1.0) for x, y in zip(a, b)), default=0.0)
+    check(f"hits {hits}: scores equal up to float rounding (max rel. diff {worst:.2e})", len(a) == len(b) and worst <= 1e-5)
+    print(f"     hits {hits}: run files byte-identical: {spark == single}")
+print(f"spark: {passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
+EOF
+echo "test-spark: wall time ${SECONDS}s"
