@@ -277,7 +277,7 @@ fn main() {
         let index = tantivy::Index::create_in_ram(build_schema());
         register_analyzers(&index, AnalyzerConfig::default());
         let fields = Fields::from_schema(&index.schema()).expect("fields");
-        let mut writer: tantivy::IndexWriter =
+        let mut writer: tantivy::IndexWriter<sieve_indexer::document::SieveDocument> =
             index.writer_with_num_threads(1, 64 << 20).expect("writer");
         for copy in 0..copies {
             for d in &extracted {

@@ -43,12 +43,12 @@ use serde::{Deserialize, Serialize};
 use sieve_filters::docfilter::DocFilter;
 use sieve_filters::spam::SpamMap;
 use sieve_filters::utf8::{Counting, ErrorClass, Utf8Counts};
-use tantivy::{Index, IndexWriter, TantivyDocument};
+use tantivy::{Index, IndexWriter};
 
 use crate::analysis::{AnalyzerConfig, EnglishAnalyzer, Stemmer, Stopwords};
 use crate::charset::{CharsetMode, decode};
 use crate::crawl::{CrawlEvent, CrawlOptions, RawDoc};
-use crate::document::IndexDoc;
+use crate::document::{IndexDoc, SieveDocument};
 use crate::html::{HtmlOptions, extract};
 use crate::schema::{Fields, SCHEMA_VERSION, build_schema, register_analyzers};
 use crate::{Error, Result};
@@ -501,7 +501,7 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     };
     register_analyzers(&index, opts.analyzer);
     let fields = Fields::from_schema(&index.schema())?;
-    let mut writer: IndexWriter =
+    let mut writer: IndexWriter<SieveDocument> =
         index.writer_with_num_threads(1, opts.writer_heap.max(15 << 20))?;
 
     // Losses log, cut back to what the last commit saw.
@@ -605,7 +605,7 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
 
 /// What the workers made of one document.
 enum Outcome {
-    Doc(Box<TantivyDocument>, DocFacts),
+    Doc(Box<SieveDocument>, DocFacts),
     Lost(&'static str),
 }
 
@@ -711,7 +711,7 @@ fn index_file(
     pool: &rayon::ThreadPool,
     analyzer: &EnglishAnalyzer,
     fields: &Fields,
-    writer: &mut IndexWriter,
+    writer: &mut IndexWriter<SieveDocument>,
     fs: &mut FileStats,
     log: &mut Vec<u8>,
     progress: &dyn Progress,

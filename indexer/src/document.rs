@@ -2,11 +2,21 @@
 //! document under the [`crate::schema`].
 
 use sieve_filters::utf8::{ErrorClass, Utf8Counts};
-use tantivy::TantivyDocument;
+use std::collections::BTreeMap;
+
+use tantivy::schema::{Field, OwnedValue};
 use tantivy::tokenizer::{PreTokenizedString, Token};
 
 use crate::analysis::EnglishAnalyzer;
 use crate::schema::{Fields, NO_SPAM_SCORE};
+
+/// The document type sieve hands to tantivy: one value per field
+/// (`IndexWriter<SieveDocument>`). tantivy's own `TantivyDocument` stores a
+/// pre-tokenised text by serialising it to JSON when it is added and parses
+/// that JSON again in the indexing thread (about 15% of a single-threaded
+/// build, measured with `perf`); this type gives tantivy the tokens
+/// directly. Indexes are the same either way.
+pub type SieveDocument = BTreeMap<Field, OwnedValue>;
 
 /// Everything sieve stores about one document.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -48,45 +58,51 @@ impl IndexDoc {
     /// document. The text fields are given to tantivy pre-tokenised, so the
     /// token counts stored in `body_tokens` / `title_tokens` are exactly the
     /// field lengths tantivy records.
-    pub fn into_document(self, fields: &Fields, analyzer: &EnglishAnalyzer) -> TantivyDocument {
-        let mut doc = TantivyDocument::default();
-        doc.add_text(fields.docid, &self.docid);
-        if let Some(url) = &self.url {
-            doc.add_text(fields.url, url);
+    pub fn into_document(self, fields: &Fields, analyzer: &EnglishAnalyzer) -> SieveDocument {
+        let mut doc = SieveDocument::new();
+        let mut put = |field: Field, value: OwnedValue| {
+            doc.insert(field, value);
+        };
+        put(fields.docid, OwnedValue::Str(self.docid));
+        if let Some(url) = self.url {
+            put(fields.url, OwnedValue::Str(url));
         }
         let mut title_tokens: Vec<Token> = Vec::new();
         let n_title = analyzer.analyze_into(&self.title, &mut title_tokens);
         // The body field starts with the title's tokens, then the body's.
         let mut body_tokens = title_tokens.clone();
         let n_body = n_title + analyzer.analyze_into(&self.body, &mut body_tokens);
-        doc.add_pre_tokenized_text(
+        put(
             fields.title,
-            PreTokenizedString {
+            OwnedValue::PreTokStr(PreTokenizedString {
                 text: self.title,
                 tokens: title_tokens,
-            },
+            }),
         );
-        doc.add_pre_tokenized_text(
+        put(
             fields.body,
-            PreTokenizedString {
+            OwnedValue::PreTokStr(PreTokenizedString {
                 text: String::new(),
                 tokens: body_tokens,
-            },
+            }),
         );
-        doc.add_text(fields.source, &self.source);
-        doc.add_u64(fields.offset, self.offset);
-        doc.add_u64(fields.bytes, self.bytes);
+        put(fields.source, OwnedValue::Str(self.source));
+        put(fields.offset, OwnedValue::U64(self.offset));
+        put(fields.bytes, OwnedValue::U64(self.bytes));
         for (field, class) in fields.errors.iter().zip(ErrorClass::ALL) {
-            doc.add_u64(*field, self.counts.get(class));
+            put(*field, OwnedValue::U64(self.counts.get(class)));
         }
-        doc.add_text(fields.charset, &self.charset);
-        doc.add_u64(fields.charset_source, self.charset_source);
-        doc.add_bool(fields.charset_disagree, self.charset_disagree);
-        doc.add_bool(fields.truncated, self.truncated);
-        doc.add_u64(fields.spam, self.spam.map_or(NO_SPAM_SCORE, u64::from));
-        doc.add_u64(fields.atire_extra, self.atire_extra);
-        doc.add_u64(fields.body_tokens, n_body as u64);
-        doc.add_u64(fields.title_tokens, n_title as u64);
+        put(fields.charset, OwnedValue::Str(self.charset));
+        put(fields.charset_source, OwnedValue::U64(self.charset_source));
+        put(fields.charset_disagree, OwnedValue::Bool(self.charset_disagree));
+        put(fields.truncated, OwnedValue::Bool(self.truncated));
+        put(
+            fields.spam,
+            OwnedValue::U64(self.spam.map_or(NO_SPAM_SCORE, u64::from)),
+        );
+        put(fields.atire_extra, OwnedValue::U64(self.atire_extra));
+        put(fields.body_tokens, OwnedValue::U64(n_body as u64));
+        put(fields.title_tokens, OwnedValue::U64(n_title as u64));
         doc
     }
 }

@@ -845,7 +845,8 @@ mod tests {
         register_analyzers(&index, AnalyzerConfig::default());
         let fields = Fields::from_schema(&index.schema()).expect("fields");
         let analyzer = EnglishAnalyzer::new(AnalyzerConfig::default());
-        let mut writer: IndexWriter = index.writer_with_num_threads(1, 50 << 20).expect("writer");
+        let mut writer: IndexWriter<crate::document::SieveDocument> =
+            index.writer_with_num_threads(1, 50 << 20).expect("writer");
         writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
         for batch in batches {
             for doc in batch {
@@ -1202,7 +1203,8 @@ mod tests {
         std::fs::create_dir(&idx).expect("mkdir");
         let index = build_index(&idx, hand_built());
         let fields = Fields::from_schema(&index.schema()).expect("fields");
-        let mut writer: IndexWriter = index.writer_with_num_threads(1, 50 << 20).expect("writer");
+        let mut writer: IndexWriter<crate::document::SieveDocument> =
+            index.writer_with_num_threads(1, 50 << 20).expect("writer");
         writer.delete_term(Term::from_field_text(fields.docid, "d0"));
         writer.commit().expect("commit");
         drop(writer);

@@ -4,7 +4,7 @@ use super::*;
 use crate::stats::{GlobalStats, SubsetStats};
 use proptest::prelude::*;
 use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
-use sieve_indexer::document::IndexDoc;
+use sieve_indexer::document::{IndexDoc, SieveDocument};
 use sieve_indexer::schema::{Fields, build_schema, register_analyzers};
 use tantivy::collector::TopDocs;
 use tantivy::fieldnorm::FieldNormReader;
@@ -42,7 +42,8 @@ fn build(docs: &[(String, String)], segments: usize) -> Index {
     let index = Index::create_in_ram(build_schema());
     register_analyzers(&index, AnalyzerConfig::default());
     let fields = Fields::from_schema(&index.schema()).unwrap();
-    let mut writer: IndexWriter = index.writer_with_num_threads(1, 15_000_000).unwrap();
+    let mut writer: IndexWriter<SieveDocument> =
+        index.writer_with_num_threads(1, 15_000_000).unwrap();
     writer.set_merge_policy(Box::new(NoMergePolicy));
     let per = docs.len().div_ceil(segments.max(1)).max(1);
     for chunk in docs.chunks(per) {
