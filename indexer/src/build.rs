@@ -968,13 +968,7 @@ pub fn list_docids(dir: &Path) -> Result<Vec<String>> {
     let searcher = index.reader()?.searcher();
     let mut out = Vec::new();
     for seg in searcher.segment_readers() {
-        let ids = seg
-            .fast_fields()
-            .str(crate::schema::DOCID)?
-            .ok_or_else(|| Error::Schema {
-                expected: "docid as a fast field",
-                detail: dir.display().to_string(),
-            })?;
+        let ids = crate::filterbuild::docid_column(seg, dir)?;
         let mut buf = String::new();
         for doc in 0..seg.max_doc() {
             if let Some(ord) = ids.term_ords(doc).next() {

@@ -94,7 +94,10 @@ impl IndexDoc {
         }
         put(fields.charset, OwnedValue::Str(self.charset));
         put(fields.charset_source, OwnedValue::U64(self.charset_source));
-        put(fields.charset_disagree, OwnedValue::Bool(self.charset_disagree));
+        put(
+            fields.charset_disagree,
+            OwnedValue::Bool(self.charset_disagree),
+        );
         put(fields.truncated, OwnedValue::Bool(self.truncated));
         put(
             fields.spam,

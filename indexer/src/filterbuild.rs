@@ -123,6 +123,19 @@ fn from_spam(spec: &FilterSpec<'_>, out: &Path) -> Result<FilterHeader> {
     Ok(header)
 }
 
+/// The docid fast field of a segment of the index in `dir`.
+pub(crate) fn docid_column(
+    seg: &tantivy::SegmentReader,
+    dir: &Path,
+) -> Result<tantivy::columnar::StrColumn> {
+    seg.fast_fields()
+        .str(schema::DOCID)?
+        .ok_or_else(|| Error::Schema {
+            expected: "docid as a fast field",
+            detail: dir.display().to_string(),
+        })
+}
+
 fn from_index(spec: &FilterSpec<'_>, dir: &Path, out: &Path) -> Result<FilterHeader> {
     let (index, _) = open_index(dir)?;
     let searcher = index.reader()?.searcher();
@@ -133,13 +146,7 @@ fn from_index(spec: &FilterSpec<'_>, dir: &Path, out: &Path) -> Result<FilterHea
     let mut runs: Vec<(PathBuf, PathBuf)> = Vec::new();
     for (s, seg) in searcher.segment_readers().iter().enumerate() {
         let cols = RuleColumns::open(seg)?;
-        let ids = seg
-            .fast_fields()
-            .str(schema::DOCID)?
-            .ok_or_else(|| Error::Schema {
-                expected: "docid as a fast field",
-                detail: dir.display().to_string(),
-            })?;
+        let ids = docid_column(seg, dir)?;
         let n_ords = ids.num_terms();
         // 0 = no live doc with this ordinal, 1 = kept, 2 = excluded.
         let mut decision = vec![0u8; n_ords];
@@ -313,13 +320,7 @@ pub fn write_stats_tsv(dir: &Path, out: &mut impl Write) -> Result<u64> {
     let mut buf = String::new();
     for seg in searcher.segment_readers() {
         let cols = RuleColumns::open(seg)?;
-        let ids = seg
-            .fast_fields()
-            .str(schema::DOCID)?
-            .ok_or_else(|| Error::Schema {
-                expected: "docid as a fast field",
-                detail: dir.display().to_string(),
-            })?;
+        let ids = docid_column(seg, dir)?;
         for doc in 0..seg.max_doc() {
             if seg.alive_bitset().is_some_and(|a| !a.is_alive(doc)) {
                 continue;

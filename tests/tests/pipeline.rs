@@ -12,6 +12,19 @@ fn warc_glob() -> String {
     format!("{}/*.warc.gz", fixture("warc").display())
 }
 
+/// The inputs `build` indexes, one path per file, sorted: one shard each in
+/// the scale-out tests.
+fn shard_inputs() -> Vec<PathBuf> {
+    let mut inputs: Vec<PathBuf> = std::fs::read_dir(fixture("warc"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
+        .collect();
+    inputs.push(fixture("trec/cacm-first5.trec"));
+    inputs.sort();
+    inputs
+}
+
 fn build(dir: &Dir, index: &str, extra: &[&str]) -> PathBuf {
     let out = dir.join(index);
     ok(dir
@@ -428,15 +441,8 @@ sieve_test!(
         let want = run(&dir, &[&single], &[]);
         // One shard per input file, as a Spark task would build them; the
         // second attempt at a shard is harmless.
-        let mut inputs: Vec<PathBuf> = std::fs::read_dir(fixture("warc"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
-            .collect();
-        inputs.push(fixture("trec/cacm-first5.trec"));
-        inputs.sort();
         let mut shards = Vec::new();
-        for (i, input) in inputs.iter().enumerate() {
+        for (i, input) in shard_inputs().iter().enumerate() {
             let out = dir.join(&format!("shards/s{i}"));
             for attempt in 0..2 {
                 let line = ok(dir
@@ -516,14 +522,7 @@ sieve_test!(
 
 /// One shard per committed input file, as `scale/spark_build.py` builds them.
 fn shard_per_file(dir: &Dir) -> Vec<PathBuf> {
-    let mut inputs: Vec<PathBuf> = std::fs::read_dir(fixture("warc"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
-        .collect();
-    inputs.push(fixture("trec/cacm-first5.trec"));
-    inputs.sort();
-    inputs
+    shard_inputs()
         .iter()
         .enumerate()
         .map(|(i, input)| {
