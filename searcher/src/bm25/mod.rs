@@ -355,19 +355,56 @@ pub fn search(
     Ok(results)
 }
 
-/// Documents scored together: per window, every query term's postings in
-/// the window are added into dense accumulators (term at a time, in query
-/// order, so each document's sum has exactly the terms and the order of a
-/// document-at-a-time evaluation), then the touched documents go to the
-/// top-k heaps. Lucene's `BooleanScorer` uses the same scheme (2048-doc
-/// windows). Memory is `WINDOW` scores per variant, whatever the segment
-/// size.
+/// Documents scored together. Per window of `WINDOW` doc ids, the term
+/// frequencies of every *essential* query term's postings in the window are
+/// gathered into dense arrays (term at a time; Lucene's `BooleanScorer`
+/// uses 2048-doc windows), the other terms' frequencies are looked up only
+/// for the documents the essential terms touched (by `seek`), and each
+/// touched document is scored from its frequencies **in query-term order**,
+/// so its sum has exactly the terms and the order of a
+/// document-at-a-time evaluation (scores are bit-identical).
+///
+/// Which terms are essential is MaxScore's rule (Turtle and Flood 1995):
+/// once every heap is full, the terms with the smallest upper bounds whose
+/// bounds sum (in f32, in term order, which bounds the f32 score of any
+/// document matching only them, rounding being monotonic) to less than
+/// every heap's threshold cannot bring a document into any top k on their
+/// own, so their postings are skipped, not scanned. A term's bound is its
+/// largest weight over the variants (`tf / (tf + norm) <= 1`). When no
+/// term is essential the segment is done. Memory is `WINDOW` frequencies
+/// per query term, whatever the segment size.
 const WINDOW: u32 = 4096;
 
 /// One term's postings cursor in a segment.
 struct Cursor {
     term_idx: usize,
     postings: SegmentPostings,
+    /// The largest contribution the term can make to any variant's score.
+    bound: Score,
+}
+
+/// The cursors (by index) that are not essential: the longest run of the
+/// smallest bounds whose f32 sum in term order stays below `threshold`.
+fn non_essential(cursors: &[Cursor], threshold: Score) -> Vec<bool> {
+    let mut order: Vec<usize> = (0..cursors.len()).collect();
+    order.sort_by(|&a, &b| cursors[a].bound.total_cmp(&cursors[b].bound));
+    let mut skip = vec![false; cursors.len()];
+    for &c in &order {
+        skip[c] = true;
+        // Sum in term (cursor) order, as scores are summed.
+        let sum = cursors
+            .iter()
+            .zip(&skip)
+            .filter(|(_, s)| **s)
+            .fold(0.0 as Score, |acc, (c, _)| acc + c.bound);
+        // A relative margin keeps the rule safe whatever the summation
+        // order of the bounds.
+        if sum * (1.0 + 1e-5) >= threshold {
+            skip[c] = false;
+            break;
+        }
+    }
+    skip
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -383,10 +420,12 @@ fn score_segment(
     let inverted = segment.inverted_index(field)?;
     let mut cursors = Vec::with_capacity(terms.len());
     for (term_idx, (term, _)) in terms.iter().enumerate() {
-        if weights
+        let bound = weights
             .iter()
-            .all(|w| w.as_ref().is_none_or(|w| w.term_weight[term_idx] == 0.0))
-        {
+            .flatten()
+            .map(|w| w.term_weight[term_idx])
+            .fold(0.0 as Score, Score::max);
+        if bound == 0.0 {
             continue;
         }
         if let Some(postings) = inverted
@@ -397,7 +436,11 @@ fn score_segment(
             })?
             && postings.doc() != TERMINATED
         {
-            cursors.push(Cursor { term_idx, postings });
+            cursors.push(Cursor {
+                term_idx,
+                postings,
+                bound,
+            });
         }
     }
     if cursors.is_empty() {
@@ -418,12 +461,27 @@ fn score_segment(
         .enumerate()
         .filter_map(|(v, w)| w.as_ref().map(|w| (v, w)))
         .collect();
-    let mut acc: Vec<Vec<Score>> = vec![vec![0.0; WINDOW as usize]; active.len()];
+    let mut tfs: Vec<Vec<u32>> = vec![vec![0; WINDOW as usize]; cursors.len()];
     let mut touched = [0u64; WINDOW as usize / 64];
+    let mut skip = vec![false; cursors.len()];
     loop {
+        // The lowest threshold over the variants, once every heap is full.
+        let threshold = active
+            .iter()
+            .map(|(v, _)| heaps[*v].threshold())
+            .try_fold(Score::INFINITY, |m, t| t.map(|t| m.min(t)));
+        if let Some(t) = threshold {
+            skip = non_essential(&cursors, t);
+            #[cfg(test)]
+            if skip.iter().any(|s| *s) {
+                tests::PRUNED_WINDOWS.with(|n| n.set(n.get() + 1));
+            }
+        }
         let first = cursors
             .iter()
-            .map(|c| c.postings.doc())
+            .zip(&skip)
+            .filter(|(_, s)| !**s)
+            .map(|(c, _)| c.postings.doc())
             .min()
             .unwrap_or(TERMINATED);
         if first == TERMINATED {
@@ -431,8 +489,12 @@ fn score_segment(
         }
         let base = first - first % WINDOW;
         let end = base.saturating_add(WINDOW);
-        for c in cursors.iter_mut() {
-            let i = c.term_idx;
+        for ((c, tf), _) in cursors
+            .iter_mut()
+            .zip(tfs.iter_mut())
+            .zip(&skip)
+            .filter(|(_, s)| !**s)
+        {
             loop {
                 let doc = c.postings.doc();
                 if doc >= end {
@@ -440,11 +502,7 @@ fn score_segment(
                 }
                 let local = (doc - base) as usize;
                 touched[local / 64] |= 1 << (local % 64);
-                let tf = c.postings.term_freq() as Score;
-                let fid = fieldnorms.fieldnorm_id(doc) as usize;
-                for (slot, (_, w)) in acc.iter_mut().zip(&active) {
-                    slot[local] += w.term_weight[i] * (tf / (tf + w.norm[fid]));
-                }
+                tf[local] = c.postings.term_freq();
                 c.postings.advance();
             }
         }
@@ -454,12 +512,34 @@ fn score_segment(
                 let local = word_idx * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let doc = base + local as DocId;
+                // Non-essential terms: only for the documents touched.
+                for ((c, tf), _) in cursors
+                    .iter_mut()
+                    .zip(tfs.iter_mut())
+                    .zip(&skip)
+                    .filter(|(_, s)| **s)
+                {
+                    if c.postings.doc() < doc {
+                        c.postings.seek(doc);
+                    }
+                    if c.postings.doc() == doc {
+                        tf[local] = c.postings.term_freq();
+                    }
+                }
                 let is_alive = alive.is_none_or(|a| a.is_alive(doc));
+                let fid = fieldnorms.fieldnorm_id(doc) as usize;
                 let mut ord: Option<u64> = None;
-                for (slot, (v, _)) in acc.iter_mut().zip(&active) {
-                    let score = std::mem::take(&mut slot[local]);
+                for (v, w) in &active {
                     if !is_alive || subsets[*v].is_some_and(|s| !s.contains(doc)) {
                         continue;
+                    }
+                    let mut score: Score = 0.0;
+                    for (c, tf) in cursors.iter().zip(&tfs) {
+                        let tf = tf[local];
+                        if tf != 0 {
+                            let tf = tf as Score;
+                            score += w.term_weight[c.term_idx] * (tf / (tf + w.norm[fid]));
+                        }
                     }
                     let heap = &mut heaps[*v];
                     if heap.threshold().is_some_and(|t| score < t) {
@@ -467,6 +547,9 @@ fn score_segment(
                     }
                     let ord = *ord.get_or_insert_with(|| docids.term_ords(doc).next().unwrap_or(0));
                     heap.push(Candidate { score, ord });
+                }
+                for tf in tfs.iter_mut() {
+                    tf[local] = 0;
                 }
             }
         }

@@ -461,3 +461,77 @@ fn deleted_documents_are_not_returned() {
     assert!(hits.iter().all(|h| h.docid != "doc-007"), "{hits:?}");
     assert!(hits.iter().any(|h| h.docid == "doc-001"), "{hits:?}");
 }
+
+thread_local! {
+    /// Windows in which MaxScore skipped at least one term's postings on
+    /// this thread (counted by the scorer in test builds), so a test can
+    /// show that the pruning really ran.
+    pub(super) static PRUNED_WINDOWS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// MaxScore pruning against brute force: a corpus of several windows with
+/// a Zipf-like spread of term frequencies (so common terms become
+/// non-essential once the heaps fill), random queries, several k, k1 and b,
+/// and several variants in one pass. Top k and scores must be bit-identical.
+#[test]
+fn maxscore_pruning_equals_brute_force() {
+    const WORDS: &[&str] = &[
+        "alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta", "iota", "kappa",
+    ];
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let docs: Vec<(String, String)> = (0..12_000)
+        .map(|i| {
+            let len = 3 + (next() % 12) as usize;
+            let words: Vec<&str> = (0..len)
+                .map(|_| {
+                    // P(word r) roughly 1/2^(r+1): "alpha" everywhere, "kappa" rare.
+                    let r = (next() | (1 << 9)).trailing_zeros() as usize;
+                    WORDS[r.min(WORDS.len() - 1)]
+                })
+                .collect();
+            (format!("z{:05}", (i * 7919) % 12_000), words.join(" "))
+        })
+        .collect();
+    let index = build(&docs, 1);
+    let s = shard("s", &index);
+    let before = PRUNED_WINDOWS.with(|n| n.get());
+    let params = [
+        Bm25Params::ANSERINI,
+        Bm25Params { k1: 1.2, b: 0.75 },
+        Bm25Params { k1: 2.5, b: 0.1 },
+    ];
+    for qi in 0..8 {
+        let n = 1 + (next() % 4) as usize;
+        let text: Vec<&str> = (0..n).map(|_| WORDS[(next() % 10) as usize]).collect();
+        let q = query(&text.join(" "));
+        let stats = GlobalStats::new(std::slice::from_ref(&s));
+        let vs: Vec<Variant<'_>> = params
+            .iter()
+            .map(|&p| Variant {
+                params: p,
+                stats: &stats,
+                subset: None,
+            })
+            .collect();
+        let k = [1, 7, 40][qi % 3];
+        let together = search(std::slice::from_ref(&s), TextField::Body, &q, &vs, k).unwrap();
+        for (p, ours) in params.iter().zip(&together) {
+            let want = brute_force(&docs, &|_| true, &q, *p, k);
+            assert_eq!(ours.len(), want.len(), "{text:?} {p:?} k={k}");
+            for (a, b) in ours.iter().zip(&want) {
+                assert_eq!(a.docid, b.docid, "{text:?} {p:?} k={k}");
+                assert_eq!(a.score.to_bits(), b.score.to_bits(), "{text:?} {p:?}");
+            }
+        }
+    }
+    assert!(
+        PRUNED_WINDOWS.with(|n| n.get()) > before,
+        "no window was pruned: the test does not exercise MaxScore"
+    );
+}
