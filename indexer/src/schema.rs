@@ -46,8 +46,11 @@ use tantivy::{Index, SegmentReader};
 use crate::analysis::{ANALYZER_NAME, AnalyzerConfig, text_analyzer};
 
 /// Version of this schema, recorded in every index; bump it when a field
-/// is added, removed or changes meaning.
-pub const SCHEMA_VERSION: u32 = 1;
+/// is added, removed or changes meaning, or when the on-disk encoding
+/// changes. 2: fast-field dictionaries are no longer zstd-compressed
+/// (sieve builds tantivy without `columnar-zstd-compression`; version-1
+/// indexes may hold zstd blocks this build cannot read).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Exact document identifier (stored, fast).
 pub const DOCID: &str = "docid";
