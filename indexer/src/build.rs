@@ -128,7 +128,9 @@ pub struct BuildOptions {
     pub spam_desc: Option<String>,
     /// tantivy writer memory budget in bytes.
     pub writer_heap: usize,
-    /// Write what is not indexed (and documents that hit a cap) here.
+    /// Write what is not indexed (and documents that hit a cap) here (see
+    /// [`crate::quarantine`]). Costs a copy of each document's body while it
+    /// is processed, and up to the record cap per skipped record in flight.
     pub quarantine: Option<PathBuf>,
     /// Time budget per document (decode, clean, extract, analyse); `None`
     /// (the default) for no budget. See the module docs: output then depends
