@@ -26,8 +26,11 @@
 //!   stop, e.g. `cap:decompression_ratio` for a gzip bomb; `detail` says
 //!   more). `bytes` is the length written, at most the record byte cap plus
 //!   64 KiB; `truncated` is true if the input held more. `indexed` is true
-//!   for a document that was indexed in part after hitting a cap (reason
-//!   `cap:<name>`, e.g. `cap:record_bytes`).
+//!   for a document that was indexed (cut) after hitting a cap: its reason
+//!   is `cap:` and the caps it hit, comma-separated (`cap:record_bytes`,
+//!   `cap:record_bytes,html_depth`). A document that hit a cap and was then
+//!   not indexed has the skip reason (`empty_text`, `time_budget`, ...); the
+//!   caps are in `losses.jsonl` either way.
 //!
 //! The directory is created readable by its owner only (and group, 0750).
 //! Items are written by the one thread that also adds documents to the
