@@ -1,6 +1,9 @@
 //! Checks that the TREC SGML reader never panics on arbitrary bytes behind a
 //! `<DOC>` prefix, that document offsets never go backwards, that bodies never
 //! exceed `max_record_bytes`, and that 1..=7-byte reads give the same events.
+//! The dribbled read also keeps skipped bytes (`keep_skipped`): that must not
+//! change any event, and every kept byte string must be the input (gzip
+//! aside) at its offset, at most the keep limit long.
 #![no_main]
 use std::io::Read;
 
@@ -22,7 +25,20 @@ impl Read for Dribble {
     }
 }
 
+fn check_raw(input: &[u8], offset: u64, raw: Option<crawl::RawBytes>, opts: &CrawlOptions) {
+    let Some(raw) = raw else { return };
+    assert!(opts.keep_skipped, "raw bytes without keep_skipped");
+    assert!(raw.bytes.len() <= opts.keep_limit() + 64, "raw over limit");
+    let at = offset as usize;
+    assert_eq!(
+        &input[at..at + raw.bytes.len()],
+        raw.bytes.as_slice(),
+        "raw bytes are not the input at their offset"
+    );
+}
+
 fn run(data: Vec<u8>, step: usize, opts: &CrawlOptions) -> Vec<String> {
+    let input = data.clone();
     let Ok(r) = crawl::from_reader("fuzz", Dribble { data, pos: 0, step }, opts) else {
         return vec!["open error".to_string()];
     };
@@ -39,7 +55,15 @@ fn run(data: Vec<u8>, step: usize, opts: &CrawlOptions) -> Vec<String> {
                 );
                 out.push(format!("{d:?}"));
             }
-            Ok(ev) => out.push(format!("{ev:?}")),
+            Ok(CrawlEvent::Skip(mut s)) => {
+                assert_eq!(s.raw.is_some(), opts.keep_skipped);
+                check_raw(&input, s.offset, s.raw.take(), opts);
+                out.push(format!("{s:?}"));
+            }
+            Ok(CrawlEvent::Anomaly(mut a)) => {
+                check_raw(&input, a.offset, a.raw.take(), opts);
+                out.push(format!("{:?}", CrawlEvent::Anomaly(a)));
+            }
             Err(e) => out.push(format!("error {e}")),
         }
     }
@@ -55,8 +79,12 @@ fuzz_target!(|data: &[u8]| {
     input.extend_from_slice(data);
     let whole = run(input.clone(), usize::MAX, &opts);
     let step = 1 + data.first().map_or(0, |b| usize::from(b % 7));
+    let keep = CrawlOptions {
+        keep_skipped: true,
+        ..opts.clone()
+    };
     assert_eq!(
-        run(input, step, &opts),
+        run(input, step, &keep),
         whole,
         "chunking changed the events"
     );

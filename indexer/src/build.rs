@@ -30,13 +30,47 @@
 //! once. `sieve.json` (the manifest) records the options, the tool version
 //! and each input's size and modification time; a resume with different
 //! options or changed inputs is refused.
+//!
+//! # Caps
+//!
+//! Every cap that fires is counted per file in [`FileStats::caps`] under its
+//! [`Cap::key`] and logged in `losses.jsonl` with file, offset and record id
+//! (`"reason":"cap","cap":"<key>"`, and `"indexed"` saying whether the
+//! document was still indexed, cut):
+//!
+//! * `record_bytes`: a body longer than `max_record_bytes` (stored, or once
+//!   de-chunked or gunzipped) was cut; the rest was streamed past.
+//! * `decompression_ratio`: a gzip input inflated more than
+//!   `max_decompression_ratio` times (a gzip bomb); the rest of the file is
+//!   not read (and the file's [`FileStats::error`] says so).
+//! * `html_depth`, `text_bytes`: the HTML caps of [`HtmlOptions`].
+//! * `time_budget`: decoding and extracting one document took longer than
+//!   [`BuildOptions::max_doc_time`]. **Off by default**, because it is the one
+//!   cap whose effect depends on the machine's speed and load: with it on,
+//!   the same input can give a different index on another machine or under
+//!   another `--threads`. With [`DocTimeout::Skip`] the document is not
+//!   indexed (skip reason `time_budget`); with [`DocTimeout::Truncate`] the
+//!   text extracted before the deadline is indexed (at least the first
+//!   [`crate::html::DEADLINE_STEPS`] steps of the HTML scan: decoding is not
+//!   interrupted) and analysed in full. The clock is read every
+//!   [`crate::html::DEADLINE_STEPS`] steps of the HTML scan, and in skip
+//!   mode also after decoding and after analysis.
+//!
+//! # Quarantine
+//!
+//! With [`BuildOptions::quarantine`], everything not indexed, and every
+//! document that hit a cap, is also written to that directory by ordinal
+//! and offset (see [`crate::quarantine`]). A resume must name the same
+//! directory (or none, if the interrupted build had none); its
+//! `quarantine.jsonl` is cut back to the last commit and the items of the
+//! interrupted file are written again under the same names.
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::sync_channel;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -47,9 +81,10 @@ use tantivy::{Index, IndexWriter};
 
 use crate::analysis::{AnalyzerConfig, EnglishAnalyzer, Stemmer, Stopwords};
 use crate::charset::{CharsetMode, decode};
-use crate::crawl::{CrawlEvent, CrawlOptions, RawDoc};
+use crate::crawl::{AnomalyKind, CrawlEvent, CrawlOptions, RawDoc};
 use crate::document::{IndexDoc, SieveDocument};
-use crate::html::{HtmlOptions, extract};
+use crate::html::{HtmlOptions, extract_until};
+use crate::quarantine::{Content, Item, Quarantine};
 use crate::schema::{Fields, SCHEMA_VERSION, build_schema, register_analyzers};
 use crate::{Error, Result};
 
@@ -93,6 +128,94 @@ pub struct BuildOptions {
     pub spam_desc: Option<String>,
     /// tantivy writer memory budget in bytes.
     pub writer_heap: usize,
+    /// Write what is not indexed (and documents that hit a cap) here (see
+    /// [`crate::quarantine`]). Costs a copy of each document's body while it
+    /// is processed, and up to the record cap per skipped record in flight.
+    pub quarantine: Option<PathBuf>,
+    /// Time budget per document (decode, clean, extract, analyse); `None`
+    /// (the default) for no budget. See the module docs: output then depends
+    /// on the machine's speed.
+    pub max_doc_time: Option<Duration>,
+    /// What to do with a document over its time budget.
+    pub doc_timeout: DocTimeout,
+}
+
+/// What happens to a document over [`BuildOptions::max_doc_time`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DocTimeout {
+    /// It is not indexed (skip reason `time_budget`).
+    #[default]
+    Skip,
+    /// The text extracted before the deadline is indexed.
+    Truncate,
+}
+
+impl DocTimeout {
+    fn key(self) -> &'static str {
+        match self {
+            DocTimeout::Skip => "skip",
+            DocTimeout::Truncate => "truncate",
+        }
+    }
+}
+
+/// The caps a document or file can hit (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cap {
+    /// `max_record_bytes`.
+    RecordBytes,
+    /// `max_decompression_ratio` (a gzip bomb; file level).
+    DecompressionRatio,
+    /// `max_html_depth`.
+    HtmlDepth,
+    /// `max_text_bytes`.
+    TextBytes,
+    /// `max_doc_time`.
+    TimeBudget,
+}
+
+impl Cap {
+    /// Every cap.
+    pub const ALL: [Cap; 5] = [
+        Cap::RecordBytes,
+        Cap::DecompressionRatio,
+        Cap::HtmlDepth,
+        Cap::TextBytes,
+        Cap::TimeBudget,
+    ];
+
+    /// Key in [`FileStats::caps`] and `losses.jsonl`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Cap::RecordBytes => "record_bytes",
+            Cap::DecompressionRatio => "decompression_ratio",
+            Cap::HtmlDepth => "html_depth",
+            Cap::TextBytes => "text_bytes",
+            Cap::TimeBudget => "time_budget",
+        }
+    }
+
+    fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+/// The caps one document hit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct CapHits(u8);
+
+impl CapHits {
+    fn set(&mut self, cap: Cap, hit: bool) {
+        if hit {
+            self.0 |= cap.bit();
+        }
+    }
+    fn any(self) -> bool {
+        self.0 != 0
+    }
+    fn iter(self) -> impl Iterator<Item = Cap> {
+        Cap::ALL.into_iter().filter(move |c| self.0 & c.bit() != 0)
+    }
 }
 
 impl BuildOptions {
@@ -112,6 +235,9 @@ impl BuildOptions {
             spam: None,
             spam_desc: None,
             writer_heap: 256 << 20,
+            quarantine: None,
+            max_doc_time: None,
+            doc_timeout: DocTimeout::Skip,
         }
     }
 }
@@ -152,6 +278,13 @@ pub struct FileStats {
     pub truncated: u64,
     /// Documents whose HTML nesting or text hit a cap.
     pub html_capped: u64,
+    /// Cap hits by [`Cap::key`] (documents, or for `decompression_ratio`
+    /// files); each hit is in `losses.jsonl` with its offset.
+    #[serde(default)]
+    pub caps: BTreeMap<String, u64>,
+    /// Items written to the quarantine (0 without `--quarantine`).
+    #[serde(default)]
+    pub quarantined: u64,
     /// Total occurrences of each UTF-8 error class over indexed documents.
     pub utf8_errors: Utf8Counts,
     /// Indexed documents containing each class at least once.
@@ -186,6 +319,10 @@ impl FileStats {
         self.anomaly_bytes += o.anomaly_bytes;
         self.truncated += o.truncated;
         self.html_capped += o.html_capped;
+        for (k, v) in &o.caps {
+            *self.caps.entry(k.clone()).or_default() += v;
+        }
+        self.quarantined += o.quarantined;
         self.utf8_errors += o.utf8_errors;
         self.utf8_docs += o.utf8_docs;
         self.atire_extra += o.atire_extra;
@@ -201,6 +338,10 @@ impl FileStats {
 
     fn skip(&mut self, reason: &str) {
         *self.skipped.entry(reason.to_string()).or_default() += 1;
+    }
+
+    fn cap(&mut self, cap: Cap) {
+        *self.caps.entry(cap.key().to_string()).or_default() += 1;
     }
 }
 
@@ -250,10 +391,20 @@ pub struct ManifestOptions {
     pub max_html_depth: usize,
     /// HTML text cap.
     pub max_text_bytes: usize,
+    /// Time budget per document in milliseconds (0: none).
+    #[serde(default)]
+    pub max_doc_ms: u64,
+    /// `skip` or `truncate`: what happens to a document over its budget.
+    #[serde(default = "default_doc_timeout")]
+    pub doc_timeout: String,
     /// The filter used at build time, if any.
     pub filter: Option<String>,
     /// The spam input, if any.
     pub spam: Option<String>,
+}
+
+fn default_doc_timeout() -> String {
+    DocTimeout::Skip.key().to_string()
 }
 
 /// One input in the manifest.
@@ -272,6 +423,12 @@ pub struct InputInfo {
 struct Checkpoint {
     completed: Vec<FileStats>,
     losses_len: u64,
+    /// The quarantine directory of the build, if any.
+    #[serde(default)]
+    quarantine: Option<String>,
+    /// Committed length of its `quarantine.jsonl`.
+    #[serde(default)]
+    quarantine_len: u64,
 }
 
 /// Expands paths, directories (recursively) and glob patterns into a
@@ -367,6 +524,10 @@ fn manifest_options(o: &BuildOptions) -> ManifestOptions {
         max_decompression_ratio: o.crawl.max_decompression_ratio,
         max_html_depth: o.html.max_depth,
         max_text_bytes: o.html.max_text_bytes,
+        max_doc_ms: o.max_doc_time.map_or(0, |d| {
+            u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
+        }),
+        doc_timeout: o.doc_timeout.key().to_string(),
         filter: o.filter_desc.clone(),
         spam: o.spam_desc.clone(),
     }
@@ -519,6 +680,31 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     let mut losses = BufWriter::new(losses_file);
     let mut losses_len = checkpoint.losses_len;
 
+    // Quarantine, cut back likewise; a resume must keep the same directory.
+    let qname = opts
+        .quarantine
+        .as_ref()
+        .map(|q| q.to_string_lossy().into_owned());
+    if !checkpoint.completed.is_empty() && checkpoint.quarantine != qname {
+        return Err(Error::Input {
+            path: opts.index.clone(),
+            detail: format!(
+                "cannot resume with a different --quarantine: the interrupted build had {}, this run has {}",
+                checkpoint.quarantine.as_deref().unwrap_or("none"),
+                qname.as_deref().unwrap_or("none"),
+            ),
+        });
+    }
+    let mut quarantine = match &opts.quarantine {
+        Some(dir) => Some(Quarantine::open(
+            dir,
+            checkpoint.quarantine_len,
+            opts.resume,
+            opts.crawl.keep_limit(),
+        )?),
+        None => None,
+    };
+
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
         .build()
@@ -543,6 +729,9 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
             ..Default::default()
         };
         let mut log = Vec::new();
+        if let Some(q) = &mut quarantine {
+            q.start_file(&name, i);
+        }
         index_file(
             path,
             opts,
@@ -552,15 +741,21 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
             &mut writer,
             &mut fs,
             &mut log,
+            quarantine.as_mut(),
             progress,
         )?;
         losses.write_all(&log).map_err(io)?;
         losses.flush().map_err(io)?;
         losses_len += log.len() as u64;
+        if let Some(q) = &mut quarantine {
+            fs.quarantined = q.end_file()?;
+        }
         completed.push(fs);
         let payload = serde_json::to_string(&Checkpoint {
             completed: completed.clone(),
             losses_len,
+            quarantine: qname.clone(),
+            quarantine_len: quarantine.as_ref().map_or(0, Quarantine::committed_len),
         })
         .unwrap_or_default();
         let mut prepared = writer.prepare_commit()?;
@@ -609,6 +804,16 @@ enum Outcome {
     Lost(&'static str),
 }
 
+/// A processed document: the outcome, the caps it hit, and (with a
+/// quarantine, if it was lost or capped) its body.
+struct Processed {
+    outcome: Outcome,
+    caps: CapHits,
+    body: Option<Vec<u8>>,
+    /// The body is incomplete (the record was cut, or the input ended).
+    body_truncated: bool,
+}
+
 /// Per-document figures for the statistics.
 struct DocFacts {
     counts: Utf8Counts,
@@ -627,12 +832,41 @@ fn process(
     opts: &BuildOptions,
     analyzer: &EnglishAnalyzer,
     fields: &Fields,
+) -> Processed {
+    let deadline = opts.max_doc_time.map(|d| Instant::now() + d);
+    let mut caps = CapHits::default();
+    caps.set(Cap::RecordBytes, raw.capped);
+    let body_truncated = raw.truncated;
+    // With a quarantine, keep the body for it until we know the document
+    // is indexed without hitting a cap.
+    let mut body = opts.quarantine.as_ref().map(|_| raw.body.clone());
+    let outcome = process_doc(raw, source, opts, analyzer, fields, deadline, &mut caps);
+    if matches!(outcome, Outcome::Doc(..)) && !caps.any() {
+        body = None;
+    }
+    Processed {
+        outcome,
+        caps,
+        body,
+        body_truncated,
+    }
+}
+
+fn process_doc(
+    raw: RawDoc,
+    source: &str,
+    opts: &BuildOptions,
+    analyzer: &EnglishAnalyzer,
+    fields: &Fields,
+    deadline: Option<Instant>,
+    caps: &mut CapHits,
 ) -> Outcome {
     if let Some(f) = &opts.filter
         && !f.keeps(&raw.docid)
     {
         return Outcome::Lost("filtered");
     }
+    let late = || deadline.is_some_and(|d| Instant::now() >= d);
     // ATIRE counting differs only in extra unexpected-continuation counts;
     // measure them on the raw bytes of invalid documents only.
     let atire = if simdutf8::basic::from_utf8(&raw.body).is_err() {
@@ -647,6 +881,10 @@ fn process(
         opts.charset,
         Counting::Exact,
     );
+    if opts.doc_timeout == DocTimeout::Skip && late() {
+        caps.set(Cap::TimeBudget, true);
+        return Outcome::Lost("time_budget");
+    }
     let counts = decoded.utf8_counts;
     let atire_extra = match atire {
         Some(a) if !counts.is_clean() => a
@@ -654,7 +892,14 @@ fn process(
             .saturating_sub(counts.unexpected_continuation),
         _ => 0,
     };
-    let text = extract(&decoded.text, &opts.html);
+    let text = extract_until(&decoded.text, &opts.html, deadline);
+    drop(decoded.text);
+    caps.set(Cap::HtmlDepth, text.depth_capped);
+    caps.set(Cap::TextBytes, text.text_truncated);
+    caps.set(Cap::TimeBudget, text.timed_out);
+    if text.timed_out && opts.doc_timeout == DocTimeout::Skip {
+        return Outcome::Lost("time_budget");
+    }
     if text.title.trim().is_empty() && text.body.trim().is_empty() {
         return Outcome::Lost("empty_text");
     }
@@ -685,7 +930,12 @@ fn process(
         truncated: raw.truncated,
         spam,
     };
-    Outcome::Doc(Box::new(doc.into_document(fields, analyzer)), facts)
+    let doc = doc.into_document(fields, analyzer);
+    if opts.doc_timeout == DocTimeout::Skip && !text.timed_out && late() {
+        caps.set(Cap::TimeBudget, true);
+        return Outcome::Lost("time_budget");
+    }
+    Outcome::Doc(Box::new(doc), facts)
 }
 
 #[derive(Serialize)]
@@ -696,11 +946,54 @@ struct LossLine<'a> {
     reason: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     bytes: Option<u64>,
+    /// For `"reason": "cap"`: which cap.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cap: Option<&'a str>,
+    /// For `"reason": "cap"`: whether the document was still indexed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    indexed: Option<bool>,
+}
+
+impl<'a> LossLine<'a> {
+    fn new(file: &'a str, offset: u64, record_id: Option<&'a str>, reason: &'a str) -> Self {
+        LossLine {
+            file,
+            offset,
+            record_id,
+            reason,
+            bytes: None,
+            cap: None,
+            indexed: None,
+        }
+    }
+
+    fn cap(
+        file: &'a str,
+        offset: u64,
+        record_id: Option<&'a str>,
+        cap: Cap,
+        indexed: bool,
+    ) -> Self {
+        LossLine {
+            cap: Some(cap.key()),
+            indexed: Some(indexed),
+            ..LossLine::new(file, offset, record_id, "cap")
+        }
+    }
 }
 
 fn log_loss(log: &mut Vec<u8>, line: &LossLine<'_>) {
     if serde_json::to_writer(&mut *log, line).is_ok() {
         log.push(b'\n');
+    }
+}
+
+/// Bytes an event carries (for batching).
+fn event_bytes(ev: &CrawlEvent) -> usize {
+    match ev {
+        CrawlEvent::Doc(d) => d.body.len(),
+        CrawlEvent::Skip(s) => s.raw.as_ref().map_or(0, |r| r.bytes.len()),
+        CrawlEvent::Anomaly(a) => a.raw.as_ref().map_or(0, |r| r.bytes.len()),
     }
 }
 
@@ -714,12 +1007,26 @@ fn index_file(
     writer: &mut IndexWriter<SieveDocument>,
     fs: &mut FileStats,
     log: &mut Vec<u8>,
+    mut quarantine: Option<&mut Quarantine>,
     progress: &dyn Progress,
 ) -> Result<()> {
-    let reader = match crate::crawl::open(path, &opts.crawl) {
+    let mut crawl_opts = opts.crawl.clone();
+    crawl_opts.keep_skipped |= quarantine.is_some();
+    let reader = match crate::crawl::open(path, &crawl_opts) {
         Ok(r) => r,
         Err(e) => {
             fs.error = Some(e.to_string());
+            if let Some(q) = quarantine.as_deref_mut() {
+                q.add(&Item {
+                    offset: 0,
+                    record_id: None,
+                    reason: "file_error",
+                    data: None,
+                    truncated: false,
+                    indexed: false,
+                    detail: fs.error.as_deref(),
+                })?;
+            }
             return Ok(());
         }
     };
@@ -733,10 +1040,10 @@ fn index_file(
             for ev in reader {
                 match ev {
                     Ok(ev) => {
-                        if let CrawlEvent::Doc(d) = &ev {
+                        if let CrawlEvent::Doc(_) = &ev {
                             docs += 1;
-                            bytes += d.body.len();
                         }
+                        bytes += event_bytes(&ev);
                         batch.push(ev);
                         if docs >= BATCH_DOCS || bytes >= BATCH_BYTES {
                             if tx.send(Ok(std::mem::take(&mut batch))).is_err() {
@@ -760,6 +1067,46 @@ fn index_file(
                 Ok(ev) => ev,
                 Err(e) => {
                     fs.error = Some(e.to_string());
+                    let (reason, offset) = match &e {
+                        Error::GzipBomb {
+                            decompressed_offset,
+                            ..
+                        } => {
+                            fs.cap(Cap::DecompressionRatio);
+                            log_loss(
+                                log,
+                                &LossLine::cap(
+                                    &name,
+                                    *decompressed_offset,
+                                    None,
+                                    Cap::DecompressionRatio,
+                                    false,
+                                ),
+                            );
+                            ("cap:decompression_ratio", *decompressed_offset)
+                        }
+                        Error::TruncatedGzip {
+                            decompressed_offset,
+                            ..
+                        }
+                        | Error::Gzip {
+                            decompressed_offset,
+                            ..
+                        } => ("file_error", *decompressed_offset),
+                        Error::ReadAt { offset, .. } => ("file_error", *offset),
+                        _ => ("file_error", 0),
+                    };
+                    if let Some(q) = quarantine.as_deref_mut() {
+                        q.add(&Item {
+                            offset,
+                            record_id: None,
+                            reason,
+                            data: None,
+                            truncated: false,
+                            indexed: false,
+                            detail: fs.error.as_deref(),
+                        })?;
+                    }
                     break;
                 }
             };
@@ -777,7 +1124,7 @@ fn index_file(
             }
             let metas: Vec<(u64, String)> =
                 raws.iter().map(|d| (d.offset, d.docid.clone())).collect();
-            let outcomes: Vec<Outcome> = pool.install(|| {
+            let outcomes: Vec<Processed> = pool.install(|| {
                 raws.into_par_iter()
                     .map(|d| process(d, &name, opts, analyzer, fields))
                     .collect()
@@ -787,31 +1134,44 @@ fn index_file(
             for ev in order {
                 match ev {
                     None => {
-                        let Some((outcome, (offset, docid))) = outcomes.next() else {
+                        let Some((p, (offset, docid))) = outcomes.next() else {
                             break;
                         };
                         fs.records += 1;
                         fs.responses += 1;
                         fs.html += 1;
-                        match outcome {
+                        let is_doc = matches!(p.outcome, Outcome::Doc(..));
+                        for cap in p.caps.iter() {
+                            fs.cap(cap);
+                            log_loss(
+                                log,
+                                &LossLine::cap(&name, offset, Some(&docid), cap, is_doc),
+                            );
+                        }
+                        let reason = match p.outcome {
                             Outcome::Lost(reason) => {
                                 fs.skip(reason);
-                                log_loss(
-                                    log,
-                                    &LossLine {
-                                        file: &name,
-                                        offset,
-                                        record_id: Some(&docid),
-                                        reason,
-                                        bytes: None,
-                                    },
-                                );
+                                log_loss(log, &LossLine::new(&name, offset, Some(&docid), reason));
+                                reason.to_string()
                             }
                             Outcome::Doc(doc, facts) => {
                                 writer.add_document(*doc)?;
                                 indexed += 1;
                                 count_doc(fs, &facts);
+                                let caps: Vec<&str> = p.caps.iter().map(Cap::key).collect();
+                                format!("cap:{}", caps.join(","))
                             }
+                        };
+                        if let (Some(q), Some(body)) = (quarantine.as_deref_mut(), &p.body) {
+                            q.add(&Item {
+                                offset,
+                                record_id: Some(&docid),
+                                reason: &reason,
+                                data: Some((Content::Body, body)),
+                                truncated: p.body_truncated,
+                                indexed: is_doc,
+                                detail: None,
+                            })?;
                         }
                     }
                     Some(CrawlEvent::Skip(s)) => {
@@ -822,15 +1182,23 @@ fn index_file(
                         }
                         log_loss(
                             log,
-                            &LossLine {
-                                file: &name,
+                            &LossLine::new(&name, s.offset, s.record_id.as_deref(), &key),
+                        );
+                        fs.skip(&key);
+                        if let Some(q) = quarantine.as_deref_mut() {
+                            q.add(&Item {
                                 offset: s.offset,
                                 record_id: s.record_id.as_deref(),
                                 reason: &key,
-                                bytes: None,
-                            },
-                        );
-                        fs.skip(&key);
+                                data: s
+                                    .raw
+                                    .as_ref()
+                                    .map(|r| (Content::Record, r.bytes.as_slice())),
+                                truncated: s.raw.as_ref().is_some_and(|r| r.truncated),
+                                indexed: false,
+                                detail: None,
+                            })?;
+                        }
                     }
                     Some(CrawlEvent::Anomaly(a)) => {
                         let key = a.kind.key();
@@ -839,13 +1207,28 @@ fn index_file(
                         log_loss(
                             log,
                             &LossLine {
-                                file: &name,
+                                bytes: Some(a.bytes),
+                                ..LossLine::new(&name, a.offset, a.record_id.as_deref(), key)
+                            },
+                        );
+                        if let (Some(q), Some(raw)) = (quarantine.as_deref_mut(), &a.raw) {
+                            q.add(&Item {
                                 offset: a.offset,
                                 record_id: a.record_id.as_deref(),
                                 reason: key,
-                                bytes: Some(a.bytes),
-                            },
-                        );
+                                data: Some((
+                                    if a.kind == AnomalyKind::Resync {
+                                        Content::Garbage
+                                    } else {
+                                        Content::Record
+                                    },
+                                    &raw.bytes,
+                                )),
+                                truncated: raw.truncated,
+                                indexed: false,
+                                detail: None,
+                            })?;
+                        }
                     }
                     Some(CrawlEvent::Doc(_)) => {}
                 }
@@ -902,6 +1285,13 @@ pub fn summary(stats: &BuildStats, out: &mut impl Write) -> std::io::Result<()> 
             t.anomaly_bytes,
             s.join(" ")
         )?;
+    }
+    if !t.caps.is_empty() {
+        let s: Vec<String> = t.caps.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        writeln!(out, "caps hit: {}", s.join(" "))?;
+    }
+    if t.quarantined > 0 {
+        writeln!(out, "quarantined: {}", t.quarantined)?;
     }
     let e: Vec<String> = ErrorClass::ALL
         .iter()

@@ -65,10 +65,21 @@
 //!   stops growing; because nothing is built per level, depth never costs
 //!   stack or quadratic time, and extraction goes on unchanged. Template
 //!   nesting is counted with the same cap.
+//! * A deadline ([`extract_until`]): the scan looks at the clock every
+//!   [`DEADLINE_STEPS`] tags, references or text runs and stops when it has
+//!   passed, setting [`Extracted::timed_out`]; the text so far is kept. This
+//!   is the only cap whose result depends on the machine's speed.
 
 mod entities;
 
+use std::time::Instant;
+
 use memchr::{memchr, memchr2, memmem};
+
+/// Scan steps (tags, references or text runs) between two looks at the
+/// clock in [`extract_until`]: a step is at most a few microseconds of work
+/// on ordinary HTML, and `Instant::now` costs tens of nanoseconds.
+pub const DEADLINE_STEPS: u32 = 1024;
 
 /// Limits for [`extract`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,6 +113,8 @@ pub struct Extracted {
     pub depth_capped: bool,
     /// The body or the title hit [`HtmlOptions::max_text_bytes`] and was cut.
     pub text_truncated: bool,
+    /// The deadline of [`extract_until`] passed: the scan stopped there.
+    pub timed_out: bool,
 }
 
 /// Break levels between two pieces of text, in increasing strength.
@@ -349,7 +362,17 @@ fn rcdata(s: &str, out: &mut Out, pre: bool) {
 /// [module docs](self) for the exact rules. Never panics; time linear in
 /// `html.len()`; the outputs are at most `opts.max_text_bytes` each.
 pub fn extract(html: &str, opts: &HtmlOptions) -> Extracted {
+    extract_until(html, opts, None)
+}
+
+/// [`extract`], stopping early (with [`Extracted::timed_out`] set and the
+/// text extracted so far) once `deadline` has passed. The clock is read
+/// every [`DEADLINE_STEPS`] steps, so a deadline already past stops the
+/// scan after at most that many steps.
+pub fn extract_until(html: &str, opts: &HtmlOptions, deadline: Option<Instant>) -> Extracted {
     let b = html.as_bytes();
+    let mut timed_out = false;
+    let mut steps: u32 = 0;
     let mut body = Out::new(opts.max_text_bytes, PARA);
     let mut title = Out::new(opts.max_text_bytes, SPACE);
     let mut have_title = false;
@@ -361,6 +384,16 @@ pub fn extract(html: &str, opts: &HtmlOptions) -> Extracted {
     let mut pos = 0;
 
     while pos < b.len() && !body.truncated {
+        if let Some(d) = deadline {
+            steps += 1;
+            if steps >= DEADLINE_STEPS {
+                steps = 0;
+                if Instant::now() >= d {
+                    timed_out = true;
+                    break;
+                }
+            }
+        }
         let Some(off) = memchr2(b'<', b'&', &b[pos..]) else {
             if template == 0 {
                 body.text(&html[pos..], pre > 0);
@@ -517,6 +550,7 @@ pub fn extract(html: &str, opts: &HtmlOptions) -> Extracted {
         text_truncated: body.truncated || title.truncated,
         body: body.buf,
         depth_capped,
+        timed_out,
     }
 }
 

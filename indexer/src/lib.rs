@@ -20,6 +20,7 @@ pub mod error;
 mod extsort;
 pub mod filterbuild;
 pub mod html;
+pub mod quarantine;
 pub mod report;
 pub mod scan;
 pub mod schema;

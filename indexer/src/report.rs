@@ -868,6 +868,8 @@ mod tests {
                 max_decompression_ratio: 100,
                 max_html_depth: 256,
                 max_text_bytes: 1 << 20,
+                max_doc_ms: 0,
+                doc_timeout: "skip".into(),
                 filter: None,
                 spam: None,
             },

@@ -10,6 +10,12 @@
 //! deterministic. Every shard records its manifest (`sieve.json`); shards are
 //! searched together with global statistics by `sieve-search run --index A
 //! --index B ...`, or merged by [`merge_shards`].
+//!
+//! With a quarantine (`opts.quarantine = Some(DIR)`), the shard's items go
+//! to `DIR/<shard name>` (ordinals count the shard's own inputs), written to
+//! a hidden temporary directory in `DIR` and renamed into place after the
+//! shard, so that shards never share a quarantine and a retried task leaves
+//! exactly one.
 
 use std::path::{Path, PathBuf};
 
@@ -85,15 +91,50 @@ pub fn build_shard(mut opts: BuildOptions, out: &Path) -> Result<ShardRecord> {
     opts.index = tmp.clone();
     opts.threads = 1;
     opts.resume = false;
-    let stats = build::build(&opts, &NoProgress)?;
+    // The quarantine: DIR/<shard name>, through a temporary directory too.
+    let quarantine = opts.quarantine.take().map(|dir| {
+        let tmp = dir.join(format!(".{name}.tmp-{}-{nanos}", std::process::id()));
+        (dir.join(&name), tmp)
+    });
+    if let Some((_, qtmp)) = &quarantine {
+        opts.quarantine = Some(qtmp.clone());
+    }
+    let discard_quarantine = || {
+        if let Some((_, qtmp)) = &quarantine {
+            let _ = std::fs::remove_dir_all(qtmp);
+        }
+    };
+    let stats = match build::build(&opts, &NoProgress) {
+        Ok(s) => s,
+        Err(e) => {
+            discard_quarantine();
+            return Err(e);
+        }
+    };
     match std::fs::rename(&tmp, out) {
-        Ok(()) => Ok(record(stats.totals.indexed, true)),
+        Ok(()) => {
+            if let Some((qdir, qtmp)) = &quarantine {
+                // A twin that lost the shard rename may still have put its
+                // (identical) quarantine in place first: keep that one.
+                if std::fs::rename(qtmp, qdir).is_err() && qdir.is_dir() {
+                    discard_quarantine();
+                } else if !qdir.is_dir() {
+                    return Err(Error::Input {
+                        path: qdir.clone(),
+                        detail: format!("could not move the quarantine from {}", qtmp.display()),
+                    });
+                }
+            }
+            Ok(record(stats.totals.indexed, true))
+        }
         Err(_) if finished(out) => {
             let _ = std::fs::remove_dir_all(&tmp);
+            discard_quarantine();
             Ok(record(read_stats(out)?.totals.indexed, false))
         }
         Err(e) => {
             let _ = std::fs::remove_dir_all(&tmp);
+            discard_quarantine();
             Err(io(out)(e))
         }
     }

@@ -1,5 +1,6 @@
 //! The one end-to-end test binary: drives the sieve binaries on fixtures.
 //! Each area has its own module; tests are declared with `sieve_test!`.
 
+mod hostile;
 mod pipeline;
 mod utf8;

@@ -78,7 +78,8 @@ sieve_test!(build_is_deterministic_across_thread_counts, |dir| {
     let ra = run(&dir, &[&a], &[]);
     assert!(ra.lines().count() > 20, "{ra}");
     assert_eq!(ra, run(&dir, &[&b], &[]));
-    // Nothing lost silently: every skipped record is in losses.jsonl.
+    // Nothing lost silently: every skipped record, anomaly and cap hit is in
+    // losses.jsonl.
     let losses = std::fs::read_to_string(a.join("losses.jsonl")).unwrap();
     let skipped: u64 = sa["totals"]["skipped"]
         .as_object()
@@ -92,7 +93,13 @@ sieve_test!(build_is_deterministic_across_thread_counts, |dir| {
         .values()
         .map(|v| v.as_u64().unwrap())
         .sum();
-    assert_eq!(losses.lines().count() as u64, skipped + anomalies);
+    let caps: u64 = sa["totals"]["caps"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(losses.lines().count() as u64, skipped + anomalies + caps);
     // The truncated gzip is named, but it was partly read, so exit code 0.
     assert_eq!(sa["failed_files"].as_array().unwrap().len(), 1);
 });

@@ -62,12 +62,19 @@ pub struct CrawlOptions {
     pub max_decompression_ratio: u64,
     /// Decompressed bytes before the ratio check applies (default 64 MiB).
     pub bomb_min_output: u64,
+    /// Keep the bytes of records that are not indexed, and of bytes skipped
+    /// to resynchronise, in [`Skip::raw`] and [`Anomaly::raw`] (at most
+    /// [`MAX_HEAD_BYTES`] plus `max_record_bytes` each; the rest is still
+    /// streamed, never buffered). Off by default: it is only needed to
+    /// quarantine what was not indexed, and costs up to that much memory per
+    /// skipped record in flight.
+    pub keep_skipped: bool,
 }
 
 impl CrawlOptions {
     /// Bytes of a record kept in memory: the body cap plus room for the
     /// HTTP head in front of it.
-    pub(crate) fn keep_limit(&self) -> usize {
+    pub fn keep_limit(&self) -> usize {
         usize::try_from(self.max_record_bytes)
             .unwrap_or(usize::MAX)
             .saturating_add(MAX_HEAD_BYTES)
@@ -80,6 +87,7 @@ impl Default for CrawlOptions {
             max_record_bytes: 10 * 1024 * 1024,
             max_decompression_ratio: 200,
             bomb_min_output: 64 * 1024 * 1024,
+            keep_skipped: false,
         }
     }
 }
@@ -126,6 +134,22 @@ pub struct RawDoc {
     /// gunzipping and truncation); for a record cut short by the end of input,
     /// the length its header declared.
     pub original_len: u64,
+    /// True if the body hit `max_record_bytes` (stored, de-chunked or
+    /// gunzipped): the per-record cap fired. Implies `truncated`.
+    pub capped: bool,
+}
+
+/// The bytes of something that was not indexed, kept for inspection when
+/// [`CrawlOptions::keep_skipped`] is set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawBytes {
+    /// The bytes as they are in the (decompressed) input, from the offset of
+    /// the event: for a skipped WARC record its header and block, for a TREC
+    /// document from `<DOC>` on, for skipped garbage the garbage. At most
+    /// [`CrawlOptions::keep_limit`] bytes of a block.
+    pub bytes: Vec<u8>,
+    /// True if the input held more than `bytes` (the rest was streamed past).
+    pub truncated: bool,
 }
 
 /// A record that is not indexed.
@@ -137,6 +161,8 @@ pub struct Skip {
     pub offset: u64,
     /// The record's docid / record id, if it had one.
     pub record_id: Option<String>,
+    /// The record's bytes, if [`CrawlOptions::keep_skipped`].
+    pub raw: Option<RawBytes>,
 }
 
 /// Why a record was not indexed.
@@ -200,6 +226,10 @@ pub struct Anomaly {
     pub bytes: u64,
     /// The record concerned, if known.
     pub record_id: Option<String>,
+    /// The bytes dropped, if [`CrawlOptions::keep_skipped`] and the anomaly
+    /// dropped bytes that belong to no record ([`AnomalyKind::Resync`], and
+    /// [`AnomalyKind::TruncatedRecord`] inside a WARC header).
+    pub raw: Option<RawBytes>,
 }
 
 /// Kinds of [`Anomaly`].

@@ -951,7 +951,137 @@ fn reader_and_events_are_send() {
             && is_send(&CrawlEvent::Skip(Skip {
                 reason: SkipReason::EmptyBody,
                 offset: 0,
-                record_id: None
+                record_id: None,
+                raw: None,
             }))
+    );
+}
+
+// ------------------------------------------------------- keep_skipped, capped
+
+fn strip_raw(evs: &[CrawlEvent]) -> Vec<CrawlEvent> {
+    evs.iter()
+        .cloned()
+        .map(|mut e| {
+            match &mut e {
+                CrawlEvent::Skip(s) => s.raw = None,
+                CrawlEvent::Anomaly(a) => a.raw = None,
+                CrawlEvent::Doc(_) => {}
+            }
+            e
+        })
+        .collect()
+}
+
+/// Checks that every kept byte string is the input at its offset, and
+/// returns how many there were.
+fn check_raw(input: &[u8], evs: &[CrawlEvent], limit: usize) -> usize {
+    let mut n = 0;
+    for e in evs {
+        let (off, raw) = match e {
+            CrawlEvent::Skip(s) => (s.offset, s.raw.as_ref().expect("skip without raw")),
+            CrawlEvent::Anomaly(a) => match &a.raw {
+                Some(r) => (a.offset, r),
+                None => continue,
+            },
+            CrawlEvent::Doc(_) => continue,
+        };
+        let at = usize::try_from(off).unwrap();
+        assert!(raw.bytes.len() <= limit, "{e:?}");
+        let want = &input[at..(at + raw.bytes.len()).min(input.len())];
+        // A skipped WARC record is its header plus a prefix of its block.
+        assert_eq!(raw.bytes.as_slice(), want, "{e:?}");
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn keep_skipped_keeps_the_input_bytes_and_changes_nothing_else() {
+    let mut input = warc_rec(
+        "1.0",
+        "\r\n",
+        "request",
+        "req",
+        &[b'q'; 100_000],
+        0,
+        "\r\n\r\n",
+    );
+    input.extend_from_slice(b"junk that is no header\n");
+    input.extend(resp("after", "<p>x</p>"));
+    input.extend(quirk_mix());
+    for max in [64u64, 10 << 20] {
+        let plain = CrawlOptions {
+            max_record_bytes: max,
+            ..CrawlOptions::default()
+        };
+        let keep = CrawlOptions {
+            keep_skipped: true,
+            ..plain.clone()
+        };
+        let (a, ea) = read_all(input.clone(), &plain);
+        let (b, eb) = read_all(input.clone(), &keep);
+        assert_eq!(a, strip_raw(&b), "keep_skipped changed the events");
+        assert_eq!(ea.map(|e| e.to_string()), eb.map(|e| e.to_string()));
+        assert!(a.iter().all(|e| match e {
+            CrawlEvent::Skip(s) => s.raw.is_none(),
+            CrawlEvent::Anomaly(x) => x.raw.is_none(),
+            _ => true,
+        }));
+        let n = check_raw(&input, &b, keep.keep_limit() + 4096);
+        assert!(n >= 3, "{n}");
+        let req = b
+            .iter()
+            .find_map(|e| match e {
+                CrawlEvent::Skip(s) if s.record_id.as_deref() == Some("req") => s.raw.clone(),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(req.truncated, max == 64, "{max}");
+    }
+}
+
+#[test]
+fn keep_skipped_trec() {
+    let input = b"<DOC>\n<TEXT>no docno here</TEXT>\n</DOC>\nstray text\n<DOC><DOCNO> d1 </DOCNO>\n</DOC>\n<DOC><DOCNO>d2</DOCNO>hello</DOC>\n".to_vec();
+    let keep = CrawlOptions {
+        keep_skipped: true,
+        ..CrawlOptions::default()
+    };
+    let (evs, err) = read_all(input.clone(), &keep);
+    assert!(err.is_none());
+    assert_eq!(
+        check_raw(&input, &evs, keep.keep_limit() + 16),
+        3,
+        "{evs:?}"
+    );
+    let (plain, _) = read_all(input, &CrawlOptions::default());
+    assert_eq!(plain, strip_raw(&evs));
+}
+
+#[test]
+fn capped_means_the_record_cap_fired_not_the_end_of_input() {
+    let opts = CrawlOptions {
+        max_record_bytes: 64,
+        ..CrawlOptions::default()
+    };
+    let mut input = resp("long", &"y".repeat(200));
+    input.extend(resp("short", "<p>z</p>"));
+    let mut cut = resp("eof", "<p>cut short by the end</p>");
+    cut.truncate(cut.len() - 10);
+    input.extend(cut);
+    let (evs, _) = read_all(input, &opts);
+    let d = docs(&evs);
+    let flags: Vec<(&str, bool, bool)> = d
+        .iter()
+        .map(|d| (d.docid.as_str(), d.capped, d.truncated))
+        .collect();
+    assert_eq!(
+        flags,
+        [
+            ("long", true, true),
+            ("short", false, false),
+            ("eof", false, true)
+        ]
     );
 }

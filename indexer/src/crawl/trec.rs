@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use super::http;
 use super::input::Source;
-use super::{Anomaly, AnomalyKind, CrawlEvent, CrawlOptions, RawDoc, Skip, SkipReason};
+use super::{Anomaly, AnomalyKind, CrawlEvent, CrawlOptions, RawBytes, RawDoc, Skip, SkipReason};
 
 const SCAN_CHUNK: usize = 64 * 1024;
 /// Longest tag we try to match (`</DOCHDR   >` etc.).
@@ -59,6 +59,12 @@ impl TrecParser {
         let skip_off = src.offset();
         let mut skipped = 0u64;
         let mut garbage = false;
+        let garbage_limit = if self.opts.keep_skipped {
+            self.keep_limit
+        } else {
+            0
+        };
+        let mut garbage_bytes = Vec::new();
         let open_len = loop {
             let have = src.ensure(SCAN_CHUNK + TAG_LOOKAHEAD);
             if have == 0 {
@@ -71,6 +77,8 @@ impl TrecParser {
                 .find_map(|i| match_tag(&a[i..], b"doc", false).map(|l| (i, l)));
             let take = hit.map_or(lim, |(i, _)| i);
             garbage |= a[..take].iter().any(|b| !b.is_ascii_whitespace());
+            let k = take.min(garbage_limit - garbage_bytes.len());
+            garbage_bytes.extend_from_slice(&a[..k]);
             src.consume(take);
             skipped += take as u64;
             if let Some((_, l)) = hit {
@@ -81,12 +89,25 @@ impl TrecParser {
             }
         };
         if garbage {
-            out.push_back(anomaly(AnomalyKind::Resync, skip_off, skipped, None));
+            let mut ev = anomaly(AnomalyKind::Resync, skip_off, skipped, None);
+            if let CrawlEvent::Anomaly(a) = &mut ev
+                && self.opts.keep_skipped
+            {
+                a.raw = Some(RawBytes {
+                    truncated: (garbage_bytes.len() as u64) < skipped,
+                    bytes: garbage_bytes,
+                });
+            }
+            out.push_back(ev);
         }
         let Some(open_len) = open_len else {
             return false;
         };
         let doc_off = src.offset();
+        let open_tag = self
+            .opts
+            .keep_skipped
+            .then(|| src.avail()[..open_len].to_vec());
         src.consume(open_len);
 
         // ---- content up to </DOC> (or a new <DOC>, or EOF)
@@ -171,7 +192,14 @@ impl TrecParser {
         let body_total = total - body_start as u64;
         let end = doc_end.min(body_start.saturating_add(cap));
         let body = kept[body_start..end].to_vec();
-        let truncated = body_total > cap as u64 || !closed;
+        let capped = body_total > cap as u64;
+        let truncated = capped || !closed;
+        let raw = |kept: &[u8]| {
+            open_tag.as_ref().map(|tag| RawBytes {
+                bytes: [tag.as_slice(), &kept[..doc_end]].concat(),
+                truncated: (doc_end as u64) < total,
+            })
+        };
         if !closed {
             // `</DOC>` missing (end of input, or a new `<DOC>` began)
             out.push_back(anomaly(
@@ -186,6 +214,7 @@ impl TrecParser {
                 reason: SkipReason::NoDocid,
                 offset: doc_off,
                 record_id: None,
+                raw: raw(&kept),
             }));
             return true;
         };
@@ -194,6 +223,7 @@ impl TrecParser {
                 reason: SkipReason::EmptyBody,
                 offset: doc_off,
                 record_id: Some(docid),
+                raw: raw(&kept),
             }));
             return true;
         }
@@ -207,6 +237,7 @@ impl TrecParser {
             body,
             truncated,
             original_len: body_total,
+            capped,
         }));
         true
     }
@@ -218,5 +249,6 @@ fn anomaly(kind: AnomalyKind, offset: u64, bytes: u64, record_id: Option<String>
         offset,
         bytes,
         record_id,
+        raw: None,
     })
 }

@@ -26,7 +26,7 @@ use memchr::memmem;
 
 use super::http;
 use super::input::Source;
-use super::{Anomaly, AnomalyKind, CrawlEvent, CrawlOptions, RawDoc, Skip, SkipReason};
+use super::{Anomaly, AnomalyKind, CrawlEvent, CrawlOptions, RawBytes, RawDoc, Skip, SkipReason};
 
 /// Longest WARC header block accepted.
 const MAX_WARC_HEAD: usize = 64 * 1024;
@@ -276,8 +276,26 @@ impl WarcParser {
         }
         if !plausible_header_at(src, 0) {
             let off = src.offset();
-            let skipped = scan_to_header(src, |_| {});
-            out.push_back(anomaly(AnomalyKind::Resync, off, skipped, None));
+            let limit = if self.opts.keep_skipped {
+                self.keep_limit
+            } else {
+                0
+            };
+            let mut garbage = Vec::new();
+            let skipped = scan_to_header(src, |b| {
+                let k = b.len().min(limit - garbage.len());
+                garbage.extend_from_slice(&b[..k]);
+            });
+            let mut ev = anomaly(AnomalyKind::Resync, off, skipped, None);
+            if let CrawlEvent::Anomaly(a) = &mut ev
+                && self.opts.keep_skipped
+            {
+                a.raw = Some(RawBytes {
+                    truncated: (garbage.len() as u64) < skipped,
+                    bytes: garbage,
+                });
+            }
+            out.push_back(ev);
             if src.at_eof() {
                 return false;
             }
@@ -306,13 +324,16 @@ impl WarcParser {
             let have = src.avail().len();
             if have < MAX_WARC_HEAD {
                 // input ended inside the header
+                let raw = self.opts.keep_skipped.then(|| RawBytes {
+                    bytes: src.avail().to_vec(),
+                    truncated: false,
+                });
                 src.consume(have);
-                out.push_back(anomaly(
-                    AnomalyKind::TruncatedRecord,
-                    rec_off,
-                    have as u64,
-                    None,
-                ));
+                let mut ev = anomaly(AnomalyKind::TruncatedRecord, rec_off, have as u64, None);
+                if let CrawlEvent::Anomaly(a) = &mut ev {
+                    a.raw = raw;
+                }
+                out.push_back(ev);
             } else {
                 // skip the version line; the next call resynchronises
                 let nl = memchr::memchr(b'\n', src.avail()).map_or(1, |i| i + 1);
@@ -327,6 +348,10 @@ impl WarcParser {
             return;
         };
         let h = parse_warc_head(&src.avail()[..head_len]);
+        let head_bytes = self
+            .opts
+            .keep_skipped
+            .then(|| src.avail()[..head_len].to_vec());
         src.consume(head_len);
         let id = h.trec_id.clone().or_else(|| h.record_id.clone());
         if h.bad_bytes > 0 {
@@ -340,7 +365,11 @@ impl WarcParser {
         let is_response = h.wtype.as_deref() == Some("response");
 
         // ---- block
-        let want_keep = if is_response { self.keep_limit } else { 0 };
+        let want_keep = if is_response || self.opts.keep_skipped {
+            self.keep_limit
+        } else {
+            0
+        };
         let mut kept: Vec<u8> = Vec::new();
         let mut block_len = 0u64;
         let mut remaining = h.content_length.unwrap_or(u64::MAX);
@@ -450,27 +479,36 @@ impl WarcParser {
         }
 
         // ---- decide
-        let skip = |reason: SkipReason| {
+        let skip = |reason: SkipReason, kept: &[u8]| {
             CrawlEvent::Skip(Skip {
                 reason,
                 offset: rec_off,
                 record_id: id.clone(),
+                raw: head_bytes.as_ref().map(|head| {
+                    let mut bytes = Vec::with_capacity(head.len() + kept.len());
+                    bytes.extend_from_slice(head);
+                    bytes.extend_from_slice(kept);
+                    RawBytes {
+                        bytes,
+                        truncated: (kept.len() as u64) < block_len || eof_short > 0,
+                    }
+                }),
             })
         };
         if !is_response {
             let t = h.wtype.clone().unwrap_or_else(|| "unknown".to_string());
-            out.push_back(skip(SkipReason::NotResponse(t)));
+            out.push_back(skip(SkipReason::NotResponse(t), &kept));
             return;
         }
         let Some(docid) = id.clone() else {
-            out.push_back(skip(SkipReason::NoDocid));
+            out.push_back(skip(SkipReason::NoDocid, &kept));
             return;
         };
         if let Some(ct) = &h.content_type {
             let lower = String::from_utf8_lossy(ct).to_ascii_lowercase();
             if !lower.contains("http") {
                 let m = http::mime_of(ct).unwrap_or_else(|| "unknown".to_string());
-                out.push_back(skip(SkipReason::NotHtml(m)));
+                out.push_back(skip(SkipReason::NotHtml(m), &kept));
                 return;
             }
         }
@@ -486,13 +524,13 @@ impl WarcParser {
         if let Some(s) = head.status
             && !(200..300).contains(&s)
         {
-            out.push_back(skip(SkipReason::HttpStatus(s)));
+            out.push_back(skip(SkipReason::HttpStatus(s), &kept));
             return;
         }
         let bo = head.body_offset;
         let body_total = block_len.saturating_sub(bo as u64);
         if body_total == 0 && eof_short == 0 {
-            out.push_back(skip(SkipReason::EmptyBody));
+            out.push_back(skip(SkipReason::EmptyBody, &kept));
             return;
         }
         let cap = usize::try_from(self.opts.max_record_bytes).unwrap_or(usize::MAX);
@@ -501,19 +539,23 @@ impl WarcParser {
         let mime = head.mime();
         match &mime {
             Some(m) if !http::is_html_mime(m) => {
-                out.push_back(skip(SkipReason::NotHtml(m.clone())));
+                out.push_back(skip(SkipReason::NotHtml(m.clone()), &kept));
                 return;
             }
             None if !http::sniff_html(raw) => {
-                out.push_back(skip(SkipReason::NotHtml("unknown".to_string())));
+                out.push_back(skip(SkipReason::NotHtml("unknown".to_string()), &kept));
                 return;
             }
             _ => {}
         }
-        let mut truncated = body_total > cap as u64 || eof_short > 0;
+        let mut capped = body_total > cap as u64;
+        let mut truncated = capped || eof_short > 0;
         let original_len = body_total + eof_short;
         let mut body: Vec<u8> = raw.to_vec();
-        drop(kept);
+        if !self.opts.keep_skipped {
+            // Free the record before decoding (kept only to quarantine it).
+            kept = Vec::new();
+        }
         if head.header("transfer-encoding").is_some_and(|v| {
             String::from_utf8_lossy(v)
                 .to_ascii_lowercase()
@@ -539,12 +581,13 @@ impl WarcParser {
                 if d.len() > cap {
                     d.truncate(cap);
                     truncated = true;
+                    capped = true;
                 }
                 body = d;
             }
         }
         if body.is_empty() && !truncated {
-            out.push_back(skip(SkipReason::EmptyBody));
+            out.push_back(skip(SkipReason::EmptyBody, &kept));
             return;
         }
         out.push_back(CrawlEvent::Doc(RawDoc {
@@ -557,6 +600,7 @@ impl WarcParser {
             body,
             truncated,
             original_len,
+            capped,
         }));
     }
 }
@@ -567,5 +611,6 @@ fn anomaly(kind: AnomalyKind, offset: u64, bytes: u64, record_id: Option<String>
         offset,
         bytes,
         record_id,
+        raw: None,
     })
 }

@@ -432,3 +432,25 @@ fn pipeline_decode_then_extract() {
     let e = ex(&d.text);
     assert_eq!((e.title.as_str(), e.body.as_str()), ("Тест", "Привет, мир"));
 }
+
+#[test]
+fn deadline_stops_the_scan_and_keeps_the_text_so_far() {
+    let html: String = (0..10 * DEADLINE_STEPS)
+        .map(|i| format!("<b>w{i}</b> "))
+        .collect();
+    let opts = HtmlOptions::default();
+    let full = extract_until(
+        &html,
+        &opts,
+        Some(Instant::now() + Duration::from_secs(3600)),
+    );
+    assert!(!full.timed_out);
+    assert_eq!(full, extract(&html, &opts));
+    let past = extract_until(&html, &opts, Some(Instant::now()));
+    assert!(past.timed_out);
+    assert!(past.body.starts_with("w0 w1 "), "{}", &past.body[..20]);
+    assert!(full.body.starts_with(&past.body));
+    assert!(past.body.len() < full.body.len() / 4, "{}", past.body.len());
+    // Short input finishes before the first look at the clock.
+    assert!(!extract_until("<p>x</p>", &opts, Some(Instant::now())).timed_out);
+}

@@ -96,6 +96,14 @@ enum Charset {
     Utf8,
 }
 
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum DocTimeoutArg {
+    /// Do not index the document.
+    Skip,
+    /// Index the text extracted before the deadline.
+    Truncate,
+}
+
 #[derive(Debug, clap::Args)]
 struct BuildArgs {
     /// Input files, directories (recursive) or glob patterns.
@@ -122,6 +130,21 @@ struct BuildArgs {
     /// Longest extracted text per document, in bytes.
     #[arg(long, default_value_t = 4 << 20)]
     max_text_bytes: usize,
+    /// Time budget per document (charset decoding, cleaning, HTML
+    /// extraction, analysis), in milliseconds; 0 (the default) for none. A
+    /// wall-clock budget makes the index depend on the machine's speed and
+    /// load: only set it for untrusted crawls.
+    #[arg(long, default_value_t = 0)]
+    max_doc_ms: u64,
+    /// What happens to a document over `--max-doc-ms`: `skip` it, or index
+    /// the text extracted before the deadline (`truncate`).
+    #[arg(long, value_enum, default_value = "skip")]
+    doc_timeout: DocTimeoutArg,
+    /// Write every record not indexed (and every document that hit a cap) to
+    /// DIR, named by input ordinal and offset, indexed by DIR/quarantine.jsonl.
+    /// `build-shard` writes to DIR/<shard name>.
+    #[arg(long, value_name = "DIR")]
+    quarantine: Option<PathBuf>,
     /// Turn off the Porter stemmer.
     #[arg(long)]
     no_stem: bool,
@@ -185,6 +208,12 @@ fn build_options(a: &BuildArgs) -> anyhow::Result<BuildOptions> {
     opts.crawl.max_decompression_ratio = a.max_decompression_ratio;
     opts.html.max_depth = a.max_html_depth;
     opts.html.max_text_bytes = a.max_text_bytes;
+    opts.max_doc_time = (a.max_doc_ms > 0).then(|| std::time::Duration::from_millis(a.max_doc_ms));
+    opts.doc_timeout = match a.doc_timeout {
+        DocTimeoutArg::Skip => build::DocTimeout::Skip,
+        DocTimeoutArg::Truncate => build::DocTimeout::Truncate,
+    };
+    opts.quarantine = a.quarantine.clone();
     opts.analyzer = AnalyzerConfig {
         stemmer: if a.no_stem {
             Stemmer::None
