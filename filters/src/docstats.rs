@@ -175,12 +175,12 @@ impl StatsColumns {
                 *counts.get_mut(class) = int(i)?;
             }
         }
-        let spam = match self.spam.map(|i| fields[i]) {
-            None | Some(b"") | Some(b"-") => None,
-            Some(f) => match int(self.spam.unwrap_or_default())? {
+        let spam = match self.spam {
+            Some(i) if !matches!(fields[i], b"" | b"-") => match int(i)? {
                 p @ 0..=99 => Some(p as u8),
-                _ => return Err(bad("a spam percentile 0-99, empty or -", f)),
+                _ => return Err(bad("a spam percentile 0-99, empty or -", fields[i])),
             },
+            _ => None,
         };
         Ok(Some(StatsRow {
             docid,

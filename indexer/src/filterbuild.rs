@@ -12,7 +12,9 @@
 //!   is given, else from the file's `spam` column. A rule over an error
 //!   class the file has no column for is refused. The docids are sorted
 //!   externally (runs of [`RUN_LINES`] lines), so the file may be in any
-//!   order; a docid listed twice in the stored list is an error.
+//!   order; a docid on two lines is an error (found when both lines land in
+//!   the same list, kept or excluded, which covers exact duplicate lines;
+//!   a docid kept on one line and excluded on another is not detected).
 //! * without either: every docid of the spam map (error-rate rules cannot
 //!   apply: there are no counts).
 //!
@@ -284,11 +286,34 @@ fn from_tsv(spec: &FilterSpec<'_>, path: &Path, out: &Path) -> Result<FilterHead
         spec.store,
         spec.sources.clone(),
     );
-    let (chosen, expected) = if header.stores == ListKind::Keep {
-        (kept.finish()?, counts.kept)
+    let (chosen, expected, other, other_expected) = if header.stores == ListKind::Keep {
+        (
+            kept.finish()?,
+            counts.kept,
+            excluded.finish()?,
+            counts.excluded,
+        )
     } else {
-        (excluded.finish()?, counts.excluded)
+        (
+            excluded.finish()?,
+            counts.excluded,
+            kept.finish()?,
+            counts.kept,
+        )
     };
+    // Duplicates would inflate the counts in the header: the list not
+    // stored is merged too, only to count its distinct docids.
+    let mut distinct = 0u64;
+    merge_sorted_lines(&other, |_| {
+        distinct += 1;
+        Ok(())
+    })?;
+    if distinct != other_expected {
+        return Err(input(format!(
+            "{} docid(s) appear on more than one line (docids must be unique)",
+            other_expected - distinct
+        )));
+    }
     let sink = BufWriter::new(File::create(out).map_err(io_err(out))?);
     let mut w = FilterWriter::new(sink, &header).map_err(|e| filt_err(out, e))?;
     let mut written = 0u64;

@@ -354,17 +354,24 @@ sieve_test!(filter_from_stats_tsv_equals_filter_from_index, |dir| {
         "{msg}"
     );
     // A docid listed twice is an error, not a silent double count.
+    // Whether the duplicated docid is in the stored list or the other one.
     let dup = dir.write("dup.tsv", b"docid\tbytes\tspam\nD1\t100\t10\nD1\t100\t10\n");
-    let e = fails(
-        dir.cmd("sieve-filter")
-            .arg("build")
-            .arg("--stats")
-            .arg(&dup)
-            .args(["--min-percentile", "70", "--store", "exclude", "--out"])
-            .arg(dir.join("d.flt")),
-    );
-    assert!(String::from_utf8_lossy(&e.stderr).contains("more than one line"));
-    assert!(!dir.join("d.flt").exists());
+    for store in ["exclude", "keep"] {
+        let out = dir.join(&format!("d-{store}.flt"));
+        let e = fails(
+            dir.cmd("sieve-filter")
+                .arg("build")
+                .arg("--stats")
+                .arg(&dup)
+                .args(["--min-percentile", "70", "--store", store, "--out"])
+                .arg(&out),
+        );
+        assert!(
+            String::from_utf8_lossy(&e.stderr).contains("more than one line"),
+            "--store {store}"
+        );
+        assert!(!out.exists(), "--store {store}");
+    }
 });
 
 sieve_test!(threshold_lists_write_one_run_each, |dir| {

@@ -82,6 +82,18 @@ fn run_one(shards: &[Shard], q: &BagOfWords, params: Bm25Params, k: usize) -> Ve
         .remove(0)
 }
 
+/// One variant per parameter setting, all over `stats` and every document.
+fn variants_of<'a>(params: &[Bm25Params], stats: &'a GlobalStats<'a>) -> Vec<Variant<'a>> {
+    params
+        .iter()
+        .map(|&p| Variant {
+            params: p,
+            stats,
+            subset: None,
+        })
+        .collect()
+}
+
 fn docs_of(bodies: &[&str]) -> Vec<(String, String)> {
     bodies
         .iter()
@@ -363,14 +375,7 @@ fn many_variants_in_one_pass_equal_separate_runs() {
         Bm25Params { k1: 0.0, b: 0.0 },
         Bm25Params { k1: 2.5, b: 1.0 },
     ];
-    let variants: Vec<Variant<'_>> = params
-        .iter()
-        .map(|&p| Variant {
-            params: p,
-            stats: &stats,
-            subset: None,
-        })
-        .collect();
+    let variants = variants_of(&params, &stats);
     let q = query("brown fox dog");
     let together = search(&shards, TextField::Body, &q, &variants, 5).unwrap();
     for (p, got) in params.iter().zip(together) {
@@ -511,14 +516,7 @@ fn maxscore_pruning_equals_brute_force() {
         let text: Vec<&str> = (0..n).map(|_| WORDS[(next() % 10) as usize]).collect();
         let q = query(&text.join(" "));
         let stats = GlobalStats::new(std::slice::from_ref(&s));
-        let vs: Vec<Variant<'_>> = params
-            .iter()
-            .map(|&p| Variant {
-                params: p,
-                stats: &stats,
-                subset: None,
-            })
-            .collect();
+        let vs = variants_of(&params, &stats);
         let k = [1, 7, 40][qi % 3];
         let together = search(std::slice::from_ref(&s), TextField::Body, &q, &vs, k).unwrap();
         for (p, ours) in params.iter().zip(&together) {
