@@ -4,9 +4,9 @@
 //! here, so the bench makes one: `SIEVE_BENCH_DOCS` documents (default
 //! 100,000) of words drawn from a Zipf(1) law over the vocabulary of real
 //! text (the CACM collection and the WT10g sample from the shared data,
-//! else the committed CACM copy), with lengths 50–800 words (mean about
-//! 300). Every document gets a MADE-UP spam percentile (a hash of its
-//! docid). It is built once with `sieve_indexer::build::build` (the
+//! else the committed CACM copy), with lengths 50–1,175 words (mean
+//! 425, before the analyser drops stopwords). Every document gets a MADE-UP
+//! spam percentile, uniform over 0–99 from the same seeded generator. It is built once with `sieve_indexer::build::build` (the
 //! production pipeline) into `target/bench-data/search-N/` and reused.
 //!
 //! **Topics.** The 200 TREC Web Track titles and the 249 robust04 titles
@@ -134,7 +134,7 @@ fn write_corpus(dir: &Path, docs: usize) -> (PathBuf, PathBuf) {
     for i in 0..docs {
         let docid = format!("SYN-{i:09}");
         let u = rng.unit();
-        let len = 50 + (u * u * 1125.0) as usize; // mean 50 + 1125/3 ≈ 425 … ≈ 300 after stopwords
+        let len = 50 + (u * u * 1125.0) as usize; // 50..=1175 words, mean 50 + 1125/3 = 425
         write!(out, "<DOC>\n<DOCNO>{docid}</DOCNO>\n<TEXT>\n").unwrap();
         for _ in 0..len {
             let x = rng.unit() * s;
