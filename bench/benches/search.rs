@@ -6,8 +6,9 @@
 //! text (the CACM collection and the WT10g sample from the shared data,
 //! else the committed CACM copy), with lengths 50–1,175 words (mean
 //! 425, before the analyser drops stopwords). Every document gets a MADE-UP
-//! spam percentile, uniform over 0–99 from the same seeded generator. It is built once with `sieve_indexer::build::build` (the
-//! production pipeline) into `target/bench-data/search-N/` and reused.
+//! spam percentile, uniform over 0–99 from the same seeded generator. It
+//! is built once with `sieve_indexer::build::build` (the production
+//! pipeline) into `target/bench-data/search-N/` and reused.
 //!
 //! **Topics.** The 200 TREC Web Track titles and the 249 robust04 titles
 //! from `topics/`, analysed as `sieve-search run` does.
