@@ -10,7 +10,7 @@
 //! is built once with `sieve_indexer::build::build` (the production
 //! pipeline) into `target/bench-data/search-N/` and reused.
 //!
-//! **Topics.** The 200 TREC Web Track titles and the 249 robust04 titles
+//! **Topics.** The 200 TREC Web Track titles and the 250 robust04 titles
 //! from `topics/`, analysed as `sieve-search run` does.
 //!
 //! **Measured**, single thread, top 1000, each topic timed alone (median of
