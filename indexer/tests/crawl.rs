@@ -307,36 +307,9 @@ fn warc_crate_measurement() {
     for f in files {
         let s = summarize(&f);
         let bytes = decompress(&f);
-        let (raw_n, raw_err) = {
-            let r = warc::WarcReader::new(std::io::BufReader::new(&bytes[..]));
-            let mut n = 0;
-            let mut err = String::new();
-            for rec in r.iter_raw_records().take(100_000) {
-                match rec {
-                    Ok(_) => n += 1,
-                    Err(e) => {
-                        err = e.to_string();
-                        break;
-                    }
-                }
-            }
-            (n, err)
-        };
-        let (rec_n, rec_err) = {
-            let r = warc::WarcReader::new(std::io::BufReader::new(&bytes[..]));
-            let mut n = 0;
-            let mut err = String::new();
-            for rec in r.iter_records().take(100_000) {
-                match rec {
-                    Ok(_) => n += 1,
-                    Err(e) => {
-                        err = e.to_string();
-                        break;
-                    }
-                }
-            }
-            (n, err)
-        };
+        let reader = || warc::WarcReader::new(std::io::BufReader::new(&bytes[..]));
+        let (raw_n, raw_err) = count_until_error(reader().iter_raw_records());
+        let (rec_n, rec_err) = count_until_error(reader().iter_records());
         let short = |e: &str| e.chars().take(60).collect::<String>().replace('|', "/");
         println!(
             "| {} | {} | {} | {} | {} | {} | {} |",
@@ -349,6 +322,21 @@ fn warc_crate_measurement() {
             short(&rec_err)
         );
     }
+}
+
+/// Items of `it` read before its first error (at most 100,000), and that
+/// error's text (empty if none).
+fn count_until_error<T, E: std::fmt::Display>(
+    it: impl Iterator<Item = Result<T, E>>,
+) -> (usize, String) {
+    let mut n = 0;
+    for item in it.take(100_000) {
+        match item {
+            Ok(_) => n += 1,
+            Err(e) => return (n, e.to_string()),
+        }
+    }
+    (n, String::new())
 }
 
 /// CPU seconds (user + system) of the calling thread, from
