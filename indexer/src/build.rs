@@ -1182,7 +1182,7 @@ fn index_file(
                     Some(CrawlEvent::Skip(s)) => {
                         fs.records += 1;
                         let key = s.reason.key();
-                        if !key.starts_with("not_response") {
+                        if s.reason.is_response() {
                             fs.responses += 1;
                         }
                         log_loss(

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::crawl::{CrawlEvent, CrawlOptions, SkipReason, open};
+use crate::crawl::{CrawlEvent, CrawlOptions, open};
 
 /// What [`scan`] found in one file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -57,7 +57,7 @@ pub fn scan(path: &Path, opts: &CrawlOptions) -> ScanStats {
                     }
                     Ok(CrawlEvent::Skip(k)) => {
                         s.records += 1;
-                        if !matches!(k.reason, SkipReason::NotResponse(_)) {
+                        if k.reason.is_response() {
                             s.responses += 1;
                         }
                     }

@@ -182,6 +182,13 @@ pub enum SkipReason {
 }
 
 impl SkipReason {
+    /// True if the skipped record was an HTTP response (or a TREC document):
+    /// everything but [`SkipReason::NotResponse`]. `stats.json` and
+    /// `sieve-index scan` count responses with it.
+    pub fn is_response(&self) -> bool {
+        !matches!(self, SkipReason::NotResponse(_))
+    }
+
     /// Stable, low-cardinality statistics key: `not_response:<type>` (for the
     /// standard WARC types, else `not_response:other`), `not_html`,
     /// `http_status:1xx`..`http_status:5xx` (`http_status:other`),
