@@ -25,7 +25,7 @@ use roaring::RoaringBitmap;
 use sieve_filters::docfilter::{DocFilter, Thresholds};
 use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
 use sieve_indexer::build::{analyzer_config, open_index};
-use sieve_indexer::schema::{self, Fields, RuleColumns, TextField};
+use sieve_indexer::schema::{Fields, RuleColumns, TextField};
 use tantivy::query::Bm25StatisticsProvider;
 
 use crate::bm25::{Bm25Params, Hit, Shard, Subset, Variant, search};
@@ -101,16 +101,7 @@ pub fn select(shards: &[Shard], sel: &DocSelection) -> Result<Subset> {
         for seg in shard.searcher.segment_readers() {
             let cols = RuleColumns::open(seg)?;
             let docids = match &sel.filter {
-                Some(_) => {
-                    Some(
-                        seg.fast_fields()
-                            .str(schema::DOCID)?
-                            .ok_or_else(|| Error::Index {
-                                index: shard.name.clone(),
-                                detail: "docid is not a fast field".into(),
-                            })?,
-                    )
-                }
+                Some(_) => Some(shard.docid_column(seg)?),
                 None => None,
             };
             let mut bitmap = RoaringBitmap::new();

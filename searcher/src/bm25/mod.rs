@@ -42,6 +42,7 @@ use std::collections::BinaryHeap;
 
 use roaring::RoaringBitmap;
 use sieve_indexer::schema::{Fields, TextField};
+use tantivy::columnar::StrColumn;
 use tantivy::fieldnorm::FieldNormReader;
 use tantivy::postings::{Postings, SegmentPostings};
 use tantivy::query::Bm25StatisticsProvider;
@@ -119,6 +120,19 @@ pub struct Shard {
     pub searcher: Searcher,
     /// The index's field handles.
     pub fields: Fields,
+}
+
+impl Shard {
+    /// The `docid` fast field of one of this shard's segments.
+    pub fn docid_column(&self, segment: &SegmentReader) -> Result<StrColumn> {
+        segment
+            .fast_fields()
+            .str(sieve_indexer::schema::DOCID)?
+            .ok_or_else(|| Error::Index {
+                index: self.name.clone(),
+                detail: "docid is not a fast field".into(),
+            })
+    }
 }
 
 /// The documents a variant may return, per shard and per segment: `None`
@@ -295,6 +309,7 @@ pub fn search(
                 .map(|v| v.subset.and_then(|s| s[shard_idx][seg_idx].as_ref()))
                 .collect();
             let mut heaps: Vec<TopK> = variants.iter().map(|_| TopK::new(k)).collect();
+            let docids = shard.docid_column(segment)?;
             score_segment(
                 segment,
                 field_handle,
@@ -303,14 +318,8 @@ pub fn search(
                 &subsets,
                 &mut heaps,
                 shard,
+                &docids,
             )?;
-            let docids = segment
-                .fast_fields()
-                .str(sieve_indexer::schema::DOCID)?
-                .ok_or_else(|| Error::Index {
-                    index: shard.name.clone(),
-                    detail: "docid is not a fast field".into(),
-                })?;
             for (out, heap) in results.iter_mut().zip(heaps) {
                 // One sorted walk of the docid dictionary for all hits (a
                 // lookup per hit would decode a dictionary block each time).
@@ -416,6 +425,7 @@ fn score_segment(
     subsets: &[Option<&RoaringBitmap>],
     heaps: &mut [TopK],
     shard: &Shard,
+    docids: &StrColumn,
 ) -> Result<()> {
     let inverted = segment.inverted_index(field)?;
     let mut cursors = Vec::with_capacity(terms.len());
@@ -448,13 +458,6 @@ fn score_segment(
     }
     let fieldnorms = segment.get_fieldnorms_reader(field)?;
     let alive = segment.alive_bitset();
-    let docids = segment
-        .fast_fields()
-        .str(sieve_indexer::schema::DOCID)?
-        .ok_or_else(|| Error::Index {
-            index: shard.name.clone(),
-            detail: "docid is not a fast field".into(),
-        })?;
     // (variant index, weights) of the variants that score this query.
     let active: Vec<(usize, &Weights)> = weights
         .iter()
