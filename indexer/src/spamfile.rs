@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use flate2::read::MultiGzDecoder;
 use sieve_filters::spam::{SpamMapBuilder, parse_line};
 
-use crate::extsort::merge_sorted_lines;
+use crate::extsort::{SortedRuns, merge_sorted_lines};
 use crate::{Error, Result};
 
 /// Entries per in-memory sorted run (about 100 MB of docids).
@@ -119,39 +119,15 @@ pub fn build_spam_map(paths: &[PathBuf], out: &Path, tmp: &Path) -> Result<SpamM
         }
     }
     if unsorted {
-        let mut runs: Vec<PathBuf> = Vec::new();
-        let mut run: Vec<(String, u8)> = Vec::with_capacity(RUN_LINES.min(1 << 16));
-        let spill = |run: &mut Vec<(String, u8)>, runs: &mut Vec<PathBuf>| -> Result<()> {
-            // Sorting (docid, percentile) pairs sorts the lines
-            // "docid\tpercentile" byte-wise too: a tab sorts before any
-            // docid byte, and equal docids are adjacent either way. (A docid
-            // with a control byte below tab could break this; the map
-            // builder would then fail loudly with an out-of-order error.)
-            run.sort_unstable();
-            let p = tmp.join(format!("spam-run-{:05}.txt", runs.len()));
-            let mut w = create(&p)?;
-            for (d, s) in run.iter() {
-                writeln!(w, "{d}\t{s}").map_err(|source| Error::Io {
-                    path: p.clone(),
-                    source,
-                })?;
-            }
-            w.flush().map_err(|source| Error::Io {
-                path: p.clone(),
-                source,
-            })?;
-            run.clear();
-            runs.push(p);
-            Ok(())
-        };
+        // Runs of "docid<TAB>percentile" lines sort by docid: a tab sorts
+        // before any docid byte. (A docid with a control byte below tab
+        // could break this; the map builder would then fail loudly with an
+        // out-of-order error.)
+        let mut sorter = SortedRuns::new(tmp, "spam-run", RUN_LINES);
         for_each_entry(paths, &mut stats.lines, |p, docid| {
-            run.push((docid.to_string(), p));
-            if run.len() >= RUN_LINES {
-                spill(&mut run, &mut runs)?;
-            }
-            Ok(())
+            sorter.push(format!("{docid}\t{p}"))
         })?;
-        spill(&mut run, &mut runs)?;
+        let runs = sorter.finish()?;
         stats.runs = runs.len() as u64;
         merge_sorted_lines(&runs, |line| {
             let (docid, p) = line.rsplit_once('\t').unwrap_or((line, ""));
