@@ -286,6 +286,34 @@ impl AnomalyKind {
     }
 }
 
+/// An anomaly event without kept bytes (the parsers attach them where
+/// they keep any).
+fn anomaly(kind: AnomalyKind, offset: u64, bytes: u64, record_id: Option<String>) -> CrawlEvent {
+    CrawlEvent::Anomaly(Anomaly {
+        kind,
+        offset,
+        bytes,
+        record_id,
+        raw: None,
+    })
+}
+
+/// A [`AnomalyKind::Resync`] event: `skipped` bytes at `offset` belonged to
+/// no record. With `keep` (`CrawlOptions::keep_skipped`), `kept`, the first
+/// of those bytes up to the keep limit, travels along.
+fn resync(offset: u64, skipped: u64, kept: Vec<u8>, keep: bool) -> CrawlEvent {
+    CrawlEvent::Anomaly(Anomaly {
+        kind: AnomalyKind::Resync,
+        offset,
+        bytes: skipped,
+        record_id: None,
+        raw: keep.then_some(RawBytes {
+            truncated: (kept.len() as u64) < skipped,
+            bytes: kept,
+        }),
+    })
+}
+
 /// The format of a crawl file, detected by content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CrawlFormat {

@@ -6,7 +6,9 @@ use std::collections::VecDeque;
 
 use super::http;
 use super::input::Source;
-use super::{Anomaly, AnomalyKind, CrawlEvent, CrawlOptions, RawBytes, RawDoc, Skip, SkipReason};
+use super::{
+    AnomalyKind, CrawlEvent, CrawlOptions, RawBytes, RawDoc, Skip, SkipReason, anomaly, resync,
+};
 
 const SCAN_CHUNK: usize = 64 * 1024;
 /// Longest tag we try to match (`</DOCHDR   >` etc.).
@@ -89,16 +91,12 @@ impl TrecParser {
             }
         };
         if garbage {
-            let mut ev = anomaly(AnomalyKind::Resync, skip_off, skipped, None);
-            if let CrawlEvent::Anomaly(a) = &mut ev
-                && self.opts.keep_skipped
-            {
-                a.raw = Some(RawBytes {
-                    truncated: (garbage_bytes.len() as u64) < skipped,
-                    bytes: garbage_bytes,
-                });
-            }
-            out.push_back(ev);
+            out.push_back(resync(
+                skip_off,
+                skipped,
+                garbage_bytes,
+                self.opts.keep_skipped,
+            ));
         }
         let Some(open_len) = open_len else {
             return false;
@@ -241,14 +239,4 @@ impl TrecParser {
         }));
         true
     }
-}
-
-fn anomaly(kind: AnomalyKind, offset: u64, bytes: u64, record_id: Option<String>) -> CrawlEvent {
-    CrawlEvent::Anomaly(Anomaly {
-        kind,
-        offset,
-        bytes,
-        record_id,
-        raw: None,
-    })
 }

@@ -26,7 +26,9 @@ use memchr::memmem;
 
 use super::http;
 use super::input::Source;
-use super::{Anomaly, AnomalyKind, CrawlEvent, CrawlOptions, RawBytes, RawDoc, Skip, SkipReason};
+use super::{
+    AnomalyKind, CrawlEvent, CrawlOptions, RawBytes, RawDoc, Skip, SkipReason, anomaly, resync,
+};
 
 /// Longest WARC header block accepted.
 const MAX_WARC_HEAD: usize = 64 * 1024;
@@ -286,16 +288,7 @@ impl WarcParser {
                 let k = b.len().min(limit - garbage.len());
                 garbage.extend_from_slice(&b[..k]);
             });
-            let mut ev = anomaly(AnomalyKind::Resync, off, skipped, None);
-            if let CrawlEvent::Anomaly(a) = &mut ev
-                && self.opts.keep_skipped
-            {
-                a.raw = Some(RawBytes {
-                    truncated: (garbage.len() as u64) < skipped,
-                    bytes: garbage,
-                });
-            }
-            out.push_back(ev);
+            out.push_back(resync(off, skipped, garbage, self.opts.keep_skipped));
             if src.at_eof() {
                 return false;
             }
@@ -603,14 +596,4 @@ impl WarcParser {
             capped,
         }));
     }
-}
-
-fn anomaly(kind: AnomalyKind, offset: u64, bytes: u64, record_id: Option<String>) -> CrawlEvent {
-    CrawlEvent::Anomaly(Anomaly {
-        kind,
-        offset,
-        bytes,
-        record_id,
-        raw: None,
-    })
 }
