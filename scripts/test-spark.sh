@@ -35,7 +35,7 @@ bash scripts/setup-spark.sh
 export PYSPARK_PYTHON=$PWD/.venv-spark/bin/python
 export PYSPARK_DRIVER_PYTHON=$PYSPARK_PYTHON
 step "build the sieve binaries (debug)"
-cargo build --locked --bins -p sieve-indexer -p sieve-searcher
+cargo build --locked --bins -p sieve
 BIN=$PWD/target/debug
 
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/sieve-test-spark.XXXXXX")

@@ -25,7 +25,7 @@
 # --smoke: 3 MB corpus, 1 rep, 1 thread, Web topics 1-50, no CACM, FastWARC/warcio on the
 # corpus only (under a minute on an idle 2-core machine). Build ours first with
 # (or point SIEVE_BIN_DIR at a directory holding sieve-index and sieve-search)
-# `cargo build --release -p sieve-indexer -p sieve-searcher` to include it.
+# `cargo build --release -p sieve` to include it.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 SMOKE=0; REPS=3; SIZE_MB=300; THREADS="1 2"; OUT=""

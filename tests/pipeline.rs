@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sieve_tests::{Dir, fails, fixture, ok, sieve_test};
+use crate::util::{Dir, fails, fixture, ok};
 
 const TOPICS: &str = "1:web page\n2:computer program\n3:news from the world\n4:information retrieval\n5:home\n6:university research\n";
 
@@ -107,7 +107,7 @@ sieve_test!(build_is_deterministic_across_thread_counts, |dir| {
 sieve_test!(scan_counts_equal_build_counts, |dir| {
     let index = build(&dir, "idx", &["--threads", "1"]);
     let st = stats_without_timing(&index);
-    let scanned = sieve_tests::json_lines(&ok(dir
+    let scanned = crate::util::json_lines(&ok(dir
         .cmd("sieve-index")
         .arg("scan")
         .arg("--input")
@@ -431,7 +431,7 @@ sieve_test!(cacm_bm25_matches_anserini, |dir| {
         .arg("--index")
         .arg(&ix)
         .arg("--topics")
-        .arg(sieve_tests::repo_root().join("topics/topics.cacm.txt"))
+        .arg(crate::util::repo_root().join("topics/topics.cacm.txt"))
         .args(["--k1", "0.9", "--b", "0.4", "--hits", "1000", "--output"])
         .arg(&run_file));
     let eval = ok(dir

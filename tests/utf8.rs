@@ -1,6 +1,6 @@
 //! `sieve-filter utf8`.
 
-use sieve_tests::{fails, json_lines, ok, sieve_test};
+use crate::util::{fails, json_lines, ok};
 
 sieve_test!(utf8_counts_each_class_and_writes_cleaned_bytes, |dir| {
     // One of each worked example from the issue, plus valid Arabic.

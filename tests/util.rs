@@ -1,8 +1,9 @@
 //! Helpers for the end-to-end test binary in `tests/integration.rs`.
 //!
 //! Modelled on ripgrep's harness: each test gets a fresh temporary directory
-//! ([`Dir`]) and runs the real binaries from the workspace target directory
-//! ([`Dir::cmd`]). `scripts/test.sh` builds the binaries before the tests run.
+//! ([`Dir`]) and runs the real binaries ([`Dir::cmd`]), which Cargo builds
+//! before the tests and names in `CARGO_BIN_EXE_*`, so `cargo test` alone
+//! works.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -10,14 +11,13 @@ use std::process::{Command, Output};
 /// Declares an end-to-end test that receives a fresh [`Dir`].
 ///
 /// ```ignore
-/// sieve_test!(utf8_counts, |dir| { /* dir: sieve_tests::Dir */ });
+/// sieve_test!(utf8_counts, |dir| { /* dir: crate::util::Dir */ });
 /// ```
-#[macro_export]
 macro_rules! sieve_test {
     ($name:ident, |$dir:ident| $body:block) => {
         #[test]
         fn $name() {
-            let $dir = $crate::Dir::new(stringify!($name));
+            let $dir = $crate::util::Dir::new(stringify!($name));
             $body
         }
     };
@@ -25,10 +25,7 @@ macro_rules! sieve_test {
 
 /// The repository root.
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ has a parent")
-        .to_path_buf()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// A committed fixture under `tests/data/`.
@@ -38,36 +35,15 @@ pub fn fixture(rel: &str) -> PathBuf {
     p
 }
 
-/// The shared data directory (`$SIEVE_SHARED_DATA`, `/work/shared/data` or
-/// `../shared/data`), or `None` after printing a `SKIPPED` line naming `test`.
-pub fn shared_data(test: &str) -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("SIEVE_SHARED_DATA").map(PathBuf::from),
-        Some(PathBuf::from("/work/shared/data")),
-        Some(repo_root().join("../shared/data")),
-    ];
-    let found = candidates.into_iter().flatten().find(|p| p.is_dir());
-    if found.is_none() {
-        eprintln!("SKIPPED: {test}: shared data not found (set SIEVE_SHARED_DATA)");
-    }
-    found
-}
-
-/// The path of a workspace binary (built by `cargo build --workspace`).
+/// The path of one of the `sieve` package's binaries (built by Cargo for
+/// this test binary).
 pub fn bin(name: &str) -> PathBuf {
-    // target/debug/deps/integration-HASH -> target/debug/NAME
-    let exe = std::env::current_exe().expect("current exe");
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("test binary lives in target/<profile>/deps");
-    let p = dir.join(name);
-    assert!(
-        p.exists(),
-        "{} is not built: run `cargo build --workspace` first (scripts/test.sh does)",
-        p.display()
-    );
-    p
+    PathBuf::from(match name {
+        "sieve-index" => env!("CARGO_BIN_EXE_sieve-index"),
+        "sieve-search" => env!("CARGO_BIN_EXE_sieve-search"),
+        "sieve-filter" => env!("CARGO_BIN_EXE_sieve-filter"),
+        other => panic!("no binary named {other}"),
+    })
 }
 
 /// A fresh temporary directory for one test, removed when dropped.

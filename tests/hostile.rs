@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use sieve_tests::{Dir, fails, json_lines, ok, sieve_test};
+use crate::util::{Dir, fails, json_lines, ok};
 
 /// One WARC/1.0 response record with an HTTP/1.1 200 head.
 fn response(id: &str, content_type: &str, body: &[u8]) -> Vec<u8> {
