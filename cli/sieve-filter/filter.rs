@@ -1,11 +1,13 @@
 //! `sieve-filter build | inspect | contains`: docid filter files.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, bail};
-use sieve_filters::docfilter::{DocFilter, ListKind, Thresholds, Unscored};
+use anyhow::{Context, anyhow, bail};
+use sieve_filters::docfilter::{ListKind, Thresholds, Unscored};
 use sieve_filters::utf8::ErrorClass;
-use sieve_indexer::filterbuild::{FilterSpec, build_filter};
+use sieve_indexer::filterbuild::{FilterSpec, build_filter, load_filter};
+use sieve_indexer::spamfile::load_spam_map;
+use sieve_indexer::{Error, RuleInput};
 
 /// Arguments of `sieve-filter build`.
 #[derive(Debug, clap::Args)]
@@ -57,11 +59,8 @@ enum StoreArg {
     Exclude,
 }
 
-/// Runs `sieve-filter build`.
-pub fn build(a: &BuildArgs) -> anyhow::Result<()> {
-    if a.spam.is_empty() && a.stats.is_none() {
-        bail!("give --spam FILES, --stats INDEX_OR_TSV, or both");
-    }
+/// The rule given on the command line.
+fn thresholds(a: &BuildArgs) -> anyhow::Result<Thresholds> {
     let mut thresholds = Thresholds {
         min_spam_percentile: a.min_percentile,
         unscored: match a.unscored {
@@ -87,15 +86,24 @@ pub fn build(a: &BuildArgs) -> anyhow::Result<()> {
     if thresholds.is_empty() {
         bail!("no rule given: use --min-percentile, --max-invalid-456-per-kb or --max-rate");
     }
+    Ok(thresholds)
+}
+
+/// Runs `sieve-filter build`.
+pub fn build(a: &BuildArgs) -> anyhow::Result<()> {
+    if a.spam.is_empty() && a.stats.is_none() {
+        bail!("give --spam FILES, --stats INDEX_OR_TSV, or both");
+    }
+    let thresholds = thresholds(a)?;
     thresholds.validate()?;
     let tmp = tempfile::tempdir().context("temporary directory")?;
     let spam = if a.spam.is_empty() {
         None
     } else {
         let map_path = tmp.path().join("spam.fst");
-        let st = sieve_indexer::spamfile::build_spam_map(&a.spam, &map_path, tmp.path())?;
+        let (map, st) = load_spam_map(&a.spam, &map_path, tmp.path())?;
         eprintln!("spam scores: {} lines, {} docids", st.lines, st.docids);
-        Some(sieve_indexer::spamfile::open_spam_map(&map_path)?)
+        Some(map)
     };
     let mut sources: Vec<String> = a
         .spam
@@ -118,7 +126,7 @@ pub fn build(a: &BuildArgs) -> anyhow::Result<()> {
         sources,
     };
     let started = std::time::Instant::now();
-    let header = build_filter(&spec, &a.out)?;
+    let header = build_filter(&spec, &a.out).map_err(with_flags)?;
     let c = header.counts;
     println!(
         "{}: {} considered, {} kept, {} excluded, {} unscored; stores the {:?} list; unlisted docids are {:?}",
@@ -143,15 +151,30 @@ pub fn build(a: &BuildArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn open(path: &PathBuf) -> anyhow::Result<DocFilter> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    DocFilter::from_bytes(bytes)
-        .with_context(|| format!("{} is not a sieve filter file", path.display()))
+/// Names the flags that give what a rule needs (the library names none).
+fn with_flags(e: Error) -> anyhow::Error {
+    match e {
+        Error::RuleNeeds {
+            path,
+            needs: RuleInput::Counts,
+        } => anyhow!(
+            "{}: error-rate thresholds need an index (--stats INDEX) for the per-document counts",
+            path.display()
+        ),
+        Error::RuleNeeds {
+            path,
+            needs: RuleInput::Spam,
+        } => anyhow!(
+            "{}: the rule needs spam percentiles: give --spam or a spam column",
+            path.display()
+        ),
+        e => e.into(),
+    }
 }
 
 /// Runs `sieve-filter inspect`.
-pub fn inspect(path: &PathBuf) -> anyhow::Result<()> {
-    let f = open(path)?;
+pub fn inspect(path: &Path) -> anyhow::Result<()> {
+    let f = load_filter(path)?;
     let mut v = serde_json::to_value(f.header())?;
     v["listed"] = serde_json::json!(f.listed());
     println!("{}", serde_json::to_string_pretty(&v)?);
@@ -160,8 +183,8 @@ pub fn inspect(path: &PathBuf) -> anyhow::Result<()> {
 
 /// Runs `sieve-filter contains`: prints `keep` or `drop` per docid; the exit
 /// code is 0 when every docid is kept, 1 otherwise.
-pub fn contains(path: &PathBuf, docids: &[String]) -> anyhow::Result<bool> {
-    let f = open(path)?;
+pub fn contains(path: &Path, docids: &[String]) -> anyhow::Result<bool> {
+    let f = load_filter(path)?;
     let mut all = true;
     for d in docids {
         let keep = f.keeps(d);

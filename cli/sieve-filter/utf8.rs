@@ -1,14 +1,13 @@
 //! `sieve-filter utf8 FILE...`: stream each file through the cleaner.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
-use std::path::PathBuf;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use sieve_filters::utf8::{Counting, StreamCleaner, Utf8Counts};
-
-/// Bytes read per chunk; memory stays bounded whatever the file size.
-const CHUNK: usize = 1 << 20;
+use sieve_filters::utf8::{Counting, Utf8Counts};
+use sieve_indexer::Error;
+use sieve_indexer::utf8stream::{Sink, clean_stream};
 
 /// Arguments of `sieve-filter utf8`.
 #[derive(Debug, clap::Args)]
@@ -58,12 +57,20 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
             ))),
         };
+        let out_name = args.out.as_deref().unwrap_or(Path::new("-"));
+        let sink = sink.as_deref_mut().map(|writer| Sink {
+            writer,
+            name: out_name,
+        });
         let result = if path.as_os_str() == "-" {
-            scan(io::stdin().lock(), counting, sink.as_deref_mut())
+            clean_stream(io::stdin().lock(), path, counting, sink)
         } else {
             File::open(path)
-                .map_err(anyhow::Error::from)
-                .and_then(|f| scan(f, counting, sink.as_deref_mut()))
+                .map_err(|source| Error::Io {
+                    path: path.clone(),
+                    source,
+                })
+                .and_then(|f| clean_stream(f, path, counting, sink))
         };
         match result {
             Ok((bytes, counts)) => {
@@ -80,7 +87,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 }
             }
             Err(e) => {
-                eprintln!("sieve-filter: {name}: {e:#}");
+                // The file is named already: print only the I/O error.
+                match &e {
+                    Error::Io { source, .. } => eprintln!("sieve-filter: {name}: {source}"),
+                    e => eprintln!("sieve-filter: {name}: {e}"),
+                }
                 failed.push(name.into_owned());
             }
         }
@@ -93,37 +104,4 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// Streams `input` through a [`StreamCleaner`], writing cleaned bytes to
-/// `sink` if given; returns the byte count and the error counts.
-fn scan<W: Write + ?Sized>(
-    mut input: impl Read,
-    counting: Counting,
-    mut sink: Option<&mut W>,
-) -> anyhow::Result<(u64, Utf8Counts)> {
-    let mut cleaner = StreamCleaner::new(counting);
-    let mut buf = vec![0u8; CHUNK];
-    let mut out = Vec::with_capacity(CHUNK + 8);
-    loop {
-        let n = match input.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e.into()),
-        };
-        out.clear();
-        cleaner.feed(&buf[..n], &mut out);
-        if let Some(w) = sink.as_deref_mut() {
-            w.write_all(&out)?;
-        }
-    }
-    let bytes = cleaner.bytes_in();
-    out.clear();
-    let counts = cleaner.finish(&mut out);
-    if let Some(w) = sink {
-        w.write_all(&out)?;
-        w.flush()?;
-    }
-    Ok((bytes, counts))
 }

@@ -1,17 +1,27 @@
 //! `sieve-index`: build tantivy indexes from web crawls.
 //!
-//! A thin command line over `sieve_indexer::build`.
+//! A thin command line over `sieve_indexer`: each subcommand turns its
+//! parsed arguments into one library call and prints the result. Flag
+//! names appear only here (see [`with_flags`]).
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use anyhow::{Context, anyhow};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use sieve_indexer::Error;
 use sieve_indexer::analysis::{AnalyzerConfig, Stemmer, Stopwords};
-use sieve_indexer::build::{self, BuildOptions, Progress};
+use sieve_indexer::build::build;
 use sieve_indexer::charset::CharsetMode;
+use sieve_indexer::index::{STATS, create_private_dir, list_docids};
+use sieve_indexer::inputs::expand_inputs;
+use sieve_indexer::options::{BuildOptions, DocTimeout, Progress, check_threads, default_threads};
+use sieve_indexer::report::{ReportOptions, write_report};
+use sieve_indexer::shard::{build_shard, merge_shards};
+use sieve_indexer::stats::{BuildStats, FileStats};
+use sieve_indexer::summary::summary;
 
 /// Build tantivy indexes from WARC and TREC crawls.
 #[derive(Debug, Parser)]
@@ -184,22 +194,43 @@ impl Progress for Bar {
     }
 }
 
-fn run_build(a: BuildArgs) -> anyhow::Result<ExitCode> {
-    let opts = build_options(&a)?;
-    run_with(a, opts)
+impl Bar {
+    /// A spinner on a terminal, nothing otherwise.
+    fn new() -> Bar {
+        if !std::io::stderr().is_terminal() {
+            return Bar(None);
+        }
+        let b = ProgressBar::new_spinner();
+        b.set_style(
+            ProgressStyle::with_template("{spinner} {pos} docs {per_sec} {elapsed} {wide_msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        b.enable_steady_tick(std::time::Duration::from_millis(200));
+        Bar(Some(b))
+    }
 }
 
-fn build_options(a: &BuildArgs) -> anyhow::Result<BuildOptions> {
-    let inputs = build::expand_inputs(&a.input)?;
-    let mut opts = BuildOptions::new(inputs, a.index.clone());
-    opts.threads = a.threads.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    });
-    if opts.threads == 0 {
-        bail!("--threads must be at least 1");
+/// Names the flag that fixes a library error (the library names none).
+fn with_flags(e: Error) -> anyhow::Error {
+    match e {
+        Error::IndexExists { path } => anyhow!(
+            "{}: an index already exists here; pass --resume to continue it, or choose a new directory",
+            path.display()
+        ),
+        Error::ResumeQuarantine { path, had, has } => anyhow!(
+            "{}: cannot resume with a different --quarantine: the interrupted build had {had}, this run has {has}",
+            path.display()
+        ),
+        e => e.into(),
     }
+}
+
+/// The library's options from the command line's plain values.
+fn build_options(a: &BuildArgs) -> anyhow::Result<BuildOptions> {
+    let mut opts = BuildOptions::new(expand_inputs(&a.input)?, a.index.clone());
+    opts.threads = check_threads(a.threads.unwrap_or_else(default_threads))
+        .map_err(|_| anyhow!("--threads must be at least 1"))?
+        .get();
     opts.charset = match a.charset {
         Charset::Auto => CharsetMode::Auto,
         Charset::Utf8 => CharsetMode::ForceUtf8,
@@ -210,8 +241,8 @@ fn build_options(a: &BuildArgs) -> anyhow::Result<BuildOptions> {
     opts.html.max_text_bytes = a.max_text_bytes;
     opts.max_doc_time = (a.max_doc_ms > 0).then(|| std::time::Duration::from_millis(a.max_doc_ms));
     opts.doc_timeout = match a.doc_timeout {
-        DocTimeoutArg::Skip => build::DocTimeout::Skip,
-        DocTimeoutArg::Truncate => build::DocTimeout::Truncate,
+        DocTimeoutArg::Skip => DocTimeout::Skip,
+        DocTimeoutArg::Truncate => DocTimeout::Truncate,
     };
     opts.quarantine = a.quarantine.clone();
     opts.analyzer = AnalyzerConfig {
@@ -229,59 +260,40 @@ fn build_options(a: &BuildArgs) -> anyhow::Result<BuildOptions> {
     opts.resume = a.resume;
     opts.writer_heap = a.writer_mb.max(15) << 20;
     if let Some(f) = &a.filter {
-        let bytes =
-            std::fs::read(f).with_context(|| format!("cannot read filter {}", f.display()))?;
-        let filter = sieve_filters::docfilter::DocFilter::from_bytes(bytes)
-            .with_context(|| format!("{} is not a sieve filter file", f.display()))?;
-        opts.filter_desc = Some(format!(
-            "{} ({:?} list of {}, thresholds {})",
-            f.display(),
-            filter.header().stores,
-            filter.listed(),
-            serde_json::to_string(&filter.header().thresholds)?
-        ));
-        opts.filter = Some(filter);
+        opts.set_filter_file(f)?;
     }
     if !a.spam.is_empty() {
-        let map_path = a.index.with_extension("spam.fst.tmp");
         let tmp = tempfile::tempdir().context("temporary directory for sorting spam scores")?;
-        let st = sieve_indexer::spamfile::build_spam_map(&a.spam, &map_path, tmp.path())?;
-        let map = sieve_indexer::spamfile::open_spam_map(&map_path)?;
-        let _ = std::fs::remove_file(&map_path);
+        let map_path = a.index.with_extension("spam.fst.tmp");
+        let st = opts.set_spam_files(&a.spam, &map_path, tmp.path())?;
         eprintln!(
             "spam scores: {} lines, {} docids ({} sorted runs)",
             st.lines, st.docids, st.runs
         );
-        let names: Vec<String> = a.spam.iter().map(|p| p.display().to_string()).collect();
-        opts.spam_desc = Some(names.join(","));
-        opts.spam = Some(map);
     }
     Ok(opts)
 }
 
-fn run_with(a: BuildArgs, opts: BuildOptions) -> anyhow::Result<ExitCode> {
-    let bar = if std::io::stderr().is_terminal() {
-        let b = ProgressBar::new_spinner();
-        b.set_style(
-            ProgressStyle::with_template("{spinner} {pos} docs {per_sec} {elapsed} {wide_msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        );
-        b.enable_steady_tick(std::time::Duration::from_millis(200));
-        Some(b)
-    } else {
-        None
-    };
-    let progress = Bar(bar);
-    let stats = build::build(&opts, &progress)?;
+/// `sieve-index build`.
+fn run_build(a: BuildArgs) -> anyhow::Result<ExitCode> {
+    let opts = build_options(&a)?;
+    let progress = Bar::new();
+    let stats = build(&opts, &progress).map_err(with_flags)?;
     if let Some(b) = &progress.0 {
         b.finish_and_clear();
     }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&stats)?);
     } else {
-        build::summary(&stats, &mut std::io::stdout())?;
-        println!("stats: {}", a.index.join(build::STATS).display());
+        summary(&stats, &mut std::io::stdout())?;
+        println!("stats: {}", a.index.join(STATS).display());
     }
+    Ok(build_exit(&stats))
+}
+
+/// Reports spam coverage and unreadable files; a file that could not be
+/// read at all makes the exit code non-zero.
+fn build_exit(stats: &BuildStats) -> ExitCode {
     if let Some(unscored) = stats.spam_without_doc {
         eprintln!(
             "spam coverage: {} indexed docs without a score, {} scores without an indexed doc",
@@ -289,8 +301,7 @@ fn run_with(a: BuildArgs, opts: BuildOptions) -> anyhow::Result<ExitCode> {
             unscored
         );
     }
-    // A file that could not be read at all makes the exit code non-zero.
-    let unreadable: Vec<&build::FileStats> = stats
+    let unreadable: Vec<&FileStats> = stats
         .files
         .iter()
         .filter(|f| f.error.is_some() && f.records == 0)
@@ -302,110 +313,124 @@ fn run_with(a: BuildArgs, opts: BuildOptions) -> anyhow::Result<ExitCode> {
             f.error.as_deref().unwrap_or("")
         );
     }
-    Ok(if unreadable.is_empty() {
+    if unreadable.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(2)
-    })
+    }
+}
+
+/// `sieve-index build-shard`.
+fn run_build_shard(mut build: BuildArgs, record: bool) -> anyhow::Result<ExitCode> {
+    if build.input == ["-"] {
+        build.input = std::io::stdin()
+            .lines()
+            .map(|l| l.map(|l| l.trim().to_string()))
+            .filter(|l| l.as_ref().map_or(true, |l| !l.is_empty()))
+            .collect::<Result<_, _>>()?;
+    }
+    let out = build.index.clone();
+    let opts = build_options(&build)?;
+    let rec = build_shard(opts, &out).map_err(with_flags)?;
+    if record {
+        println!("{}", serde_json::to_string(&rec)?);
+    } else {
+        println!(
+            "{} {}: {} docs",
+            if rec.built { "built" } else { "already built" },
+            rec.shard,
+            rec.indexed
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `sieve-index report`.
+fn run_report(
+    index: &Path,
+    spam: &[PathBuf],
+    out: &Path,
+    atire_counts: bool,
+    deciles: bool,
+) -> anyhow::Result<ExitCode> {
+    let spam = if spam.is_empty() {
+        None
+    } else {
+        let tmp = tempfile::tempdir().context("temporary directory")?;
+        let map_path = tmp.path().join("spam.fst");
+        Some(sieve_indexer::spamfile::load_spam_map(spam, &map_path, tmp.path())?.0)
+    };
+    create_private_dir(out)?;
+    let opts = ReportOptions {
+        atire_counts,
+        spam,
+        deciles,
+    };
+    let s = write_report(index, out, &opts)?;
+    println!(
+        "{} docs ({} without a spam score) in {:.3}s",
+        s.docs, s.unscored, s.seconds
+    );
+    for f in &s.files {
+        println!("wrote {}", f.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `sieve-index merge`.
+fn run_merge(shards: &[PathBuf], out: &Path) -> anyhow::Result<ExitCode> {
+    let stats = merge_shards(shards, out)?;
+    summary(&stats, &mut std::io::stdout())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `sieve-index scan`.
+fn run_scan(input: &[String], max_record_bytes: u64) -> anyhow::Result<ExitCode> {
+    let opts = sieve_indexer::crawl::CrawlOptions {
+        max_record_bytes,
+        ..Default::default()
+    };
+    let mut out = std::io::stdout().lock();
+    for path in expand_inputs(input)? {
+        let s = sieve_indexer::scan::scan(&path, &opts);
+        if let Some(e) = &s.error {
+            eprintln!("sieve-index scan: {} stopped: {e}", path.display());
+        }
+        writeln!(out, "{}", serde_json::to_string(&s)?)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `sieve-index docids`.
+fn run_docids(index: &Path, stats: bool) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if stats {
+        sieve_indexer::filterbuild::write_stats_tsv(index, &mut out)?;
+    } else {
+        for d in list_docids(index)? {
+            writeln!(out, "{d}")?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn main() -> anyhow::Result<ExitCode> {
-    let cli = Cli::parse();
-    match cli.command {
+    match Cli::parse().command {
         Command::Build(a) => run_build(a),
-        Command::BuildShard { mut build, record } => {
-            if build.input == ["-"] {
-                build.input = std::io::stdin()
-                    .lines()
-                    .map(|l| l.map(|l| l.trim().to_string()))
-                    .filter(|l| l.as_ref().map_or(true, |l| !l.is_empty()))
-                    .collect::<Result<_, _>>()?;
-            }
-            let out = build.index.clone();
-            let opts = build_options(&build)?;
-            let rec = sieve_indexer::shard::build_shard(opts, &out)?;
-            if record {
-                println!("{}", serde_json::to_string(&rec)?);
-            } else {
-                println!(
-                    "{} {}: {} docs",
-                    if rec.built { "built" } else { "already built" },
-                    rec.shard,
-                    rec.indexed
-                );
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::BuildShard { build, record } => run_build_shard(build, record),
         Command::Report {
             index,
             spam,
             out,
             atire_counts,
             deciles,
-        } => {
-            let spam = if spam.is_empty() {
-                None
-            } else {
-                let tmp = tempfile::tempdir().context("temporary directory")?;
-                let map_path = tmp.path().join("spam.fst");
-                sieve_indexer::spamfile::build_spam_map(&spam, &map_path, tmp.path())?;
-                Some(sieve_indexer::spamfile::open_spam_map(&map_path)?)
-            };
-            build::create_private_dir(&out)?;
-            let opts = sieve_indexer::report::ReportOptions {
-                atire_counts,
-                spam,
-                deciles,
-            };
-            let s = sieve_indexer::report::write_report(&index, &out, &opts)?;
-            println!(
-                "{} docs ({} without a spam score) in {:.3}s",
-                s.docs, s.unscored, s.seconds
-            );
-            for f in &s.files {
-                println!("wrote {}", f.display());
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Merge { shards, out } => {
-            let stats = sieve_indexer::shard::merge_shards(&shards, &out)?;
-            build::summary(&stats, &mut std::io::stdout())?;
-            Ok(ExitCode::SUCCESS)
-        }
+        } => run_report(&index, &spam, &out, atire_counts, deciles),
+        Command::Merge { shards, out } => run_merge(&shards, &out),
         Command::Scan {
             input,
             max_record_bytes,
-        } => {
-            let opts = sieve_indexer::crawl::CrawlOptions {
-                max_record_bytes,
-                ..Default::default()
-            };
-            let mut out = std::io::stdout().lock();
-            for path in build::expand_inputs(&input)? {
-                let s = sieve_indexer::scan::scan(&path, &opts);
-                if let Some(e) = &s.error {
-                    eprintln!("sieve-index scan: {} stopped: {e}", path.display());
-                }
-                writeln!(out, "{}", serde_json::to_string(&s)?)?;
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Docids { index, stats: true } => {
-            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            sieve_indexer::filterbuild::write_stats_tsv(&index, &mut out)?;
-            out.flush()?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Docids {
-            index,
-            stats: false,
-        } => {
-            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            for d in sieve_indexer::build::list_docids(&index)? {
-                writeln!(out, "{d}")?;
-            }
-            out.flush()?;
-            Ok(ExitCode::SUCCESS)
-        }
+        } => run_scan(&input, max_record_bytes),
+        Command::Docids { index, stats } => run_docids(&index, stats),
     }
 }

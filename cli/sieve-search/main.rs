@@ -392,9 +392,10 @@ fn cmd_run(a: RunArgs) -> Result<()> {
     use sieve_searcher::bm25::Bm25Params;
 
     if let Some(t) = a.threads {
-        anyhow::ensure!(t >= 1, "--threads must be at least 1");
+        let t = sieve_indexer::options::check_threads(t)
+            .map_err(|_| anyhow::anyhow!("--threads must be at least 1"))?;
         rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
+            .num_threads(t.get())
             .build_global()
             .context("thread pool")?;
     }

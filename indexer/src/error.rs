@@ -2,6 +2,24 @@
 
 use std::path::PathBuf;
 
+/// What a filter rule needs and was not given (see [`Error::RuleNeeds`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleInput {
+    /// Per-document error counts (an index), for error-rate thresholds.
+    Counts,
+    /// Spam percentiles (a spam ranking or a spam column).
+    Spam,
+}
+
+impl std::fmt::Display for RuleInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RuleInput::Counts => "per-document error counts (an index) for error-rate thresholds",
+            RuleInput::Spam => "spam percentiles (a spam ranking or a spam column)",
+        })
+    }
+}
+
 /// Everything that can go wrong while reading crawls or building an index.
 /// Variants carry the evidence: the path, the byte offset, what was expected
 /// and what was found.
@@ -31,6 +49,42 @@ pub enum Error {
         expected: &'static str,
         /// What was found instead.
         detail: String,
+    },
+    /// An index already exists where a new build was asked for (and the
+    /// build was not told to resume it).
+    #[error("{path}: an index already exists here; resume it, or choose a new directory")]
+    IndexExists {
+        /// The index directory.
+        path: PathBuf,
+    },
+    /// A resume names another quarantine directory than the interrupted
+    /// build had.
+    #[error(
+        "{path}: cannot resume with a different quarantine directory: the interrupted build had {had}, this run has {has}"
+    )]
+    ResumeQuarantine {
+        /// The index directory.
+        path: PathBuf,
+        /// The interrupted build's quarantine (`none` for none).
+        had: String,
+        /// This run's quarantine (`none` for none).
+        has: String,
+    },
+    /// A filter rule needs an input that was not given: per-document
+    /// counts (an index or stats file) for error-rate thresholds, or spam
+    /// percentiles for a spam threshold.
+    #[error("{path}: the rule needs {needs}")]
+    RuleNeeds {
+        /// The filter being built, or the stats file read.
+        path: PathBuf,
+        /// What is missing.
+        needs: RuleInput,
+    },
+    /// A worker-thread count below 1.
+    #[error("the number of threads must be at least 1, got {got}")]
+    Threads {
+        /// The count given.
+        got: usize,
     },
     /// An error from tantivy.
     #[error("tantivy: {0}")]

@@ -28,17 +28,20 @@ use std::fs::File;
 use std::io::{BufRead, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use sieve_filters::docfilter::{FilterCounts, FilterHeader, FilterWriter, ListKind, Thresholds};
+use sieve_filters::docfilter::{
+    DocFilter, FilterCounts, FilterHeader, FilterWriter, ListKind, Thresholds,
+};
 use sieve_filters::docstats::StatsColumns;
 use sieve_filters::spam::SpamMap;
 use sieve_filters::utf8::ErrorClass;
 use sieve_filters::utf8::Utf8Counts;
 
-use crate::build::open_index;
 use crate::extsort::{SortedRuns, merge_sorted_lines};
-use crate::schema::{self, RuleColumns};
+use crate::index::{docid_column, io_err, open_index};
+use crate::options::BuildOptions;
+use crate::schema::RuleColumns;
 use crate::spamfile::{RUN_LINES, open_text};
-use crate::{Error, Result};
+use crate::{Error, Result, RuleInput};
 
 /// What to build a filter from.
 pub struct FilterSpec<'a> {
@@ -56,17 +59,44 @@ pub struct FilterSpec<'a> {
     pub sources: Vec<String>,
 }
 
-fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
-    move |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
 fn filt_err(path: &Path, e: sieve_filters::Error) -> Error {
     Error::Input {
         path: path.to_path_buf(),
         detail: e.to_string(),
+    }
+}
+
+/// Reads the filter file `path` (written by [`build_filter`]): an
+/// [`Error::Io`] if it cannot be read, an [`Error::Input`] if it is not a
+/// sieve filter file.
+pub fn load_filter(path: &Path) -> Result<DocFilter> {
+    let bytes = std::fs::read(path).map_err(io_err(path))?;
+    DocFilter::from_bytes(bytes).map_err(|e| Error::Input {
+        path: path.to_path_buf(),
+        detail: format!("not a sieve filter file: {e}"),
+    })
+}
+
+impl BuildOptions {
+    /// Drops the documents the filter file `path` does not keep (see
+    /// [`load_filter`]) and describes it for the
+    /// manifest: the path, the list it stores, its length and thresholds.
+    pub fn set_filter_file(&mut self, path: &Path) -> Result<()> {
+        let filter = load_filter(path)?;
+        let thresholds =
+            serde_json::to_string(&filter.header().thresholds).map_err(|e| Error::Input {
+                path: path.to_path_buf(),
+                detail: e.to_string(),
+            })?;
+        self.filter_desc = Some(format!(
+            "{} ({:?} list of {}, thresholds {})",
+            path.display(),
+            filter.header().stores,
+            filter.listed(),
+            thresholds
+        ));
+        self.filter = Some(filter);
+        Ok(())
     }
 }
 
@@ -86,11 +116,9 @@ fn from_spam(spec: &FilterSpec<'_>, out: &Path) -> Result<FilterHeader> {
         detail: "a filter needs spam scores or an index".into(),
     })?;
     if !spec.thresholds.max_rate_per_kb.is_empty() {
-        return Err(Error::Input {
+        return Err(Error::RuleNeeds {
             path: out.to_path_buf(),
-            detail:
-                "error-rate thresholds need an index (--stats INDEX) for the per-document counts"
-                    .into(),
+            needs: RuleInput::Counts,
         });
     }
     let none = Utf8Counts::default();
@@ -123,19 +151,6 @@ fn from_spam(spec: &FilterSpec<'_>, out: &Path) -> Result<FilterHeader> {
     let (mut sink, _) = w.finish().map_err(|e| filt_err(out, e))?;
     sink.flush().map_err(io_err(out))?;
     Ok(header)
-}
-
-/// The docid fast field of a segment of the index in `dir`.
-pub(crate) fn docid_column(
-    seg: &tantivy::SegmentReader,
-    dir: &Path,
-) -> Result<tantivy::columnar::StrColumn> {
-    seg.fast_fields()
-        .str(schema::DOCID)?
-        .ok_or_else(|| Error::Schema {
-            expected: "docid as a fast field",
-            detail: dir.display().to_string(),
-        })
 }
 
 fn from_index(spec: &FilterSpec<'_>, dir: &Path, out: &Path) -> Result<FilterHeader> {
@@ -223,6 +238,33 @@ fn from_index(spec: &FilterSpec<'_>, dir: &Path, out: &Path) -> Result<FilterHea
     Ok(header)
 }
 
+/// Refuses a rule the stats TSV `path` (with columns `cols`) cannot
+/// decide: a rate limit on a class it has no column for, or a spam
+/// threshold with neither a spam map nor a spam column.
+fn check_tsv_columns(spec: &FilterSpec<'_>, path: &Path, cols: &StatsColumns) -> Result<()> {
+    let missing = cols.missing();
+    for key in spec.thresholds.max_rate_per_kb.keys() {
+        if ErrorClass::from_key(key).is_some_and(|c| missing.contains(&c)) {
+            return Err(Error::Input {
+                path: path.to_path_buf(),
+                detail: format!("the rule limits {key} but the file has no {key} column"),
+            });
+        }
+    }
+    if spec.thresholds.min_spam_percentile.is_some() && spec.spam.is_none() && !cols.has_spam() {
+        return Err(Error::RuleNeeds {
+            path: path.to_path_buf(),
+            needs: RuleInput::Spam,
+        });
+    }
+    Ok(())
+}
+
+/// The error detail for `n` docids on more than one line.
+fn duplicates(n: u64) -> String {
+    format!("{n} docid(s) appear on more than one line (docids must be unique)")
+}
+
 fn from_tsv(spec: &FilterSpec<'_>, path: &Path, out: &Path) -> Result<FilterHeader> {
     let input = |detail: String| Error::Input {
         path: path.to_path_buf(),
@@ -232,19 +274,7 @@ fn from_tsv(spec: &FilterSpec<'_>, path: &Path, out: &Path) -> Result<FilterHead
     let mut line = Vec::new();
     r.read_until(b'\n', &mut line).map_err(io_err(path))?;
     let cols = StatsColumns::from_header(&line).map_err(|e| input(e.to_string()))?;
-    let missing = cols.missing();
-    for key in spec.thresholds.max_rate_per_kb.keys() {
-        if ErrorClass::from_key(key).is_some_and(|c| missing.contains(&c)) {
-            return Err(input(format!(
-                "the rule limits {key} but the file has no {key} column"
-            )));
-        }
-    }
-    if spec.thresholds.min_spam_percentile.is_some() && spec.spam.is_none() && !cols.has_spam() {
-        return Err(input(
-            "the rule needs spam percentiles: give --spam or a spam column".into(),
-        ));
-    }
+    check_tsv_columns(spec, path, &cols)?;
     let tmp = tempfile::tempdir().map_err(io_err(out))?;
     let mut kept = SortedRuns::new(tmp.path(), "kept", RUN_LINES);
     let mut excluded = SortedRuns::new(tmp.path(), "excluded", RUN_LINES);
@@ -309,10 +339,7 @@ fn from_tsv(spec: &FilterSpec<'_>, path: &Path, out: &Path) -> Result<FilterHead
         Ok(())
     })?;
     if distinct != other_expected {
-        return Err(input(format!(
-            "{} docid(s) appear on more than one line (docids must be unique)",
-            other_expected - distinct
-        )));
+        return Err(input(duplicates(other_expected - distinct)));
     }
     let sink = BufWriter::new(File::create(out).map_err(io_err(out))?);
     let mut w = FilterWriter::new(sink, &header).map_err(|e| filt_err(out, e))?;
@@ -324,10 +351,7 @@ fn from_tsv(spec: &FilterSpec<'_>, path: &Path, out: &Path) -> Result<FilterHead
     if written != expected {
         drop(w);
         let _ = std::fs::remove_file(out);
-        return Err(input(format!(
-            "{} docid(s) appear on more than one line (docids must be unique)",
-            expected - written
-        )));
+        return Err(input(duplicates(expected - written)));
     }
     let (mut sink, _) = w.finish().map_err(|e| filt_err(out, e))?;
     sink.flush().map_err(io_err(out))?;

@@ -2,14 +2,44 @@
 //!
 //! Reads web crawls and builds tantivy indexes.
 //!
+//! The modules, from the bottom up (each uses only modules above it in
+//! this list, besides [`error`]):
+//!
+//! * [`analysis`]: the English analyser (tokenizer, stopwords, Porter).
 //! * [`schema`]: the one place that names index fields and registers the
 //!   analyser; the searcher and the filter tools use it too.
+//! * [`document`]: one analysed document as tantivy stores it.
 //! * [`charset`]: charset detection (HTTP, BOM, meta, XML, detector) and
 //!   decoding of HTTP bodies to UTF-8 text.
 //! * [`html`]: HTML to text (title and visible body text).
+//! * [`crawl`]: lenient WARC and TREC reading (records, skips, anomalies).
+//! * [`inputs`]: paths, directories and globs to the sorted input list.
+//! * [`options`]: [`options::BuildOptions`], caps, the time-budget mode,
+//!   the thread check and progress callbacks.
+//! * [`stats`]: per-file and total build statistics (`stats.json`).
+//! * [`manifest`]: the manifest (`sieve.json`), the commit checkpoint and
+//!   the resume checks.
+//! * [`index`]: index access, below everything that opens an index: file
+//!   names, [`index::open_index`], the docid column, docid listing, and
+//!   the file helpers (private directories, atomic JSON, I/O errors).
+//! * `extsort` (private): external sorting of docid lines.
+//! * [`spamfile`]: Waterloo spam rankings to an in-memory FST map (and
+//!   into [`options::BuildOptions`]).
+//! * [`filterbuild`]: building and loading docid filter files (and loading
+//!   one into [`options::BuildOptions`]).
+//! * [`quarantine`]: the bytes of everything not indexed.
+//! * `losses` and `pipeline` (private): the losses log, and the per-file
+//!   and per-document work of a build.
+//! * [`build`]: the build driver (open or resume, one commit per file).
+//! * [`shard`]: one shard of a distributed build, and merging shards.
+//! * [`summary`]: the human summary of build statistics.
+//! * [`report`]: the encoding-error report (tally, tests, tables, figure).
+//! * [`scan`]: reading crawls without indexing.
+//! * [`utf8stream`]: streaming bytes through the UTF-8 cleaner.
 //!
 //! Every fallible function returns [`Error`], whose variants carry the
-//! evidence (path, byte offset, expected and found values).
+//! evidence (path, byte offset, expected and found values). No error
+//! names a command-line flag: the binaries add those.
 
 pub mod analysis;
 pub mod build;
@@ -20,14 +50,23 @@ pub mod error;
 mod extsort;
 pub mod filterbuild;
 pub mod html;
+pub mod index;
+pub mod inputs;
+mod losses;
+pub mod manifest;
+pub mod options;
+mod pipeline;
 pub mod quarantine;
 pub mod report;
 pub mod scan;
 pub mod schema;
 pub mod shard;
 pub mod spamfile;
+pub mod stats;
+pub mod summary;
+pub mod utf8stream;
 
-pub use error::Error;
+pub use error::{Error, RuleInput};
 
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -44,7 +44,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::build::create_private_dir;
+use crate::index::create_private_dir;
 use crate::{Error, Result};
 
 /// Name of the index of a quarantine directory.

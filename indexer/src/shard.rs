@@ -22,9 +22,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use tantivy::directory::MmapDirectory;
 
-use crate::build::{
-    self, BuildOptions, BuildStats, FileStats, MANIFEST, Manifest, NoProgress, STATS, read_manifest,
-};
+use crate::build;
+use crate::index::{STATS, create_private_dir, io_err as io, open_index, write_json};
+use crate::manifest::{MANIFEST, Manifest, read_manifest};
+use crate::options::{BuildOptions, NoProgress};
+use crate::stats::{BuildStats, FileStats};
 use crate::{Error, Result};
 
 /// What [`build_shard`] did.
@@ -39,13 +41,6 @@ pub struct ShardRecord {
     /// False when a finished shard was already there and this build was
     /// discarded.
     pub built: bool,
-}
-
-fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
-    move |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    }
 }
 
 fn finished(dir: &Path) -> bool {
@@ -86,7 +81,7 @@ pub fn build_shard(mut opts: BuildOptions, out: &Path) -> Result<ShardRecord> {
         .map_or(0, |d| d.as_nanos());
     let tmp = out.with_file_name(format!(".{name}.tmp-{}-{nanos}", std::process::id()));
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        build::create_private_dir(parent)?;
+        create_private_dir(parent)?;
     }
     opts.index = tmp.clone();
     opts.threads = 1;
@@ -172,7 +167,7 @@ pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
                 ),
             });
         }
-        let (index, _) = build::open_index(s)?;
+        let (index, _) = open_index(s)?;
         indexes.push(index);
         files.extend(read_stats(s)?.files);
         manifests.push(m);
@@ -183,7 +178,7 @@ pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
             .map_or("merged".into(), |n| n.to_string_lossy()),
         std::process::id()
     ));
-    build::create_private_dir(&tmp)?;
+    create_private_dir(&tmp)?;
     let dir = MmapDirectory::open(&tmp).map_err(|e| Error::Input {
         path: tmp.clone(),
         detail: e.to_string(),
@@ -191,11 +186,7 @@ pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
     tantivy::indexer::merge_indices(&indexes, dir)?;
     let mut merged = manifests[0].clone();
     merged.inputs = manifests.iter().flat_map(|m| m.inputs.clone()).collect();
-    let json = |v: &dyn erased::Json, p: &Path| -> Result<()> {
-        let bytes = v.to_json();
-        std::fs::write(p, bytes).map_err(io(p))
-    };
-    json(&merged, &tmp.join(MANIFEST))?;
+    write_json(&tmp.join(MANIFEST), &merged)?;
     let mut totals = FileStats {
         path: "(all)".into(),
         ..Default::default()
@@ -213,21 +204,7 @@ pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
         spam_without_doc: None,
         seconds: 0.0,
     };
-    json(&stats, &tmp.join(STATS))?;
+    write_json(&tmp.join(STATS), &stats)?;
     std::fs::rename(&tmp, out).map_err(io(out))?;
     Ok(stats)
-}
-
-mod erased {
-    /// Pretty JSON of any serialisable value (object-safe helper).
-    pub trait Json {
-        fn to_json(&self) -> Vec<u8>;
-    }
-    impl<T: serde::Serialize> Json for T {
-        fn to_json(&self) -> Vec<u8> {
-            let mut v = serde_json::to_vec_pretty(self).unwrap_or_default();
-            v.push(b'\n');
-            v
-        }
-    }
 }

@@ -10,13 +10,15 @@
 //! size.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 use flate2::read::MultiGzDecoder;
 use sieve_filters::spam::{SpamMapBuilder, parse_line};
 
 use crate::extsort::{SortedRuns, merge_sorted_lines};
+use crate::index::create_file;
+use crate::options::BuildOptions;
 use crate::{Error, Result};
 
 /// Entries per in-memory sorted run (about 100 MB of docids).
@@ -88,18 +90,10 @@ fn for_each_entry(
 /// `tmp` for sorted runs when the input is not sorted.
 pub fn build_spam_map(paths: &[PathBuf], out: &Path, tmp: &Path) -> Result<SpamMapStats> {
     let mut stats = SpamMapStats::default();
-    let create = |p: &Path| {
-        File::create(p)
-            .map(BufWriter::new)
-            .map_err(|source| Error::Io {
-                path: p.to_path_buf(),
-                source,
-            })
-    };
     // Stream straight into the map while the docids increase (the sorted
     // ClueWeb09 file is read once). The first docid out of order means the
     // input is unsorted: start again with an external sort.
-    let mut builder = SpamMapBuilder::new(create(out)?).map_err(|e| filt(out, e))?;
+    let mut builder = SpamMapBuilder::new(create_file(out)?).map_err(|e| filt(out, e))?;
     let mut unsorted = false;
     let streamed = for_each_entry(paths, &mut stats.lines, |p, docid| {
         builder.insert(docid, p).map_err(|e| {
@@ -115,7 +109,7 @@ pub fn build_spam_map(paths: &[PathBuf], out: &Path, tmp: &Path) -> Result<SpamM
             // file for the second attempt.
             drop(builder);
             stats.lines = 0;
-            builder = SpamMapBuilder::new(create(out)?).map_err(|e| filt(out, e))?;
+            builder = SpamMapBuilder::new(create_file(out)?).map_err(|e| filt(out, e))?;
         }
     }
     if unsorted {
@@ -154,6 +148,39 @@ fn filt(path: &Path, e: sieve_filters::Error) -> Error {
     Error::Input {
         path: path.to_path_buf(),
         detail: e.to_string(),
+    }
+}
+
+/// Builds the spam map of `paths` at `map_path` (sorted runs in `tmp`, as
+/// [`build_spam_map`]), reads it into memory ([`open_spam_map`]) and removes
+/// `map_path`. Returns the map and what building it counted.
+pub fn load_spam_map(
+    paths: &[PathBuf],
+    map_path: &Path,
+    tmp: &Path,
+) -> Result<(sieve_filters::spam::SpamMap<Vec<u8>>, SpamMapStats)> {
+    let stats = build_spam_map(paths, map_path, tmp)?;
+    let map = open_spam_map(map_path)?;
+    let _ = std::fs::remove_file(map_path);
+    Ok((map, stats))
+}
+
+impl BuildOptions {
+    /// Stores the spam percentiles of the rankings `paths` (built at
+    /// `map_path` with sorted runs in `tmp`, see
+    /// [`load_spam_map`]) and describes them for the
+    /// manifest (the paths, comma-separated).
+    pub fn set_spam_files(
+        &mut self,
+        paths: &[PathBuf],
+        map_path: &Path,
+        tmp: &Path,
+    ) -> Result<SpamMapStats> {
+        let (map, stats) = load_spam_map(paths, map_path, tmp)?;
+        let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        self.spam_desc = Some(names.join(","));
+        self.spam = Some(map);
+        Ok(stats)
     }
 }
 

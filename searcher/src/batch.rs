@@ -24,7 +24,8 @@ use rayon::prelude::*;
 use roaring::RoaringBitmap;
 use sieve_filters::docfilter::{DocFilter, Thresholds};
 use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
-use sieve_indexer::build::{analyzer_config, open_index};
+use sieve_indexer::index::open_index;
+use sieve_indexer::manifest::analyzer_config;
 use sieve_indexer::schema::{Fields, RuleColumns, TextField};
 use tantivy::query::Bm25StatisticsProvider;
 

@@ -1,0 +1,132 @@
+//! Index access, below every other module that touches an index directory:
+//! the file names in it, opening an index with its analyser, its docid
+//! column, listing its docids, and the small file helpers (private
+//! directories, buffered files, atomic JSON, I/O errors naming a path).
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::Path;
+
+use serde::Serialize;
+use tantivy::Index;
+
+use crate::manifest::{Manifest, analyzer_config, read_manifest};
+use crate::schema::{self, SCHEMA_VERSION, register_analyzers};
+use crate::{Error, Result};
+
+/// Name of the statistics file in the index directory.
+pub const STATS: &str = "stats.json";
+/// Name of the losses log in the index directory.
+pub const LOSSES: &str = "losses.jsonl";
+
+/// Writes `value` as pretty JSON and a newline to `path`, through a
+/// temporary file renamed into place.
+pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
+    let tmp = path.with_extension("json.tmp");
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| Error::Input {
+        path: path.to_path_buf(),
+        detail: e.to_string(),
+    })?;
+    bytes.push(b'\n');
+    std::fs::write(&tmp, bytes).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
+}
+
+/// Creates `dir` (and parents) readable only by its owner on Unix.
+pub fn create_private_dir(dir: &Path) -> Result<()> {
+    let io = |source| Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o750)
+            .create(dir)
+            .map_err(io)
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::create_dir_all(dir).map_err(io)
+    }
+}
+
+/// Opens an index built by [`crate::build::build`], registering its analyser.
+pub fn open_index(dir: &Path) -> Result<(Index, Manifest)> {
+    let manifest = read_manifest(dir)?;
+    if manifest.schema_version != SCHEMA_VERSION {
+        return Err(Error::Schema {
+            expected: "the schema version of this sieve",
+            detail: format!(
+                "{} has schema version {}, this sieve reads {}",
+                dir.display(),
+                manifest.schema_version,
+                SCHEMA_VERSION
+            ),
+        });
+    }
+    let index = Index::open_in_dir(dir)?;
+    register_analyzers(&index, analyzer_config(&manifest));
+    Ok((index, manifest))
+}
+
+/// Opens (creating if needed) a file for writing, naming it in errors.
+pub fn create_file(path: &Path) -> Result<BufWriter<File>> {
+    File::create(path)
+        .map(BufWriter::new)
+        .map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
+/// Every docid of an index, sorted (for scripts and tests; this holds them
+/// all in memory).
+pub fn list_docids(dir: &Path) -> Result<Vec<String>> {
+    let (index, _) = open_index(dir)?;
+    let searcher = index.reader()?.searcher();
+    let mut out = Vec::new();
+    for seg in searcher.segment_readers() {
+        let ids = docid_column(seg, dir)?;
+        let mut buf = String::new();
+        for doc in 0..seg.max_doc() {
+            if let Some(ord) = ids.term_ords(doc).next() {
+                buf.clear();
+                ids.ord_to_str(ord, &mut buf).map_err(|source| Error::Io {
+                    path: dir.to_path_buf(),
+                    source,
+                })?;
+                out.push(buf.clone());
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The docid fast field of a segment of the index in `dir`.
+pub fn docid_column(
+    seg: &tantivy::SegmentReader,
+    dir: &Path,
+) -> Result<tantivy::columnar::StrColumn> {
+    seg.fast_fields()
+        .str(schema::DOCID)?
+        .ok_or_else(|| Error::Schema {
+            expected: "docid as a fast field",
+            detail: dir.display().to_string(),
+        })
+}
+
+/// Maps an I/O error to [`Error::Io`] naming `path`.
+pub fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}

@@ -1,0 +1,64 @@
+//! Writing `losses.jsonl`: one JSON line per record not indexed, framing
+//! anomaly or cap hit, with its file, offset and record id (see
+//! [`crate::build`]).
+
+use serde::Serialize;
+
+use crate::options::Cap;
+
+/// One line of `losses.jsonl`.
+#[derive(Serialize)]
+pub(crate) struct LossLine<'a> {
+    pub(crate) file: &'a str,
+    pub(crate) offset: u64,
+    pub(crate) record_id: Option<&'a str>,
+    pub(crate) reason: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) bytes: Option<u64>,
+    /// For `"reason": "cap"`: which cap.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) cap: Option<&'a str>,
+    /// For `"reason": "cap"`: whether the document was still indexed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) indexed: Option<bool>,
+}
+
+impl<'a> LossLine<'a> {
+    pub(crate) fn new(
+        file: &'a str,
+        offset: u64,
+        record_id: Option<&'a str>,
+        reason: &'a str,
+    ) -> Self {
+        LossLine {
+            file,
+            offset,
+            record_id,
+            reason,
+            bytes: None,
+            cap: None,
+            indexed: None,
+        }
+    }
+
+    pub(crate) fn cap(
+        file: &'a str,
+        offset: u64,
+        record_id: Option<&'a str>,
+        cap: Cap,
+        indexed: bool,
+    ) -> Self {
+        LossLine {
+            cap: Some(cap.key()),
+            indexed: Some(indexed),
+            ..LossLine::new(file, offset, record_id, "cap")
+        }
+    }
+}
+
+/// Appends `line` and a newline to `log`.
+pub(crate) fn log_loss(log: &mut Vec<u8>, line: &LossLine<'_>) {
+    if serde_json::to_writer(&mut *log, line).is_ok() {
+        log.push(b'\n');
+    }
+}

@@ -1,0 +1,202 @@
+//! The manifest (`sieve.json`): the options, tool version and inputs of a
+//! build; the commit checkpoint; and the checks that refuse a resume with
+//! other options, other inputs or another quarantine.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::{AnalyzerConfig, Stemmer, Stopwords};
+use crate::charset::CharsetMode;
+use crate::options::{BuildOptions, DocTimeout};
+use crate::stats::FileStats;
+use crate::{Error, Result};
+
+/// Name of the manifest in the index directory.
+pub const MANIFEST: &str = "sieve.json";
+
+/// The manifest (`sieve.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// The tool and its version.
+    pub tool: String,
+    /// [`crate::schema::SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// Options that must not change across a resume.
+    pub options: ManifestOptions,
+    /// The inputs with their size and modification time.
+    pub inputs: Vec<InputInfo>,
+}
+
+/// The options recorded in the manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ManifestOptions {
+    /// `porter` or `none`.
+    pub stemmer: String,
+    /// `lucene` or `none`.
+    pub stopwords: String,
+    /// `auto` or `utf8`.
+    pub charset: String,
+    /// Per-record cap.
+    pub max_record_bytes: u64,
+    /// Decompression-ratio cap.
+    pub max_decompression_ratio: u64,
+    /// HTML depth cap.
+    pub max_html_depth: usize,
+    /// HTML text cap.
+    pub max_text_bytes: usize,
+    /// Time budget per document in milliseconds (0: none).
+    #[serde(default)]
+    pub max_doc_ms: u64,
+    /// `skip` or `truncate`: what happens to a document over its budget.
+    #[serde(default = "default_doc_timeout")]
+    pub doc_timeout: String,
+    /// The filter used at build time, if any.
+    pub filter: Option<String>,
+    /// The spam input, if any.
+    pub spam: Option<String>,
+}
+
+fn default_doc_timeout() -> String {
+    DocTimeout::Skip.key().to_string()
+}
+
+/// One input in the manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputInfo {
+    /// The path, as given.
+    pub path: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, seconds since the epoch.
+    pub mtime: u64,
+}
+
+/// What the last commit recorded.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct Checkpoint {
+    /// Statistics of every completed file.
+    pub(crate) completed: Vec<FileStats>,
+    /// Committed length of `losses.jsonl`.
+    pub(crate) losses_len: u64,
+    /// The quarantine directory of the build, if any.
+    #[serde(default)]
+    pub(crate) quarantine: Option<String>,
+    /// Committed length of its `quarantine.jsonl`.
+    #[serde(default)]
+    pub(crate) quarantine_len: u64,
+}
+
+/// The size and modification time of `path`.
+pub(crate) fn input_info(path: &Path) -> Result<InputInfo> {
+    let md = std::fs::metadata(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mtime = md
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_secs());
+    Ok(InputInfo {
+        path: path.to_string_lossy().into_owned(),
+        size: md.len(),
+        mtime,
+    })
+}
+
+/// The options of `o` that a resume must not change.
+pub(crate) fn manifest_options(o: &BuildOptions) -> ManifestOptions {
+    ManifestOptions {
+        stemmer: match o.analyzer.stemmer {
+            Stemmer::Porter => "porter",
+            Stemmer::None => "none",
+        }
+        .into(),
+        stopwords: match o.analyzer.stopwords {
+            Stopwords::Lucene => "lucene",
+            Stopwords::None => "none",
+        }
+        .into(),
+        charset: match o.charset {
+            CharsetMode::Auto => "auto",
+            CharsetMode::ForceUtf8 => "utf8",
+        }
+        .into(),
+        max_record_bytes: o.crawl.max_record_bytes,
+        max_decompression_ratio: o.crawl.max_decompression_ratio,
+        max_html_depth: o.html.max_depth,
+        max_text_bytes: o.html.max_text_bytes,
+        max_doc_ms: o.max_doc_time.map_or(0, |d| {
+            u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
+        }),
+        doc_timeout: o.doc_timeout.key().to_string(),
+        filter: o.filter_desc.clone(),
+        spam: o.spam_desc.clone(),
+    }
+}
+
+/// Reads the manifest of an index directory.
+pub fn read_manifest(index: &Path) -> Result<Manifest> {
+    let p = index.join(MANIFEST);
+    let bytes = std::fs::read(&p).map_err(|source| Error::Io {
+        path: p.clone(),
+        source,
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| Error::Input {
+        path: p,
+        detail: e.to_string(),
+    })
+}
+
+/// The analyser configuration an index was built with.
+pub fn analyzer_config(m: &Manifest) -> AnalyzerConfig {
+    AnalyzerConfig {
+        stemmer: if m.options.stemmer == "none" {
+            Stemmer::None
+        } else {
+            Stemmer::Porter
+        },
+        stopwords: if m.options.stopwords == "none" {
+            Stopwords::None
+        } else {
+            Stopwords::Lucene
+        },
+    }
+}
+
+impl Checkpoint {
+    /// Parses a commit payload (empty: nothing committed yet); `meta` names
+    /// the file it came from in errors.
+    pub(crate) fn from_payload(payload: &str, meta: &Path) -> Result<Self> {
+        if payload.is_empty() {
+            return Ok(Checkpoint::default());
+        }
+        serde_json::from_str(payload).map_err(|e| Error::Input {
+            path: meta.to_path_buf(),
+            detail: format!("bad commit payload: {e}"),
+        })
+    }
+}
+
+/// Refuses to resume the build of `old` (the manifest in `index`) with the
+/// options or inputs of `new`.
+pub(crate) fn check_resume(index: &Path, old: &Manifest, new: &Manifest) -> Result<()> {
+    if old.schema_version != new.schema_version || old.options != new.options {
+        return Err(Error::Input {
+            path: index.join(MANIFEST),
+            detail: format!(
+                "cannot resume with different options: the index was built with {}, this run has {}",
+                serde_json::to_string(&old.options).unwrap_or_default(),
+                serde_json::to_string(&new.options).unwrap_or_default()
+            ),
+        });
+    }
+    if old.inputs != new.inputs {
+        return Err(Error::Input {
+            path: index.join(MANIFEST),
+            detail: "cannot resume: the input files (list, size or modification time) differ from the interrupted build".into(),
+        });
+    }
+    Ok(())
+}

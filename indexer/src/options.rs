@@ -1,0 +1,189 @@
+//! The options of a build ([`BuildOptions`]), the caps a document can hit
+//! ([`Cap`]), what happens over the time budget ([`DocTimeout`]), the
+//! thread-count check and the progress callbacks.
+//!
+//! Loading a filter file or spam rankings into the options is done by
+//! [`BuildOptions::set_filter_file`] (in [`crate::filterbuild`]) and
+//! [`BuildOptions::set_spam_files`] (in [`crate::spamfile`]), which sit
+//! above the index access they use.
+
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use sieve_filters::docfilter::DocFilter;
+use sieve_filters::spam::SpamMap;
+
+use crate::analysis::AnalyzerConfig;
+use crate::charset::CharsetMode;
+use crate::crawl::CrawlOptions;
+use crate::html::HtmlOptions;
+use crate::{Error, Result};
+
+/// Everything [`crate::build::build`] needs.
+pub struct BuildOptions {
+    /// Input files, in processing order (see [`crate::inputs::expand_inputs`]).
+    pub inputs: Vec<PathBuf>,
+    /// The index directory.
+    pub index: PathBuf,
+    /// Worker threads (>= 1).
+    pub threads: usize,
+    /// Charset handling (`--charset utf8` is [`CharsetMode::ForceUtf8`]).
+    pub charset: CharsetMode,
+    /// Crawl reading caps.
+    pub crawl: CrawlOptions,
+    /// HTML caps.
+    pub html: HtmlOptions,
+    /// The analyser.
+    pub analyzer: AnalyzerConfig,
+    /// Continue an interrupted build.
+    pub resume: bool,
+    /// Drop documents this filter does not keep.
+    pub filter: Option<DocFilter>,
+    /// A description of the filter (for the manifest).
+    pub filter_desc: Option<String>,
+    /// Spam percentiles to store.
+    pub spam: Option<SpamMap<Vec<u8>>>,
+    /// A description of the spam input (for the manifest).
+    pub spam_desc: Option<String>,
+    /// tantivy writer memory budget in bytes.
+    pub writer_heap: usize,
+    /// Write what is not indexed (and documents that hit a cap) here (see
+    /// [`crate::quarantine`]). Costs a copy of each document's body while it
+    /// is processed, and up to the record cap per skipped record in flight.
+    pub quarantine: Option<PathBuf>,
+    /// Time budget per document (decode, clean, extract, analyse); `None`
+    /// (the default) for no budget. See the module docs: output then depends
+    /// on the machine's speed.
+    pub max_doc_time: Option<Duration>,
+    /// What to do with a document over its time budget.
+    pub doc_timeout: DocTimeout,
+}
+
+/// What happens to a document over [`BuildOptions::max_doc_time`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DocTimeout {
+    /// It is not indexed (skip reason `time_budget`).
+    #[default]
+    Skip,
+    /// The text extracted before the deadline is indexed.
+    Truncate,
+}
+
+impl DocTimeout {
+    /// `skip` or `truncate` (as recorded in the manifest).
+    pub fn key(self) -> &'static str {
+        match self {
+            DocTimeout::Skip => "skip",
+            DocTimeout::Truncate => "truncate",
+        }
+    }
+}
+
+/// The caps a document or file can hit (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cap {
+    /// `max_record_bytes`.
+    RecordBytes,
+    /// `max_decompression_ratio` (a gzip bomb; file level).
+    DecompressionRatio,
+    /// `max_html_depth`.
+    HtmlDepth,
+    /// `max_text_bytes`.
+    TextBytes,
+    /// `max_doc_time`.
+    TimeBudget,
+}
+
+impl Cap {
+    /// Every cap.
+    pub const ALL: [Cap; 5] = [
+        Cap::RecordBytes,
+        Cap::DecompressionRatio,
+        Cap::HtmlDepth,
+        Cap::TextBytes,
+        Cap::TimeBudget,
+    ];
+
+    /// Key in [`FileStats::caps`] and `losses.jsonl`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Cap::RecordBytes => "record_bytes",
+            Cap::DecompressionRatio => "decompression_ratio",
+            Cap::HtmlDepth => "html_depth",
+            Cap::TextBytes => "text_bytes",
+            Cap::TimeBudget => "time_budget",
+        }
+    }
+
+    fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+/// The caps one document hit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct CapHits(u8);
+
+impl CapHits {
+    /// Records `cap` if `hit`.
+    pub(crate) fn set(&mut self, cap: Cap, hit: bool) {
+        if hit {
+            self.0 |= cap.bit();
+        }
+    }
+    /// Whether any cap was hit.
+    pub(crate) fn any(self) -> bool {
+        self.0 != 0
+    }
+    /// The caps hit, in [`Cap::ALL`] order.
+    pub(crate) fn iter(self) -> impl Iterator<Item = Cap> {
+        Cap::ALL.into_iter().filter(move |c| self.0 & c.bit() != 0)
+    }
+}
+
+impl BuildOptions {
+    /// Options with the defaults for everything but the inputs and index.
+    pub fn new(inputs: Vec<PathBuf>, index: PathBuf) -> Self {
+        BuildOptions {
+            inputs,
+            index,
+            threads: 1,
+            charset: CharsetMode::Auto,
+            crawl: CrawlOptions::default(),
+            html: HtmlOptions::default(),
+            analyzer: AnalyzerConfig::default(),
+            resume: false,
+            filter: None,
+            filter_desc: None,
+            spam: None,
+            spam_desc: None,
+            writer_heap: 256 << 20,
+            quarantine: None,
+            max_doc_time: None,
+            doc_timeout: DocTimeout::Skip,
+        }
+    }
+}
+
+/// The default worker-thread count: the available parallelism, else 1.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, NonZeroUsize::get)
+}
+
+/// Progress callbacks (the binary draws a progress bar with them).
+pub trait Progress: Sync {
+    /// A file is starting (`index` of `total`).
+    fn file(&self, _path: &Path, _index: usize, _total: usize) {}
+    /// `docs` more documents were indexed.
+    fn docs(&self, _docs: u64) {}
+}
+
+/// No progress reporting.
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+/// Checks a worker-thread count: at least 1, else [`Error::Threads`].
+pub fn check_threads(n: usize) -> Result<NonZeroUsize> {
+    NonZeroUsize::new(n).ok_or(Error::Threads { got: n })
+}

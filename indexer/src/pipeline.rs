@@ -1,0 +1,505 @@
+//! The per-file pipeline of a build: a reader thread parses records into
+//! batches, the worker pool decodes, cleans, extracts and analyses the
+//! documents of a batch ([`process`]), and the one writer thread adds them
+//! in record order while counting and logging everything not indexed
+//! ([`FileSink`]). See [`crate::build`] for the guarantees.
+
+use std::path::Path;
+use std::sync::mpsc::{SyncSender, sync_channel};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use sieve_filters::utf8::{Counting, ErrorClass, Utf8Counts};
+use tantivy::IndexWriter;
+
+use crate::analysis::EnglishAnalyzer;
+use crate::charset::decode;
+use crate::crawl::{Anomaly, AnomalyKind, CrawlEvent, CrawlReader, RawDoc, Skip};
+use crate::document::{IndexDoc, SieveDocument};
+use crate::html::extract_until;
+use crate::losses::{LossLine, log_loss};
+use crate::options::{BuildOptions, Cap, CapHits, DocTimeout, Progress};
+use crate::quarantine::{Content, Item, Quarantine};
+use crate::schema::Fields;
+use crate::stats::FileStats;
+use crate::{Error, Result};
+
+/// Documents per batch handed to the workers.
+const BATCH_DOCS: usize = 256;
+/// Body bytes per batch handed to the workers. Analysed documents take
+/// about 50 bytes of memory per byte of extracted text (token structs and
+/// the copy tantivy takes; measured on a 4 MiB text: ~205 MiB) and a whole
+/// batch is analysed before it is added, so this bounds the memory of a
+/// batch of text-heavy pages at roughly 8 MiB × 50 = 400 MiB. Typical web
+/// pages (tens of KB) still fill batches by `BATCH_DOCS`.
+const BATCH_BYTES: usize = 8 << 20;
+
+/// What the workers made of one document.
+enum Outcome {
+    Doc(Box<SieveDocument>, DocFacts),
+    Lost(&'static str),
+}
+
+/// A processed document: the outcome, the caps it hit, and (with a
+/// quarantine, if it was lost or capped) its body.
+struct Processed {
+    outcome: Outcome,
+    caps: CapHits,
+    body: Option<Vec<u8>>,
+    /// The body is incomplete (the record was cut, or the input ended).
+    body_truncated: bool,
+}
+
+/// Per-document figures for the statistics.
+struct DocFacts {
+    counts: Utf8Counts,
+    atire_extra: u64,
+    source: &'static str,
+    encoding: &'static str,
+    disagree: bool,
+    truncated: bool,
+    html_capped: bool,
+    spam: bool,
+}
+
+fn process(
+    raw: RawDoc,
+    source: &str,
+    opts: &BuildOptions,
+    analyzer: &EnglishAnalyzer,
+    fields: &Fields,
+) -> Processed {
+    let deadline = opts.max_doc_time.map(|d| Instant::now() + d);
+    let mut caps = CapHits::default();
+    caps.set(Cap::RecordBytes, raw.capped);
+    let body_truncated = raw.truncated;
+    // With a quarantine, keep the body for it until we know the document
+    // is indexed without hitting a cap.
+    let mut body = opts.quarantine.as_ref().map(|_| raw.body.clone());
+    let outcome = process_doc(raw, source, opts, analyzer, fields, deadline, &mut caps);
+    if matches!(outcome, Outcome::Doc(..)) && !caps.any() {
+        body = None;
+    }
+    Processed {
+        outcome,
+        caps,
+        body,
+        body_truncated,
+    }
+}
+
+fn process_doc(
+    raw: RawDoc,
+    source: &str,
+    opts: &BuildOptions,
+    analyzer: &EnglishAnalyzer,
+    fields: &Fields,
+    deadline: Option<Instant>,
+    caps: &mut CapHits,
+) -> Outcome {
+    if let Some(f) = &opts.filter
+        && !f.keeps(&raw.docid)
+    {
+        return Outcome::Lost("filtered");
+    }
+    let late = || deadline.is_some_and(|d| Instant::now() >= d);
+    // ATIRE counting differs only in extra unexpected-continuation counts;
+    // measure them on the raw bytes of invalid documents only.
+    let atire = if simdutf8::basic::from_utf8(&raw.body).is_err() {
+        Some(sieve_filters::utf8::count(&raw.body, Counting::Atire))
+    } else {
+        None
+    };
+    let decoded = decode(
+        raw.body,
+        raw.http_charset.as_deref(),
+        raw.url.as_deref(),
+        opts.charset,
+        Counting::Exact,
+    );
+    if opts.doc_timeout == DocTimeout::Skip && late() {
+        caps.set(Cap::TimeBudget, true);
+        return Outcome::Lost("time_budget");
+    }
+    let counts = decoded.utf8_counts;
+    let atire_extra = match atire {
+        Some(a) if !counts.is_clean() => a
+            .unexpected_continuation
+            .saturating_sub(counts.unexpected_continuation),
+        _ => 0,
+    };
+    let text = extract_until(&decoded.text, &opts.html, deadline);
+    drop(decoded.text);
+    caps.set(Cap::HtmlDepth, text.depth_capped);
+    caps.set(Cap::TextBytes, text.text_truncated);
+    caps.set(Cap::TimeBudget, text.timed_out);
+    if text.timed_out && opts.doc_timeout == DocTimeout::Skip {
+        return Outcome::Lost("time_budget");
+    }
+    if text.title.trim().is_empty() && text.body.trim().is_empty() {
+        return Outcome::Lost("empty_text");
+    }
+    let spam = opts.spam.as_ref().and_then(|m| m.get(&raw.docid));
+    let facts = DocFacts {
+        counts,
+        atire_extra,
+        source: decoded.source.key(),
+        encoding: decoded.encoding.name(),
+        disagree: decoded.disagree,
+        truncated: raw.truncated,
+        html_capped: text.depth_capped || text.text_truncated,
+        spam: spam.is_some(),
+    };
+    let doc = IndexDoc {
+        docid: raw.docid,
+        url: raw.url,
+        title: text.title,
+        body: text.body,
+        source: source.to_string(),
+        offset: raw.offset,
+        bytes: raw.original_len,
+        counts,
+        atire_extra,
+        charset: decoded.encoding.name().to_string(),
+        charset_source: decoded.source.code(),
+        charset_disagree: decoded.disagree,
+        truncated: raw.truncated,
+        spam,
+    };
+    let doc = doc.into_document(fields, analyzer);
+    if opts.doc_timeout == DocTimeout::Skip && !text.timed_out && late() {
+        caps.set(Cap::TimeBudget, true);
+        return Outcome::Lost("time_budget");
+    }
+    Outcome::Doc(Box::new(doc), facts)
+}
+
+/// Bytes an event carries (for batching).
+fn event_bytes(ev: &CrawlEvent) -> usize {
+    match ev {
+        CrawlEvent::Doc(d) => d.body.len(),
+        CrawlEvent::Skip(s) => s.raw.as_ref().map_or(0, |r| r.bytes.len()),
+        CrawlEvent::Anomaly(a) => a.raw.as_ref().map_or(0, |r| r.bytes.len()),
+    }
+}
+
+/// What every file of a build shares.
+pub(crate) struct Pipeline<'a> {
+    /// The build's options.
+    pub(crate) opts: &'a BuildOptions,
+    /// The worker pool.
+    pub(crate) pool: &'a rayon::ThreadPool,
+    /// The analyser.
+    pub(crate) analyzer: &'a EnglishAnalyzer,
+    /// The index fields.
+    pub(crate) fields: &'a Fields,
+    /// Progress callbacks.
+    pub(crate) progress: &'a dyn Progress,
+}
+
+/// Where the results of one file go: the writer, the file's statistics,
+/// its losses log lines and the quarantine.
+pub(crate) struct FileSink<'w> {
+    /// The file, as given.
+    pub(crate) name: String,
+    /// The index writer.
+    pub(crate) writer: &'w mut IndexWriter<SieveDocument>,
+    /// The file's statistics.
+    pub(crate) fs: &'w mut FileStats,
+    /// Its `losses.jsonl` lines, written after the file.
+    pub(crate) log: &'w mut Vec<u8>,
+    /// The quarantine, if any.
+    pub(crate) quarantine: Option<&'w mut Quarantine>,
+}
+
+impl Pipeline<'_> {
+    /// Indexes the file `path` into `sink`. A file that cannot be opened or
+    /// read to its end is named in [`FileStats::error`], not an error.
+    pub(crate) fn index_file(&self, path: &Path, sink: &mut FileSink<'_>) -> Result<()> {
+        let mut crawl_opts = self.opts.crawl.clone();
+        crawl_opts.keep_skipped |= sink.quarantine.is_some();
+        let reader = match crate::crawl::open(path, &crawl_opts) {
+            Ok(r) => r,
+            Err(e) => return sink.open_error(&e),
+        };
+        let (tx, rx) = sync_channel::<Result<Vec<CrawlEvent>>>(2);
+        std::thread::scope(|scope| -> Result<()> {
+            scope.spawn(move || read_batches(reader, &tx));
+            for msg in rx {
+                let events = match msg {
+                    Ok(ev) => ev,
+                    Err(e) => {
+                        sink.stream_error(&e)?;
+                        break;
+                    }
+                };
+                let indexed = self.index_batch(events, sink)?;
+                self.progress.docs(indexed);
+            }
+            Ok(())
+        })
+    }
+
+    /// Processes the documents of a batch in parallel and hands every event
+    /// to `sink` in order; returns the documents indexed.
+    fn index_batch(&self, events: Vec<CrawlEvent>, sink: &mut FileSink<'_>) -> Result<u64> {
+        // Split off the documents, process them in parallel, in order.
+        let mut raws = Vec::new();
+        let mut order = Vec::with_capacity(events.len());
+        for ev in events {
+            match ev {
+                CrawlEvent::Doc(d) => {
+                    order.push(None);
+                    raws.push(d);
+                }
+                other => order.push(Some(other)),
+            }
+        }
+        let metas: Vec<(u64, String)> = raws.iter().map(|d| (d.offset, d.docid.clone())).collect();
+        let name = &sink.name;
+        let outcomes: Vec<Processed> = self.pool.install(|| {
+            raws.into_par_iter()
+                .map(|d| process(d, name, self.opts, self.analyzer, self.fields))
+                .collect()
+        });
+        let mut outcomes = outcomes.into_iter().zip(metas);
+        let mut indexed = 0;
+        for ev in order {
+            match ev {
+                None => {
+                    let Some((p, (offset, docid))) = outcomes.next() else {
+                        break;
+                    };
+                    indexed += sink.doc(p, offset, &docid)?;
+                }
+                Some(CrawlEvent::Skip(s)) => sink.skip(&s)?,
+                Some(CrawlEvent::Anomaly(a)) => sink.anomaly(&a)?,
+                Some(CrawlEvent::Doc(_)) => {}
+            }
+        }
+        Ok(indexed)
+    }
+}
+
+/// The reader thread: sends the events of `reader` in batches of
+/// [`BATCH_DOCS`] documents or [`BATCH_BYTES`] bytes, then a read error if
+/// one stopped it.
+fn read_batches(reader: CrawlReader, tx: &SyncSender<Result<Vec<CrawlEvent>>>) {
+    let mut batch = Vec::new();
+    let mut docs = 0usize;
+    let mut bytes = 0usize;
+    for ev in reader {
+        match ev {
+            Ok(ev) => {
+                if let CrawlEvent::Doc(_) = &ev {
+                    docs += 1;
+                }
+                bytes += event_bytes(&ev);
+                batch.push(ev);
+                if docs >= BATCH_DOCS || bytes >= BATCH_BYTES {
+                    if tx.send(Ok(std::mem::take(&mut batch))).is_err() {
+                        return;
+                    }
+                    docs = 0;
+                    bytes = 0;
+                }
+            }
+            Err(e) => {
+                let _ = tx.send(Ok(std::mem::take(&mut batch)));
+                let _ = tx.send(Err(e));
+                return;
+            }
+        }
+    }
+    let _ = tx.send(Ok(batch));
+}
+
+impl FileSink<'_> {
+    /// Quarantines `item`, if there is a quarantine.
+    fn quarantine(quarantine: &mut Option<&mut Quarantine>, item: &Item<'_>) -> Result<()> {
+        match quarantine.as_deref_mut() {
+            Some(q) => q.add(item),
+            None => Ok(()),
+        }
+    }
+
+    /// The file could not be opened.
+    fn open_error(&mut self, e: &Error) -> Result<()> {
+        self.fs.error = Some(e.to_string());
+        let item = Item {
+            offset: 0,
+            record_id: None,
+            reason: "file_error",
+            data: None,
+            truncated: false,
+            indexed: false,
+            detail: self.fs.error.as_deref(),
+        };
+        Self::quarantine(&mut self.quarantine, &item)
+    }
+
+    /// Reading stopped part way with `e`.
+    fn stream_error(&mut self, e: &Error) -> Result<()> {
+        self.fs.error = Some(e.to_string());
+        let (reason, offset) = match e {
+            Error::GzipBomb {
+                decompressed_offset,
+                ..
+            } => {
+                self.fs.cap(Cap::DecompressionRatio);
+                log_loss(
+                    self.log,
+                    &LossLine::cap(
+                        &self.name,
+                        *decompressed_offset,
+                        None,
+                        Cap::DecompressionRatio,
+                        false,
+                    ),
+                );
+                ("cap:decompression_ratio", *decompressed_offset)
+            }
+            Error::TruncatedGzip {
+                decompressed_offset,
+                ..
+            }
+            | Error::Gzip {
+                decompressed_offset,
+                ..
+            } => ("file_error", *decompressed_offset),
+            Error::ReadAt { offset, .. } => ("file_error", *offset),
+            _ => ("file_error", 0),
+        };
+        let item = Item {
+            offset,
+            record_id: None,
+            reason,
+            data: None,
+            truncated: false,
+            indexed: false,
+            detail: self.fs.error.as_deref(),
+        };
+        Self::quarantine(&mut self.quarantine, &item)
+    }
+
+    /// A processed document; returns 1 if it was indexed.
+    fn doc(&mut self, p: Processed, offset: u64, docid: &str) -> Result<u64> {
+        let fs = &mut *self.fs;
+        let name = self.name.as_str();
+        fs.records += 1;
+        fs.responses += 1;
+        fs.html += 1;
+        let is_doc = matches!(p.outcome, Outcome::Doc(..));
+        for cap in p.caps.iter() {
+            fs.cap(cap);
+            log_loss(
+                self.log,
+                &LossLine::cap(name, offset, Some(docid), cap, is_doc),
+            );
+        }
+        let mut indexed = 0;
+        let reason = match p.outcome {
+            Outcome::Lost(reason) => {
+                fs.skip(reason);
+                log_loss(self.log, &LossLine::new(name, offset, Some(docid), reason));
+                reason.to_string()
+            }
+            Outcome::Doc(doc, facts) => {
+                self.writer.add_document(*doc)?;
+                indexed = 1;
+                count_doc(fs, &facts);
+                let caps: Vec<&str> = p.caps.iter().map(Cap::key).collect();
+                format!("cap:{}", caps.join(","))
+            }
+        };
+        if let Some(body) = &p.body {
+            let item = Item {
+                offset,
+                record_id: Some(docid),
+                reason: &reason,
+                data: Some((Content::Body, body)),
+                truncated: p.body_truncated,
+                indexed: is_doc,
+                detail: None,
+            };
+            Self::quarantine(&mut self.quarantine, &item)?;
+        }
+        Ok(indexed)
+    }
+
+    /// A record the reader skipped.
+    fn skip(&mut self, s: &Skip) -> Result<()> {
+        self.fs.records += 1;
+        let key = s.reason.key();
+        if s.reason.is_response() {
+            self.fs.responses += 1;
+        }
+        log_loss(
+            self.log,
+            &LossLine::new(&self.name, s.offset, s.record_id.as_deref(), &key),
+        );
+        self.fs.skip(&key);
+        let item = Item {
+            offset: s.offset,
+            record_id: s.record_id.as_deref(),
+            reason: &key,
+            data: s
+                .raw
+                .as_ref()
+                .map(|r| (Content::Record, r.bytes.as_slice())),
+            truncated: s.raw.as_ref().is_some_and(|r| r.truncated),
+            indexed: false,
+            detail: None,
+        };
+        Self::quarantine(&mut self.quarantine, &item)
+    }
+
+    /// A framing anomaly.
+    fn anomaly(&mut self, a: &Anomaly) -> Result<()> {
+        let key = a.kind.key();
+        *self.fs.anomalies.entry(key.to_string()).or_default() += 1;
+        self.fs.anomaly_bytes += a.bytes;
+        log_loss(
+            self.log,
+            &LossLine {
+                bytes: Some(a.bytes),
+                ..LossLine::new(&self.name, a.offset, a.record_id.as_deref(), key)
+            },
+        );
+        let Some(raw) = &a.raw else {
+            return Ok(());
+        };
+        let content = if a.kind == AnomalyKind::Resync {
+            Content::Garbage
+        } else {
+            Content::Record
+        };
+        let item = Item {
+            offset: a.offset,
+            record_id: a.record_id.as_deref(),
+            reason: key,
+            data: Some((content, &raw.bytes)),
+            truncated: raw.truncated,
+            indexed: false,
+            detail: None,
+        };
+        Self::quarantine(&mut self.quarantine, &item)
+    }
+}
+
+fn count_doc(fs: &mut FileStats, f: &DocFacts) {
+    fs.indexed += 1;
+    fs.utf8_errors += f.counts;
+    for class in ErrorClass::ALL {
+        if f.counts.get(class) > 0 {
+            *fs.utf8_docs.get_mut(class) += 1;
+        }
+    }
+    fs.atire_extra += f.atire_extra;
+    *fs.charset_sources.entry(f.source.to_string()).or_default() += 1;
+    *fs.encodings.entry(f.encoding.to_string()).or_default() += 1;
+    fs.charset_disagree += u64::from(f.disagree);
+    fs.truncated += u64::from(f.truncated);
+    fs.html_capped += u64::from(f.html_capped);
+    fs.spam_scored += u64::from(f.spam);
+}

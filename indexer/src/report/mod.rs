@@ -1,0 +1,169 @@
+//! The encoding-error report: the paper's Table 1 and Figure 5 for any
+//! index built by [`crate::build`], with significance tests and charset
+//! statistics.
+//!
+//! [`write_report`] streams once over the index's **fast fields only**
+//! (never the stored documents, never the crawl), segment by segment, in
+//! blocks of [`BLOCK_DOCS`] documents. Everything it accumulates is a fixed
+//! number of integer counters (seven error classes × 100 spam percentiles,
+//! and a few totals), so memory does not grow with the collection; the one
+//! exception is a spam override ([`ReportOptions::spam`]), which needs one
+//! byte per distinct docid of the segment being read. All sums are exact
+//! integers, so the output is identical whatever the order or number of
+//! threads that read the segments. Deleted documents are skipped.
+//!
+//! # Files written into the output directory
+//!
+//! * `table1.tsv`, `table1.md`: for each [`ErrorClass`] (in
+//!   [`ErrorClass::ALL`] order) the total number of occurrences and the
+//!   number of documents containing it at least once, then a `total` row
+//!   (sum of occurrences; documents containing any class) and the number of
+//!   documents and body bytes. With [`ReportOptions::atire_counts`], two more
+//!   columns give the same under ATIRE-compatible counting, which differs
+//!   only for unexpected continuation bytes: occurrences are
+//!   `err_unexpected_continuation + atire_extra`, and a document contains the
+//!   class when either is non-zero.
+//! * `by-percentile.tsv`, `figure5.svg`: for each spam bin (percentile 0–99,
+//!   0 spammiest, or decile 0–9 with [`ReportOptions::deciles`]; decile
+//!   `d` holds percentiles `10d..=10d+9`) the number of scored documents and,
+//!   per class, how many contain it and that proportion. Documents without a
+//!   spam score are left out (their number is [`ReportSummary::unscored`]).
+//!   The SVG is a line chart of the proportions, one labelled series per
+//!   class; bins with no documents are left out of the lines.
+//! * `significance.tsv`: per class, among scored documents, the mean spam
+//!   percentile of documents with and without the error, Welch's unequal
+//!   variance t-test (t, Welch–Satterthwaite df, two-sided p), and the
+//!   Mann–Whitney U test (U of the documents with the error, normal
+//!   approximation with tie correction and continuity correction, as
+//!   SciPy's `mannwhitneyu(method="asymptotic")`; z and two-sided p). Both
+//!   are computed exactly from the 100-bin percentile histograms of the two
+//!   groups (ties get midranks). A statistic that is undefined (a group too
+//!   small, zero variance) is written `NA`.
+//! * `charsets.tsv`: per charset source ([`CharsetSource::key`], in code
+//!   order; `unrecorded` for code 0, `code_N` for unknown codes) the number
+//!   of documents and how many of them had disagreeing declared charsets.
+//!
+//! Proportions, means and statistics are written with six decimals
+//! (statistics in scientific notation outside 1e-4..1e6), p-values in
+//! scientific notation with six decimals, or `<2.2e-308` when the p-value
+//! is below the smallest normal `f64` (it underflowed).
+
+//!
+//! # Layout
+//!
+//! [`tally`] reads the fast fields into counters, [`significance`] holds
+//! the two tests, [`tables`] formats the TSV and Markdown files and
+//! [`figure`] draws `figure5.svg`; this module writes them.
+
+mod figure;
+mod significance;
+mod tables;
+mod tally;
+#[cfg(test)]
+mod tests;
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use sieve_filters::spam::SpamMap;
+
+use crate::index::{create_file, open_index};
+use crate::{Error, Result};
+
+pub use figure::FIGURE5_TITLE;
+pub use significance::{MannWhitney, Welch};
+pub use tally::BLOCK_DOCS;
+
+use figure::figure5_svg;
+use tables::{bins, by_percentile_tsv, charsets_tsv, significance_tsv, table1_md, table1_tsv};
+use tally::{Tally, scan_segment};
+
+/// What [`write_report`] computes.
+#[derive(Default)]
+pub struct ReportOptions {
+    /// Add ATIRE-compatible counts to Table 1, side by side.
+    pub atire_counts: bool,
+    /// Spam percentiles by docid. When given, they replace the index's
+    /// `spam` fast field for every document: a document whose docid is not
+    /// in the map, or maps to a value above 99, is unscored.
+    pub spam: Option<SpamMap<Vec<u8>>>,
+    /// Bin spam scores by decile (0–9) instead of percentile (0–99) in
+    /// `by-percentile.tsv` and `figure5.svg`. The significance tests always
+    /// use the percentiles.
+    pub deciles: bool,
+}
+
+/// What [`write_report`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportSummary {
+    /// Live documents read.
+    pub docs: u64,
+    /// Of those, documents without a spam score (left out of
+    /// `by-percentile.tsv`, `figure5.svg` and `significance.tsv`).
+    pub unscored: u64,
+    /// Wall-clock seconds (reading and writing).
+    pub seconds: f64,
+    /// The files written, in the order written.
+    pub files: Vec<PathBuf>,
+}
+
+/// Writes the report of the index in `index_dir` into `out_dir` (created
+/// if needed); see the module docs for the files and their semantics.
+pub fn write_report(
+    index_dir: &Path,
+    out_dir: &Path,
+    opts: &ReportOptions,
+) -> Result<ReportSummary> {
+    let started = Instant::now();
+    let (index, _manifest) = open_index(index_dir)?;
+    let reader = index.reader()?;
+    let searcher = reader.searcher();
+    let spam = opts.spam.as_ref();
+    let tallies: Vec<Tally> = searcher
+        .segment_readers()
+        .par_iter()
+        .map(|segment| scan_segment(segment, spam))
+        .collect::<Result<_>>()?;
+    let tally = tallies.into_iter().fold(Tally::default(), Tally::merge);
+
+    std::fs::create_dir_all(out_dir).map_err(|source| Error::Io {
+        path: out_dir.to_path_buf(),
+        source,
+    })?;
+    let mut files = Vec::new();
+    let mut put = |name: &str, text: String| -> Result<()> {
+        let path = out_dir.join(name);
+        write_text(&path, &text)?;
+        files.push(path);
+        Ok(())
+    };
+    put("table1.tsv", table1_tsv(&tally, opts.atire_counts))?;
+    put("table1.md", table1_md(&tally, opts.atire_counts))?;
+    let bins = bins(&tally, opts.deciles);
+    put("by-percentile.tsv", by_percentile_tsv(&bins, opts.deciles))?;
+    let svg = figure5_svg(&bins, opts.deciles).map_err(|detail| Error::Plot {
+        path: out_dir.join("figure5.svg"),
+        detail,
+    })?;
+    put("figure5.svg", svg)?;
+    put("significance.tsv", significance_tsv(&tally))?;
+    put("charsets.tsv", charsets_tsv(&tally))?;
+    Ok(ReportSummary {
+        docs: tally.docs,
+        unscored: tally.unscored,
+        seconds: started.elapsed().as_secs_f64(),
+        files,
+    })
+}
+
+fn write_text(path: &Path, text: &str) -> Result<()> {
+    let mut f = create_file(path)?;
+    f.write_all(text.as_bytes())
+        .and_then(|()| f.flush())
+        .map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+}

@@ -1,0 +1,117 @@
+//! The statistics of a build (`stats.json`): per input file and in total.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use sieve_filters::utf8::Utf8Counts;
+
+use crate::options::Cap;
+
+/// Statistics of one input file (all counts are records or documents).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FileStats {
+    /// The file, as given.
+    pub path: String,
+    /// Records read (WARC records of any type, or TREC documents).
+    pub records: u64,
+    /// Records that are HTTP responses (TREC documents count as responses).
+    pub responses: u64,
+    /// Responses kept as HTML (TREC documents: all non-empty ones).
+    pub html: u64,
+    /// Documents indexed.
+    pub indexed: u64,
+    /// Records not indexed, by reason (`not_response:request`, `not_html`,
+    /// `http_status:4xx`, `empty_body`, `filtered`, `empty_text`, ...).
+    pub skipped: BTreeMap<String, u64>,
+    /// Framing anomalies by kind.
+    pub anomalies: BTreeMap<String, u64>,
+    /// Bytes affected by anomalies.
+    pub anomaly_bytes: u64,
+    /// Documents truncated at the per-record cap.
+    pub truncated: u64,
+    /// Documents whose HTML nesting or text hit a cap.
+    pub html_capped: u64,
+    /// Cap hits by [`Cap::key`] (documents, or for `decompression_ratio`
+    /// files); each hit is in `losses.jsonl` with its offset.
+    #[serde(default)]
+    pub caps: BTreeMap<String, u64>,
+    /// Items written to the quarantine (0 without `--quarantine`).
+    #[serde(default)]
+    pub quarantined: u64,
+    /// Total occurrences of each UTF-8 error class over indexed documents.
+    pub utf8_errors: Utf8Counts,
+    /// Indexed documents containing each class at least once.
+    pub utf8_docs: Utf8Counts,
+    /// Extra unexpected-continuation counts under ATIRE counting.
+    pub atire_extra: u64,
+    /// Indexed documents by the source that decided their charset.
+    pub charset_sources: BTreeMap<String, u64>,
+    /// Indexed documents whose declared charsets disagreed.
+    pub charset_disagree: u64,
+    /// Indexed documents by encoding name.
+    pub encodings: BTreeMap<String, u64>,
+    /// Indexed documents with a spam score.
+    pub spam_scored: u64,
+    /// Set if the file could not be read to its end: what went wrong.
+    pub error: Option<String>,
+}
+
+impl FileStats {
+    /// Adds `other`'s counts into `self` (not `path` or `error`).
+    pub fn add(&mut self, o: &FileStats) {
+        self.records += o.records;
+        self.responses += o.responses;
+        self.html += o.html;
+        self.indexed += o.indexed;
+        for (k, v) in &o.skipped {
+            *self.skipped.entry(k.clone()).or_default() += v;
+        }
+        for (k, v) in &o.anomalies {
+            *self.anomalies.entry(k.clone()).or_default() += v;
+        }
+        self.anomaly_bytes += o.anomaly_bytes;
+        self.truncated += o.truncated;
+        self.html_capped += o.html_capped;
+        for (k, v) in &o.caps {
+            *self.caps.entry(k.clone()).or_default() += v;
+        }
+        self.quarantined += o.quarantined;
+        self.utf8_errors += o.utf8_errors;
+        self.utf8_docs += o.utf8_docs;
+        self.atire_extra += o.atire_extra;
+        for (k, v) in &o.charset_sources {
+            *self.charset_sources.entry(k.clone()).or_default() += v;
+        }
+        self.charset_disagree += o.charset_disagree;
+        for (k, v) in &o.encodings {
+            *self.encodings.entry(k.clone()).or_default() += v;
+        }
+        self.spam_scored += o.spam_scored;
+    }
+
+    /// Counts one record not indexed for `reason`.
+    pub(crate) fn skip(&mut self, reason: &str) {
+        *self.skipped.entry(reason.to_string()).or_default() += 1;
+    }
+
+    /// Counts one hit of `cap`.
+    pub(crate) fn cap(&mut self, cap: Cap) {
+        *self.caps.entry(cap.key().to_string()).or_default() += 1;
+    }
+}
+
+/// The contents of `stats.json`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BuildStats {
+    /// Sums over all files.
+    pub totals: FileStats,
+    /// Per file, in processing order.
+    pub files: Vec<FileStats>,
+    /// Files that could not be read to their end (named with the reason).
+    pub failed_files: Vec<String>,
+    /// Spam coverage, when spam scores were given: scores with no indexed
+    /// document (`spam_docids - totals.spam_scored`, docids being unique).
+    pub spam_without_doc: Option<u64>,
+    /// Wall-clock seconds of this run (not deterministic; everything else is).
+    pub seconds: f64,
+}
