@@ -314,3 +314,20 @@ fn final_stats(opts: &BuildOptions, completed: &[FileStats], started: Instant) -
         seconds: started.elapsed().as_secs_f64(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::NoProgress;
+
+    #[test]
+    fn build_refuses_zero_threads_before_touching_the_index() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let index = tmp.path().join("idx");
+        let mut opts = BuildOptions::new(Vec::new(), index.clone());
+        opts.threads = 0;
+        let e = build(&opts, &NoProgress).expect_err("0 threads");
+        assert!(matches!(e, Error::Threads { got: 0 }), "{e:?}");
+        assert!(!index.exists());
+    }
+}

@@ -391,3 +391,53 @@ pub fn write_stats_tsv(dir: &Path, out: &mut impl Write) -> Result<u64> {
     }
     Ok(n)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sieve_filters::spam::SpamMapBuilder;
+
+    #[test]
+    fn rate_rule_without_counts_is_rule_needs_counts_naming_no_flag() {
+        let mut b = SpamMapBuilder::new(Vec::new()).expect("builder");
+        b.insert("d0", 42).expect("insert");
+        let map = SpamMap::new(b.finish().expect("finish")).expect("map");
+        let mut thresholds = Thresholds::default();
+        thresholds
+            .max_rate_per_kb
+            .insert(ErrorClass::Invalid456.key().to_string(), 1.0);
+        let spec = FilterSpec {
+            thresholds,
+            spam: Some(&map),
+            stats: None,
+            store: None,
+            sources: Vec::new(),
+        };
+        let tmp = tempfile::tempdir().expect("tmp");
+        let out = tmp.path().join("f.filter");
+        let e = build_filter(&spec, &out).expect_err("needs counts");
+        assert!(
+            matches!(&e, Error::RuleNeeds { needs: RuleInput::Counts, path } if *path == out),
+            "{e:?}"
+        );
+        assert!(!e.to_string().contains("--"), "{e}");
+    }
+
+    #[test]
+    fn load_filter_names_the_file_it_cannot_read_or_parse() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let missing = tmp.path().join("missing.filter");
+        let e = load_filter(&missing).expect_err("missing");
+        assert!(
+            matches!(&e, Error::Io { path, .. } if *path == missing),
+            "{e:?}"
+        );
+        let junk = tmp.path().join("junk.filter");
+        std::fs::write(&junk, b"not a filter").expect("write");
+        let e = load_filter(&junk).expect_err("junk");
+        assert!(
+            matches!(&e, Error::Input { path, .. } if *path == junk),
+            "{e:?}"
+        );
+    }
+}

@@ -187,3 +187,16 @@ impl Progress for NoProgress {}
 pub fn check_threads(n: usize) -> Result<NonZeroUsize> {
     NonZeroUsize::new(n).ok_or(Error::Threads { got: n })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_threads_refuses_zero_without_naming_a_flag() {
+        assert_eq!(check_threads(3).expect("3 threads").get(), 3);
+        let e = check_threads(0).expect_err("0 threads");
+        assert!(matches!(e, Error::Threads { got: 0 }), "{e:?}");
+        assert!(!e.to_string().contains("--"), "{e}");
+    }
+}
