@@ -7,6 +7,8 @@
 //! * [`charset`]: charset detection (HTTP, BOM, meta, XML, detector) and
 //!   decoding of HTTP bodies to UTF-8 text.
 //! * [`html`]: HTML to text (title and visible body text).
+//! * [`testdata`]: where tests, benches and examples find the committed
+//!   fixtures and the shared data directory.
 //!
 //! Every fallible function returns [`Error`], whose variants carry the
 //! evidence (path, byte offset, expected and found values).
@@ -26,6 +28,7 @@ pub mod scan;
 pub mod schema;
 pub mod shard;
 pub mod spamfile;
+pub mod testdata;
 
 pub use error::Error;
 
