@@ -2,26 +2,11 @@
 //!
 //! Every benchmark measures its baseline in the same run and prints ratios,
 //! because the machines are shared and absolute times are noisy. Figures are
-//! medians of several runs.
+//! medians of several runs. Inputs come from the shared data directory,
+//! resolved by [`sieve_indexer::testdata::shared_file`] (one rule for every
+//! test and bench).
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-/// The shared data directory: `$SIEVE_SHARED_DATA`, else `/work/shared/data`,
-/// else `../shared/data` beside the repository. `None` (with a `SKIPPED`
-/// line on stderr naming `what`) when none exists.
-pub fn shared_data(what: &str) -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("SIEVE_SHARED_DATA").map(PathBuf::from),
-        Some(PathBuf::from("/work/shared/data")),
-        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data")),
-    ];
-    let found = candidates.into_iter().flatten().find(|p| p.is_dir());
-    if found.is_none() {
-        eprintln!("SKIPPED: {what}: shared data not found (set SIEVE_SHARED_DATA)");
-    }
-    found
-}
 
 /// Runs `f` `runs` times (after one warm-up) and returns the median time.
 pub fn median<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {

@@ -18,10 +18,10 @@ import tempfile
 
 def trec_eval(qrels_path, run_path):
     import pytrec_eval
-    with open(qrels_path) as f:
-        qrels = pytrec_eval.parse_qrel(f)
-    with open(run_path) as f:
-        run = pytrec_eval.parse_run(f)
+    from sievelib import read_qrels, read_run
+    # unique=True: a repeated (topic, docno) is refused, as pytrec_eval.parse_qrel/parse_run do
+    qrels = read_qrels(qrels_path, unique=True)
+    run = read_run(run_path, unique=True)
     ev = pytrec_eval.RelevanceEvaluator(
         qrels, {"map", "P_5", "P_10", "P_20", "P_30", "recall_1000", "num_ret", "num_rel", "num_rel_ret"})
     return ev.evaluate(run)

@@ -20,8 +20,8 @@
 #    (topic, docid, rank) lines as the single-index run and the same scores up
 #    to float rounding (it reports whether the files are byte-identical).
 #
-# Environment: SPARK_MASTER (default local[2]); SIEVE_SHARED_DATA (as in the
-# Rust tests); KEEP=1 keeps the work directory; TOPICS (default
+# Environment: SPARK_MASTER (default local[2]); SIEVE_SHARED_DATA (the rule of
+# scripts/lib.sh, as in the Rust tests); KEEP=1 keeps the work directory; TOPICS (default
 # topics/topics.robust04.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,10 +42,9 @@ OUT=$(mktemp -d "${TMPDIR:-/tmp}/sieve-test-spark.XXXXXX")
 if [[ ${KEEP:-0} != 1 ]]; then trap 'rm -rf "$OUT"' EXIT; else echo "work directory: $OUT"; fi
 
 # Inputs: the committed samples and the shared ones, each file name once.
+source scripts/lib.sh
 shared=""
-for d in "${SIEVE_SHARED_DATA:-}" /work/shared/data ../shared/data; do
-  if [[ -n $d && -d $d/warc ]]; then shared=$d/warc; break; fi
-done
+if d=$(sieve_shared_data) && [[ -d $d/warc ]]; then shared=$d/warc; fi
 declare -A seen=()
 inputs=()
 for f in ${shared:+$shared/*.warc*} tests/data/warc/*.warc.gz; do

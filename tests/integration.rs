@@ -6,4 +6,5 @@ mod util;
 
 mod hostile;
 mod pipeline;
+mod repo;
 mod utf8;

@@ -1,5 +1,5 @@
 //! `sieve-index build`, `sieve-search run`, `sieve-filter build`: end to end
-//! on the committed fixtures (and on CACM from the shared data).
+//! on the committed fixtures (the CACM collection too: `tests/data/cacm/cacm.trec.gz`).
 
 use std::path::{Path, PathBuf};
 

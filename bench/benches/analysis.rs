@@ -4,7 +4,7 @@
 //! the baseline measured in the same run.
 //!
 //! Text: the CACM collection (`$SIEVE_SHARED_DATA/cacm/cacm.derived.trec`,
-//! default `/work/shared/data`), split into its `<DOC>`s; when absent, the
+//! else `../shared/data` beside the checkout), split into its `<DOC>`s; when absent, the
 //! committed Porter vocabulary (`tests/data/analysis/porter_voc.txt`) in
 //! 100-line documents. Prints median MB/s, tokens/s and the ratio to the
 //! baseline, then runs the criterion benchmarks.
@@ -20,7 +20,7 @@ use tantivy::tokenizer::{
 };
 
 fn corpus() -> (String, Vec<String>) {
-    let cacm = sieve_bench::shared_data("analysis bench (CACM)")
+    let cacm = sieve_indexer::testdata::shared_file("", "analysis bench (CACM)")
         .map(|d| d.join("cacm/cacm.derived.trec"))
         .unwrap_or_default();
     if let Ok(text) = std::fs::read_to_string(&cacm) {

@@ -70,7 +70,9 @@ fn repo() -> PathBuf {
 /// Lower-case alphabetic words of real text, most frequent first.
 fn vocabulary() -> Vec<String> {
     let mut texts: Vec<Vec<u8>> = Vec::new();
-    if let Some(d) = sieve_bench::shared_data("search bench vocabulary (CACM, WT10g sample)") {
+    if let Some(d) =
+        sieve_indexer::testdata::shared_file("", "search bench vocabulary (CACM, WT10g sample)")
+    {
         for p in [
             "cacm/cacm.derived.trec",
             "trecweb-wt10g/wt10g-sample-B01",

@@ -3,7 +3,7 @@
 //! text, and indexing (analysis + tantivy `add_document` + commit).
 //!
 //! Input: every WARC sample in the shared data (`$SIEVE_SHARED_DATA/warc`,
-//! default `/work/shared/data/warc`; the largest are the ClueWeb09 English
+//! else `../shared/data/warc` beside the checkout; the largest are the ClueWeb09 English
 //! and Chinese samples), decompressed and concatenated in memory, else the
 //! committed fixtures in `tests/data/warc`. Each stage runs on the output of
 //! the one before it, prepared outside the timed region, so every figure is
@@ -54,7 +54,7 @@ fn warc_files() -> Vec<PathBuf> {
         files.sort();
         return files;
     }
-    let dir = match sieve_bench::shared_data("stage bench: shared WARC samples") {
+    let dir = match sieve_indexer::testdata::shared_file("", "stage bench: shared WARC samples") {
         Some(d) => d.join("warc"),
         None => {
             eprintln!("using the committed fixtures in tests/data/warc instead");

@@ -2,7 +2,7 @@
 //! HTML-to-text (`sieve_indexer::html::extract`) on real pages, in MB/s of
 //! input. Inputs: the article-extraction benchmark pages (UTF-8 news
 //! pages) and the chardet corpus (legacy-encoded feeds) from the shared data
-//! (`SIEVE_SHARED_DATA`, default `/work/shared/data`), else the committed
+//! (`$SIEVE_SHARED_DATA`, else `../shared/data` beside the checkout), else the committed
 //! fixtures in `tests/data/html/`. Each benchmark iteration processes every
 //! page of its set once.
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -49,7 +49,7 @@ fn read_page(p: &Path) -> Vec<u8> {
 fn inputs() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let (articles, legacy) =
-        match sieve_bench::shared_data("text bench (article and chardet pages)") {
+        match sieve_indexer::testdata::shared_file("", "text bench (article and chardet pages)") {
             Some(d) => (
                 files_in(&d.join("html/article-extraction-benchmark/html"), false),
                 files_in(&d.join("html/chardet-tests/tests"), true),

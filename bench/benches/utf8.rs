@@ -6,8 +6,9 @@
 //! random bytes (the worst case, every sequence checked on the exact path).
 //! Run: `cargo bench -p sieve-bench --bench utf8`.
 
-use sieve_bench::{median, report, shared_data};
+use sieve_bench::{median, report};
 use sieve_filters::utf8::{Counting, clean_in_place_scalar, clean_in_place_with};
+use sieve_indexer::testdata::shared_file;
 
 fn run(name: &str, input: &[u8]) {
     let runs = 15;
@@ -33,7 +34,7 @@ fn run(name: &str, input: &[u8]) {
 }
 
 fn main() {
-    let Some(data) = shared_data("utf8 bench on ClueWeb09 sample") else {
+    let Some(data) = shared_file("", "utf8 bench on ClueWeb09 sample") else {
         return;
     };
     let path = data.join("warc/freequery__ClueWeb09_English_Sample.warc");

@@ -3,8 +3,10 @@ PEERS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$PEERS/../.." && pwd)"
 PY="$PEERS/.venv/bin/python"
 JAR="$PEERS/.cache/anserini.jar"
-SHARED="${SIEVE_SHARED_DATA:-/work/shared/data}"
-if [[ ! -d "$SHARED" && -d "$REPO/../shared/data" ]]; then SHARED="$(cd "$REPO/../shared/data" && pwd)"; fi
+# shellcheck source=../../scripts/lib.sh
+source "$REPO/scripts/lib.sh"
+# The shared data directory (scripts/lib.sh's rule); empty when absent.
+SHARED="$(sieve_shared_data || true)"
 # Java heap for Anserini; the machine has 24 GiB shared by several developers.
 ANSERINI_HEAP="${ANSERINI_HEAP:-4g}"
 need_peers() {

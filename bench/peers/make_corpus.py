@@ -36,6 +36,9 @@ import re
 import sys
 import uuid
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from sievelib import shared_data  # noqa: E402
+
 DEFAULT_SOURCES = [
     "freequery__ClueWeb09_English_Sample.warc",
     "freequery__ClueWeb09_Chinese_Sample.warc",
@@ -142,8 +145,12 @@ def main():
     ap.add_argument("--level", type=int, default=6, help="gzip level")
     ap.add_argument("--gzip", choices=["record", "stream"], default="record")
     a = ap.parse_args()
-    shared = os.environ.get("SIEVE_SHARED_DATA", "/work/shared/data")
-    sources = a.sources or [os.path.join(shared, "warc", s) for s in DEFAULT_SOURCES]
+    sources = a.sources
+    if not sources:
+        shared = shared_data()
+        if shared is None:
+            sys.exit("no SOURCE given and shared data not found (set SIEVE_SHARED_DATA)")
+        sources = [os.path.join(shared, "warc", s) for s in DEFAULT_SOURCES]
 
     responses = []
     per_source = {}

@@ -22,19 +22,17 @@ overlaps are computed on those page rankings (page_overlap@k).
 import re
 import argparse
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from sievelib import run_lines  # noqa: E402
 
 
 def read_ranked(path):
     run = {}
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 6:
-                sys.exit(f"{path}:{n}: expected 6 fields, got {len(parts)}")
-            run.setdefault(parts[0], []).append((int(parts[3]), n, parts[2], float(parts[4])))
+    for n, parts in run_lines(path):
+        run.setdefault(parts[0], []).append((int(parts[3]), n, parts[2], float(parts[4])))
     return {q: [(d, s) for _, _, d, s in sorted(v)] for q, v in run.items()}
 
 

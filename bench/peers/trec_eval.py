@@ -8,37 +8,13 @@ topic missing from the run scores 0. Prints one line per run, or JSON with --jso
 """
 import argparse
 import json
+import os
 import sys
 
 import pytrec_eval
 
-
-def read_qrels(path):
-    qrels = {}
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 4:
-                sys.exit(f"{path}:{n}: expected 4 fields, got {len(parts)}")
-            qid, _, docno, rel = parts
-            qrels.setdefault(qid, {})[docno] = int(rel)
-    return qrels
-
-
-def read_run(path):
-    run = {}
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 6:
-                sys.exit(f"{path}:{n}: expected 6 fields, got {len(parts)}")
-            qid, _, docno, _, score, _ = parts
-            run.setdefault(qid, {})[docno] = float(score)
-    return run
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from sievelib import read_qrels, read_run  # noqa: E402
 
 
 def evaluate(qrels, run, measures):

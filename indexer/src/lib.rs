@@ -36,6 +36,8 @@
 //! * [`report`]: the encoding-error report (tally, tests, tables, figure).
 //! * [`scan`]: reading crawls without indexing.
 //! * [`utf8stream`]: streaming bytes through the UTF-8 cleaner.
+//! * [`testdata`]: where tests, benches and examples find the committed
+//!   fixtures and the shared data directory.
 //!
 //! Every fallible function returns [`Error`], whose variants carry the
 //! evidence (path, byte offset, expected and found values). No error
@@ -65,6 +67,7 @@ pub mod spamfile;
 pub mod stats;
 pub mod summary;
 pub mod utf8stream;
+pub mod testdata;
 
 pub use error::{Error, RuleInput};
 

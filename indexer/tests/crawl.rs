@@ -3,24 +3,10 @@
 
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use sieve_indexer::crawl::{self, CrawlEvent, CrawlOptions};
-
-fn shared_data() -> Option<PathBuf> {
-    // `SIEVE_SHARED_DATA` if set (and only it), else `/work/shared/data`,
-    // else `../shared/data` relative to the repository root.
-    if let Some(env) = std::env::var_os("SIEVE_SHARED_DATA") {
-        let p = PathBuf::from(env);
-        return p.is_dir().then_some(p);
-    }
-    [
-        PathBuf::from("/work/shared/data"),
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"),
-    ]
-    .into_iter()
-    .find(|p| p.is_dir())
-}
+use sieve_indexer::testdata::shared_file;
 
 /// Per-file summary of what our reader produced.
 #[derive(Debug, Default)]
@@ -99,7 +85,7 @@ fn naive_warc(bytes: &[u8]) -> (usize, Vec<String>) {
 
 /// Expected figures per file: (file, records, indexed docs, first docid,
 /// last docid, error substring). Records and response counts come from
-/// `/work/shared/data/SOURCES.md` (warcio 1.8.1 / FastWARC 2.0.1 counts, the
+/// the shared data directory's `SOURCES.md` (warcio 1.8.1 / FastWARC 2.0.1 counts, the
 /// lenient splitter for raw ClueWeb09); doc counts are the HTML 2xx responses
 /// (SOURCES.md says "all text/html" for the ClueWeb and dolma files; the ukwa
 /// figures are ours, checked against the HTTP headers by hand: IAH-urls-wget has
@@ -189,8 +175,7 @@ const WARC_TABLE: &[(&str, usize, usize, &str, &str, &str)] = &[
 
 #[test]
 fn shared_warc_table() {
-    let Some(root) = shared_data() else {
-        eprintln!("SKIPPED: shared data not found (set SIEVE_SHARED_DATA)");
+    let Some(root) = shared_file("", "shared WARC table") else {
         return;
     };
     let mut checked = 0;
@@ -233,8 +218,7 @@ fn shared_warc_table() {
 
 #[test]
 fn shared_trec_table() {
-    let Some(root) = shared_data() else {
-        eprintln!("SKIPPED: shared data not found (set SIEVE_SHARED_DATA)");
+    let Some(root) = shared_file("", "shared TREC table") else {
         return;
     };
     for (file, docs, first, last) in [
@@ -290,8 +274,7 @@ fn shared_trec_table() {
 #[test]
 #[ignore = "measurement; prints a table"]
 fn warc_crate_measurement() {
-    let Some(root) = shared_data() else {
-        eprintln!("SKIPPED: shared data not found (set SIEVE_SHARED_DATA)");
+    let Some(root) = shared_file("", "warc crate measurement") else {
         return;
     };
     let mut files: Vec<_> = std::fs::read_dir(root.join("warc"))
@@ -357,8 +340,7 @@ fn thread_cpu_secs() -> f64 {
 #[test]
 #[ignore = "measurement; run in release"]
 fn throughput() {
-    let Some(root) = shared_data() else {
-        eprintln!("SKIPPED: shared data not found (set SIEVE_SHARED_DATA)");
+    let Some(root) = shared_file("", "reader throughput") else {
         return;
     };
     let repeat: usize = std::env::var("SIEVE_BENCH_REPEAT")

@@ -15,6 +15,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use sieve_indexer::testdata::shared_file;
 use sieve_searcher::eval::{EvalOptions, Measure, evaluate};
 use sieve_searcher::qrels::read_qrels;
 use sieve_searcher::run::{Duplicates, read_run};
@@ -30,17 +31,6 @@ fn fixture(name: &str) -> PathBuf {
 fn python() -> Option<PathBuf> {
     let p = repo().join(".venv/bin/python");
     p.exists().then_some(p)
-}
-
-fn shared_data() -> Option<PathBuf> {
-    let p = std::env::var_os("SIEVE_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/work/shared/data"));
-    if p.exists() {
-        return Some(p);
-    }
-    let rel = repo().join("../shared/data");
-    rel.exists().then_some(rel)
 }
 
 #[test]
@@ -222,13 +212,12 @@ fn web_track_qrels_random_runs_equal_pytrec_eval_and_gdeval() {
         );
         return;
     };
-    let Some(data) = shared_data() else {
-        eprintln!("SKIPPED: Web Track qrels not found (set SIEVE_SHARED_DATA)");
+    let Some(data) = shared_file("topics-qrels", "Web Track qrels oracle") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
     for name in ["qrels.web.51-100.txt", "qrels.web.151-200.txt"] {
-        let qp = data.join("topics-qrels").join(name);
+        let qp = data.join(name);
         let q = read_qrels(&qp).unwrap();
         // A run made from the judged documents of each topic, shuffled, with
         // tied scores, plus unjudged documents.
@@ -329,18 +318,17 @@ fn c_pairs(
 
 #[test]
 fn regression_prels_web_1_50_refused_as_statap() {
-    let Some(data) = shared_data() else {
-        eprintln!("SKIPPED: prels.web.1-50.txt not found (set SIEVE_SHARED_DATA)");
+    let Some(prels) = shared_file("topics-qrels/prels.web.1-50.txt", "prels.web.1-50.txt") else {
         return;
     };
-    let e = read_qrels(&data.join("topics-qrels/prels.web.1-50.txt")).unwrap_err();
+    let e = read_qrels(&prels).unwrap_err();
     let msg = e.to_string();
     assert!(
         msg.contains("prels.web.1-50.txt") && msg.contains("statAP") && msg.contains("line 1"),
         "{msg}"
     );
     // and the real Web Track qrels read, with -2 grades kept
-    let q = read_qrels(&data.join("topics-qrels/qrels.web.51-100.txt")).unwrap();
+    let q = read_qrels(&prels.with_file_name("qrels.web.51-100.txt")).unwrap();
     assert_eq!((q.num_topics(), q.num_judgments()), (48, 25329));
     let neg: usize = q
         .topic_ids()

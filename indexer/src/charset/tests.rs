@@ -1,27 +1,7 @@
 use super::*;
+use crate::testdata::{repo_root, shared_file};
 use encoding_rs::{BIG5, EUC_JP, EUC_KR, GBK, KOI8_R, REPLACEMENT, SHIFT_JIS, WINDOWS_1251};
 use proptest::prelude::*;
-use std::path::{Path, PathBuf};
-
-/// The shared data directory: `SIEVE_SHARED_DATA` when set (only that, so
-/// that setting it to a missing path forces the skips), else
-/// `/work/shared/data`, else `../shared/data` from the repo root; `None` if
-/// the chosen directory is absent.
-pub(crate) fn shared_data() -> Option<PathBuf> {
-    if let Some(v) = std::env::var_os("SIEVE_SHARED_DATA") {
-        return Some(PathBuf::from(v)).filter(|p| p.is_dir());
-    }
-    [
-        PathBuf::from("/work/shared/data"),
-        repo_root().join("../shared/data"),
-    ]
-    .into_iter()
-    .find(|p| p.is_dir())
-}
-
-pub(crate) fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn fixture(name: &str) -> Vec<u8> {
     let p = repo_root().join("tests/data/html/charsets").join(name);
@@ -553,13 +533,14 @@ fn same_family(a: &'static Encoding, b: &'static Encoding) -> bool {
 /// (run with `--nocapture`).
 #[test]
 fn chardet_corpus_accuracy_report() {
-    let Some(root) = shared_data() else {
-        eprintln!("SKIPPED: chardet corpus accuracy (shared data absent; set SIEVE_SHARED_DATA)");
+    let Some(dir) = shared_file("html/chardet-tests/tests", "chardet corpus accuracy") else {
         return;
     };
-    let dir = root.join("html/chardet-tests/tests");
     let Ok(rd) = std::fs::read_dir(&dir) else {
-        eprintln!("SKIPPED: {} absent (set SIEVE_SHARED_DATA)", dir.display());
+        eprintln!(
+            "SKIPPED: chardet corpus accuracy: {} unreadable",
+            dir.display()
+        );
         return;
     };
     let mut dirs: Vec<_> = rd
@@ -680,13 +661,17 @@ fn header_value<'a>(head: &'a str, name: &str) -> Option<&'a str> {
 /// ignored, URL TLD as hint); it must say GBK for nearly all.
 #[test]
 fn clueweb09_chinese_sample_gbk_bodies() {
-    let Some(root) = shared_data() else {
-        eprintln!("SKIPPED: ClueWeb09 Chinese sample (shared data absent; set SIEVE_SHARED_DATA)");
+    let Some(path) = shared_file(
+        "warc/freequery__ClueWeb09_Chinese_Sample.warc",
+        "ClueWeb09 Chinese sample",
+    ) else {
         return;
     };
-    let path = root.join("warc/freequery__ClueWeb09_Chinese_Sample.warc");
     let Ok(data) = std::fs::read(&path) else {
-        eprintln!("SKIPPED: {} absent (set SIEVE_SHARED_DATA)", path.display());
+        eprintln!(
+            "SKIPPED: ClueWeb09 Chinese sample: {} unreadable",
+            path.display()
+        );
         return;
     };
     let (mut responses, mut invalid, mut det_gbk, mut declared, mut agree) = (0, 0, 0, 0, 0);

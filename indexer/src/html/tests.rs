@@ -1,6 +1,6 @@
 use super::*;
-use crate::charset::tests::{repo_root, shared_data};
 use crate::charset::{CharsetMode, decode};
+use crate::testdata::{repo_root, shared_file};
 use proptest::prelude::*;
 use sieve_filters::utf8::Counting;
 use std::collections::HashSet;
@@ -349,13 +349,17 @@ fn committed_article_page_recall() {
 /// ground-truth article text in our body text, per page and overall.
 #[test]
 fn article_extraction_benchmark_recall() {
-    let Some(root) = shared_data() else {
-        eprintln!("SKIPPED: article-extraction recall (shared data absent; set SIEVE_SHARED_DATA)");
+    let Some(dir) = shared_file(
+        "html/article-extraction-benchmark",
+        "article-extraction recall",
+    ) else {
         return;
     };
-    let dir = root.join("html/article-extraction-benchmark");
     let Ok(gt) = std::fs::read(dir.join("ground-truth.subset.json")) else {
-        eprintln!("SKIPPED: {} absent (set SIEVE_SHARED_DATA)", dir.display());
+        eprintln!(
+            "SKIPPED: article-extraction recall: {} lacks ground-truth.subset.json (set SIEVE_SHARED_DATA)",
+            dir.display()
+        );
         return;
     };
     let truth: serde_json::Value = serde_json::from_slice(&gt).unwrap();
