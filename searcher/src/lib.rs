@@ -13,7 +13,9 @@ pub mod error;
 pub mod eval;
 pub mod qrels;
 pub mod run;
+
 pub mod stats;
+mod text;
 pub mod topics;
 pub mod twostage;
 
