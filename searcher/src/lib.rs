@@ -13,6 +13,7 @@ pub mod error;
 pub mod eval;
 pub mod qrels;
 pub mod run;
+pub mod runspec;
 
 pub mod stats;
 mod text;
