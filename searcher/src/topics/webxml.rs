@@ -146,6 +146,11 @@ impl WebXml<'_> {
     /// A start tag (`empty`: `<name/>`) at byte `pos`.
     fn open(&mut self, e: &BytesStart<'_>, pos: usize, empty: bool) -> Result<()> {
         let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+        if !name.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+            // quick-xml reads `< b ...>` as a tag without a name.
+            let found = &self.text[pos..];
+            return Err(self.err(pos, "a tag (a bare '<' must be written &lt;)", found));
+        }
         let attrs = self.attrs(e, pos)?;
         let depth_in_topic = self
             .stack
@@ -332,5 +337,12 @@ mod tests {
         assert!(e.to_string().contains("entity"), "{e}");
         let e = parse_topics(b"<topic><query>a</query></topic>").unwrap_err();
         assert!(e.to_string().contains("number"), "{e}");
+    }
+
+    #[test]
+    fn web_xml_bare_lt_is_named() {
+        let e = parse_topics(b"<topic number=\"1\">\n<query>a < b</query></topic>").unwrap_err();
+        assert!(matches!(e, Error::TopicSyntax { line: 2, .. }), "{e}");
+        assert!(e.to_string().contains("a bare '<'"), "{e}");
     }
 }
