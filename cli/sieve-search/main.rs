@@ -306,12 +306,7 @@ fn cmd_merge_runs(a: MergeRunsArgs) -> Result<()> {
         None => None,
     };
     let merged = twostage::merge_runs(&a.runs, a.hits, order.as_deref())?;
-    let mut w = sieve_searcher::run::RunWriter::new(sink(a.output.as_deref())?, &a.tag)?;
-    for (qid, hits) in &merged {
-        let pairs: Vec<(&str, f32)> = hits.iter().map(|h| (h.docid.as_str(), h.score)).collect();
-        w.write_topic(qid, &pairs)?;
-    }
-    w.finish()?.flush()?;
+    sieve_searcher::runspec::write_run(sink(a.output.as_deref())?, &a.tag, &merged)?.flush()?;
     Ok(())
 }
 
@@ -387,9 +382,8 @@ fn cmd_compare(a: CompareArgs) -> Result<()> {
 }
 
 fn cmd_run(a: RunArgs) -> Result<()> {
-    use sieve_filters::docfilter::{DocFilter, Thresholds, Unscored};
-    use sieve_searcher::batch::{self, DocSelection, RunVariant, StatsMode};
-    use sieve_searcher::bm25::Bm25Params;
+    use sieve_searcher::batch::StatsMode;
+    use sieve_searcher::runspec::{RunSpec, write_run};
 
     if let Some(t) = a.threads {
         let t = sieve_indexer::options::check_threads(t)
@@ -400,7 +394,7 @@ fn cmd_run(a: RunArgs) -> Result<()> {
             .context("thread pool")?;
     }
     anyhow::ensure!(a.hits >= 1, "--hits must be at least 1");
-    let (shards, config) = batch::open_shards(&a.index)?;
+    let (shards, config) = sieve_searcher::batch::open_shards(&a.index)?;
     let analyzer = sieve_indexer::analysis::EnglishAnalyzer::new(config);
     let (_, topics) = read_topics(&a.query.topics)?;
     let field = a.query.search_field.text_field();
@@ -415,134 +409,78 @@ fn cmd_run(a: RunArgs) -> Result<()> {
         )?),
         None => None,
     };
-    let unscored = if a.drop_unscored {
-        Unscored::Drop
-    } else {
-        Unscored::Keep
+    let spec = RunSpec {
+        selections: selections(&a)?,
+        tag: a.tag,
+        k1: a.k1,
+        b: a.b,
+        stats: match a.stats {
+            StatsArg::Full => StatsMode::Full,
+            StatsArg::Filtered => StatsMode::Filtered,
+        },
+        hits: a.hits,
+        output: a.output,
+        output_dir: a.output_dir,
     };
-    // Selections: one per threshold value and per filter file.
-    let mut selections = Vec::new();
-    for p in &a.min_spam_percentile {
-        anyhow::ensure!(*p <= 100, "--min-spam-percentile {p}: expected 0-100");
-        selections.push(DocSelection {
-            name: format!("spam{p}"),
-            thresholds: Thresholds {
-                min_spam_percentile: Some(*p),
-                unscored,
-                ..Default::default()
-            },
-            filter: None,
-        });
-    }
-    for x in &a.max_invalid_456_per_kb {
-        let t = Thresholds {
-            max_rate_per_kb: [("invalid_4_5_6".to_string(), *x)].into(),
-            ..Default::default()
-        };
-        t.validate()?;
-        selections.push(DocSelection {
-            name: format!("i456le{}", batch::num_label(*x)),
-            thresholds: t,
-            filter: None,
-        });
-    }
-    for f in &a.filter {
-        let bytes = std::fs::read(f).with_context(|| format!("cannot read {}", f.display()))?;
-        let filter = DocFilter::from_bytes(bytes)
-            .with_context(|| format!("{} is not a sieve filter file", f.display()))?;
-        let stem = f
-            .file_stem()
-            .map(|s| {
-                s.to_string_lossy()
-                    .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
-            })
-            .unwrap_or_else(|| "filter".into());
-        selections.push(DocSelection {
-            name: format!("f_{stem}"),
-            thresholds: Thresholds::default(),
-            filter: Some(filter),
-        });
-    }
-    let several = a.k1.len() * a.b.len() * selections.len().max(1) > 1;
-    let mut variants = Vec::new();
-    let sel_ids: Vec<Option<usize>> = if selections.is_empty() {
-        vec![None]
-    } else {
-        (0..selections.len()).map(Some).collect()
-    };
-    for &k1 in &a.k1 {
-        for &b in &a.b {
-            let params = Bm25Params { k1, b }.validate()?;
-            for &sel in &sel_ids {
-                let mut tag = a.tag.clone();
-                if several {
-                    tag = format!(
-                        "{}_k1-{}_b-{}",
-                        a.tag,
-                        batch::num_label(k1),
-                        batch::num_label(b)
-                    );
-                    if let Some(i) = sel {
-                        tag = format!("{tag}_{}", selections[i].name);
-                    }
-                } else if let Some(i) = sel {
-                    tag = format!("{tag}_{}", selections[i].name);
-                }
-                variants.push(RunVariant {
-                    params,
-                    selection: sel,
-                    tag,
-                });
-            }
-        }
-    }
-    if variants.len() > 1 && a.output_dir.is_none() {
+    let runs = spec.runs()?;
+    if runs.len() > 1 && spec.output_dir.is_none() {
         anyhow::bail!(
             "{} runs requested (k1 x b x filters): give --output-dir DIR for their files",
-            variants.len()
+            runs.len()
         );
     }
-    let stats_mode = match a.stats {
-        StatsArg::Full => StatsMode::Full,
-        StatsArg::Filtered => StatsMode::Filtered,
-    };
     let started = std::time::Instant::now();
-    let results = batch::run_batch(
+    let global = global.as_ref().map(|g| g as _);
+    let results = spec.search(
+        &runs,
         &shards,
         &analyzer,
         &topics,
         a.query.field,
         field,
-        &selections,
-        stats_mode,
-        global.as_ref().map(|g| g as _),
-        &variants,
-        a.hits,
+        global,
     )?;
     let elapsed = started.elapsed();
-    if let Some(dir) = &a.output_dir {
+    if let Some(dir) = &spec.output_dir {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    for (v, res) in variants.iter().zip(&results) {
-        let path = match (&a.output, &a.output_dir) {
-            (Some(p), _) => Some(p.clone()),
-            (None, Some(dir)) => Some(batch::run_path(dir, &v.tag)),
-            (None, None) => None,
-        };
-        let mut w = sieve_searcher::run::RunWriter::new(sink(path.as_deref())?, &v.tag)?;
-        for (qid, hits) in res {
-            let pairs: Vec<(&str, f32)> =
-                hits.iter().map(|h| (h.docid.as_str(), h.score)).collect();
-            w.write_topic(qid, &pairs)?;
-        }
-        w.finish()?.flush()?;
+    for (run, res) in runs.iter().zip(&results) {
+        write_run(sink(run.output.as_deref())?, &run.variant.tag, res)?.flush()?;
     }
     eprintln!(
         "{} topics x {} runs in {:.3}s ({:.2} ms per topic)",
         topics.len(),
-        variants.len(),
+        runs.len(),
         elapsed.as_secs_f64(),
         elapsed.as_secs_f64() * 1e3 / topics.len().max(1) as f64
     );
     Ok(())
+}
+
+/// The document selections of `run`: one per spam percentile, per invalid
+/// 4/5/6-byte rate and per filter file, in that order.
+fn selections(a: &RunArgs) -> Result<Vec<sieve_searcher::batch::DocSelection>> {
+    use sieve_filters::docfilter::{DocFilter, Unscored};
+    use sieve_searcher::runspec::{filter_selection, invalid_456_selection, spam_selection};
+
+    let unscored = if a.drop_unscored {
+        Unscored::Drop
+    } else {
+        Unscored::Keep
+    };
+    let mut selections = Vec::new();
+    for p in &a.min_spam_percentile {
+        anyhow::ensure!(*p <= 100, "--min-spam-percentile {p}: expected 0-100");
+        selections.push(spam_selection(*p, unscored));
+    }
+    for x in &a.max_invalid_456_per_kb {
+        selections.push(invalid_456_selection(*x)?);
+    }
+    for f in &a.filter {
+        let bytes = std::fs::read(f).with_context(|| format!("cannot read {}", f.display()))?;
+        let filter = DocFilter::from_bytes(bytes)
+            .with_context(|| format!("{} is not a sieve filter file", f.display()))?;
+        selections.push(filter_selection(f, filter));
+    }
+    Ok(selections)
 }

@@ -39,6 +39,9 @@ pub enum Error {
     /// An error from the indexer library (schema, analyser).
     #[error(transparent)]
     Indexer(#[from] sieve_indexer::Error),
+    /// An error from the filters library (e.g. an invalid threshold).
+    #[error(transparent)]
+    Filters(#[from] sieve_filters::Error),
 
     /// An error found while parsing the contents of a named file; `source`
     /// carries the line and what was expected.

@@ -5,6 +5,37 @@
 //!
 //! Every fallible function returns [`Error`], whose variants carry the
 //! evidence (path, line, expected and found values).
+//!
+//! # Layout
+//!
+//! Inputs, each read from bytes into plain values:
+//! - [`topics`]: topic files in five formats, detected from the content
+//!   (`topics/mod.rs`: types, detection, shared checks; one file per format:
+//!   `sgml.rs`, `webxml.rs` (quick-xml), `lines.rs` (`id:query`, TSV),
+//!   `cacm.rs`; `scan.rs`, the lenient tag scanner of the SGML formats).
+//! - [`qrels`]: relevance judgments (qrels and prels).
+//! - [`run`]: TREC run files, read and written.
+//! - `text` (crate-private): the UTF-8, snippet, whitespace and line-number
+//!   helpers every reader above shares.
+//!
+//! Searching:
+//! - [`bm25`]: BM25 over tantivy shards with any k1/b, several settings and
+//!   document subsets scored in one pass.
+//! - [`stats`]: collection statistics summed over shards or recomputed over
+//!   a subset.
+//! - [`batch`]: many topics x settings x document selections, in parallel.
+//! - [`runspec`]: run settings (k1, b, selections, tag, output) turned into
+//!   the list of runs with their tags and files, searched and written.
+//! - [`twostage`]: statistics files, their sums and the merging of shard
+//!   runs for a search split over machines.
+//!
+//! Evaluating:
+//! - [`eval`]: trec_eval and gdeval measures of a run against qrels.
+//! - [`compare`]: two runs compared per topic (paired t-test, wins/losses).
+//!
+//! No module cycles: `text` <- `topics`, `qrels`, `run`; `bm25` <- `stats`
+//! <- `twostage` (also using `topics`) <- `batch` <- `runspec` (also writing
+//! through `run`); `qrels`, `run` <- `eval` <- `compare`.
 
 pub mod batch;
 pub mod bm25;
@@ -13,7 +44,9 @@ pub mod error;
 pub mod eval;
 pub mod qrels;
 pub mod run;
+pub mod runspec;
 pub mod stats;
+mod text;
 pub mod topics;
 pub mod twostage;
 

@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::Path;
 
-use crate::topics::{snippet, utf8};
+use crate::text::{snippet, utf8};
 use crate::{Error, Result};
 
 /// The judgments of one topic.

@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::path::Path;
 
-use crate::topics::{snippet, utf8};
+use crate::text::{snippet, utf8};
 use crate::{Error, Result};
 
 /// One retrieved document of a run.

@@ -493,7 +493,7 @@ pub fn merge_runs(runs: &[PathBuf], k: usize, topic_order: Option<&[String]>) ->
             path: path.clone(),
             inner: Box::new(e),
         };
-        let text = crate::topics::utf8(&bytes).map_err(in_file)?;
+        let text = crate::text::utf8(&bytes).map_err(in_file)?;
         for (i, line) in text.lines().enumerate() {
             let fields: Vec<&str> = line.split_ascii_whitespace().collect();
             match fields.len() {
@@ -503,7 +503,7 @@ pub fn merge_runs(runs: &[PathBuf], k: usize, topic_order: Option<&[String]>) ->
                     return Err(in_file(Error::RunSyntax {
                         line: i + 1,
                         expected: "6 fields: qid Q0 docno rank score tag".into(),
-                        found: format!("{n} fields: {}", crate::topics::snippet(line)),
+                        found: format!("{n} fields: {}", crate::text::snippet(line)),
                     }));
                 }
             }
@@ -515,7 +515,7 @@ pub fn merge_runs(runs: &[PathBuf], k: usize, topic_order: Option<&[String]>) ->
                     in_file(Error::RunSyntax {
                         line: i + 1,
                         expected: "a number (not NaN) as the score in field 5".into(),
-                        found: crate::topics::snippet(fields[4]),
+                        found: crate::text::snippet(fields[4]),
                     })
                 })?;
             let qid = fields[0];
