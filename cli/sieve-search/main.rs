@@ -460,7 +460,8 @@ fn cmd_run(a: RunArgs) -> Result<()> {
 /// The document selections of `run`: one per spam percentile, per invalid
 /// 4/5/6-byte rate and per filter file, in that order.
 fn selections(a: &RunArgs) -> Result<Vec<sieve_searcher::batch::DocSelection>> {
-    use sieve_filters::docfilter::{DocFilter, Unscored};
+    use sieve_filters::docfilter::Unscored;
+    use sieve_indexer::filterbuild::load_filter;
     use sieve_searcher::runspec::{filter_selection, invalid_456_selection, spam_selection};
 
     let unscored = if a.drop_unscored {
@@ -477,10 +478,7 @@ fn selections(a: &RunArgs) -> Result<Vec<sieve_searcher::batch::DocSelection>> {
         selections.push(invalid_456_selection(*x)?);
     }
     for f in &a.filter {
-        let bytes = std::fs::read(f).with_context(|| format!("cannot read {}", f.display()))?;
-        let filter = DocFilter::from_bytes(bytes)
-            .with_context(|| format!("{} is not a sieve filter file", f.display()))?;
-        selections.push(filter_selection(f, filter));
+        selections.push(filter_selection(f, load_filter(f)?));
     }
     Ok(selections)
 }
