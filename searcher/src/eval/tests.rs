@@ -232,6 +232,11 @@ fn new_measures_hand_computed() {
     for m in [Measure::Bpref, Measure::RecipRank, Measure::NdcgCut(10)] {
         assert_eq!(t2.get(m), Some(0.0), "{m}");
     }
+    // regression: no relevant document prints 0.0000 as trec_eval, not -0.0000
+    assert!(
+        e.to_text_of(&[Measure::NdcgCut(5)], true, 4)
+            .contains("ndcg_cut_5            \t2\t0.0000\n")
+    );
     // bpref with non-relevant documents above a relevant one
     let e = eval_text(
         b"1 0 n 0\n1 0 m 0\n1 0 r 1\n1 0 s 1\n1 0 t 1\n",

@@ -132,7 +132,8 @@ impl TopicEval {
                 .enumerate()
                 .filter(|&(_, g)| g > 0)
                 .map(|(i, g)| g as f64 / ((i + 2) as f64).log2())
-                .sum()
+                // not `sum()`, whose empty sum is -0.0 (printed "-0.0000")
+                .fold(0.0, |s, x| s + x)
         };
         let sum = dcg(&mut self.ret.iter().map(|g| g.unwrap_or(0)));
         let ideal = dcg(&mut self.judged.iter().copied().filter(|&g| g >= 1));
