@@ -7,6 +7,11 @@
       recall_1000, num_ret, num_rel, num_rel_ret, per topic.
       gdeval measures from the gdeval.pl bundled with ir_measures (run with perl,
       as ir_measures' gdeval provider does), per topic, printed by gdeval with 5 decimals.
+  eval_oracle.py batch QRELS RUN MAXDOCS GDQRELS GDRUN -> the same JSON, for many
+      cases at once (the test gives every case its own topic ids): trec_eval
+      measures (all of TREC_MEASURES) on QRELS/RUN, each topic's ranking first
+      cut at MAXDOCS[qid] (a JSON object, trec_eval -M) in trec_eval's order
+      (score as float32 descending, docno descending); gdeval on GDQRELS/GDRUN.
   eval_oracle.py ttest A,B,..  X,Y,..  -> JSON {"t": t, "p": p} from scipy.stats.ttest_rel(B, A)
 """
 import json
@@ -16,14 +21,26 @@ import sys
 import tempfile
 
 
-def trec_eval(qrels_path, run_path):
+TREC_MEASURES = {"map", "P", "recall", "ndcg_cut", "Rprec", "bpref", "recip_rank", "success",
+                 "num_ret", "num_rel", "num_rel_ret"}
+
+
+def trec_eval(qrels_path, run_path, max_docs=None):
     import pytrec_eval
     from sievelib import read_qrels, read_run
     # unique=True: a repeated (topic, docno) is refused, as pytrec_eval.parse_qrel/parse_run do
     qrels = read_qrels(qrels_path, unique=True)
     run = read_run(run_path, unique=True)
-    ev = pytrec_eval.RelevanceEvaluator(
-        qrels, {"map", "P_5", "P_10", "P_20", "P_30", "recall_1000", "num_ret", "num_rel", "num_rel_ret"})
+    if max_docs:
+        import numpy as np
+        np.seterr(over="ignore")  # float32 of 1e39 is inf, as in C
+        for qid, m in max_docs.items():
+            if qid in run:
+                ranked = sorted(run[qid].items(),
+                                key=lambda d: (np.float32(d[1]), d[0].encode()), reverse=True)
+                run[qid] = dict(ranked[:m])
+        run = {q: d for q, d in run.items() if d}
+    ev = pytrec_eval.RelevanceEvaluator(qrels, TREC_MEASURES)
     return ev.evaluate(run)
 
 
@@ -47,6 +64,11 @@ def main():
     if sys.argv[1] == "eval":
         q, r = sys.argv[2], sys.argv[3]
         print(json.dumps({"trec_eval": trec_eval(q, r), "gdeval": gdeval(q, r)}))
+    elif sys.argv[1] == "batch":
+        q, r, m, gq, gr = sys.argv[2:7]
+        with open(m) as f:
+            max_docs = json.load(f)
+        print(json.dumps({"trec_eval": trec_eval(q, r, max_docs), "gdeval": gdeval(gq, gr)}))
     elif sys.argv[1] == "ttest":
         from scipy.stats import ttest_rel
         a = [float(x) for x in sys.argv[2].split(",")]

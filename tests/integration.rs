@@ -4,6 +4,7 @@
 #[macro_use]
 mod util;
 
+mod eval_cli;
 mod hostile;
 mod pipeline;
 mod repo;

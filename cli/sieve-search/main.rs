@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use sieve_searcher::compare;
-use sieve_searcher::eval::{EvalOptions, Evaluation, Measure, evaluate};
+use sieve_searcher::eval::{EvalOptions, Evaluation, Measure, MeasureSpec, evaluate};
 use sieve_searcher::qrels::read_qrels;
 use sieve_searcher::run::{Duplicates, read_run};
 use sieve_searcher::topics::{TopicField, read_topics};
@@ -34,8 +34,9 @@ enum Cmd {
     /// Parse a topic file and print what was read: format, count, then
     /// `id<TAB>query` per topic (or everything with --json).
     Topics(TopicsArgs),
-    /// Evaluate runs as trec_eval (map, P_5..P_30, recall_1000) and gdeval
-    /// (ndcg@20, err@20) do.
+    /// Evaluate runs as trec_eval 9.0.8 (map, P_k, recall_k, ndcg_cut_k,
+    /// Rprec, bpref, recip_rank, success_k, counts) and gdeval (ndcg@20,
+    /// err@20) do; `eval [-q] [-c] [-M N] [-m MEASURE]... QRELS RUN`.
     Eval(EvalArgs),
     /// Compare two runs: means, difference, wins/losses/ties, paired t-test,
     /// most changed topics.
@@ -200,12 +201,36 @@ struct RunInput {
 }
 
 #[derive(clap::Args)]
+#[command(
+    override_usage = "sieve-search eval [-q] [-c] [-M N] [-m MEASURE]... QRELS RUN...\n       \
+                      sieve-search eval --qrels QRELS [-q] [-c] [-M N] [-m MEASURE]... RUN..."
+)]
 struct EvalArgs {
-    #[command(flatten)]
-    input: RunInput,
-    /// Run files (`qid Q0 docno rank score tag`).
-    #[arg(required = true)]
-    runs: Vec<PathBuf>,
+    /// The qrels file (`qid iter docno rel`). Without it, the first file
+    /// given is the qrels, as in trec_eval.
+    #[arg(long)]
+    qrels: Option<PathBuf>,
+    /// trec_eval -c: average over all qrels topics (missing ones score 0).
+    #[arg(short = 'c')]
+    complete: bool,
+    /// trec_eval -M: evaluate only the first N documents of each topic
+    /// (trec_eval measures only).
+    #[arg(short = 'M', value_name = "N")]
+    max_docs: Option<usize>,
+    /// trec_eval -m, repeatable: a measure (map, P_10, ndcg@20), a family
+    /// with cutoffs (P.5,10, ndcg_cut.20, success.1,5,10; P, recall,
+    /// ndcg_cut, success alone: trec_eval's default cutoffs) or a set
+    /// (official, all_trec, gdeval). Default: num_ret, num_rel, num_rel_ret,
+    /// map, P_5..P_30, recall_1000, ndcg@20, err@20.
+    #[arg(short = 'm', value_name = "MEASURE")]
+    measure: Vec<String>,
+    /// Keep the best-scored copy of a document retrieved twice for a topic
+    /// instead of refusing the run (trec_eval refuses it).
+    #[arg(long)]
+    dedup: bool,
+    /// [QRELS] then run files (`qid Q0 docno rank score tag`).
+    #[arg(required = true, value_name = "FILES")]
+    files: Vec<PathBuf>,
     /// Also print a row per topic and measure.
     #[arg(long = "per-topic", short = 'q')]
     per_topic: bool,
@@ -327,33 +352,51 @@ fn cmd_topics(a: TopicsArgs) -> Result<()> {
 }
 
 fn evaluate_file(
-    input: &RunInput,
+    dedup: bool,
+    opts: EvalOptions,
     qrels: &sieve_searcher::qrels::Qrels,
     run: &Path,
 ) -> Result<Evaluation> {
-    let dups = if input.dedup {
+    let dups = if dedup {
         Duplicates::KeepBest
     } else {
         Duplicates::Error
     };
     let r = read_run(run, dups)?;
     let name = r.tag.clone().unwrap_or_else(|| run.display().to_string());
-    let opts = EvalOptions {
-        complete: input.complete,
-    };
-    evaluate(qrels, &r, &name, opts).with_context(|| format!("evaluating {}", run.display()))
+    let e = evaluate(qrels, &r, &name, opts)
+        .with_context(|| format!("evaluating {}", run.display()))?;
+    if let Some(why) = &e.gdeval_refused {
+        eprintln!("warning: {}: {why}", run.display());
+    }
+    Ok(e)
 }
 
 fn cmd_eval(a: EvalArgs) -> Result<()> {
-    let qrels = read_qrels(&a.input.qrels)?;
+    let measures = MeasureSpec::parse_all(&a.measure)?;
+    let (qrels_path, runs) = match &a.qrels {
+        Some(q) => (q, &a.files[..]),
+        None => {
+            anyhow::ensure!(
+                a.files.len() >= 2,
+                "give the qrels and at least one run (QRELS RUN...), or --qrels QRELS RUN..."
+            );
+            (&a.files[0], &a.files[1..])
+        }
+    };
+    let qrels = read_qrels(qrels_path)?;
+    let opts = EvalOptions {
+        complete: a.complete,
+        max_docs: a.max_docs,
+    };
     let mut out = std::io::stdout().lock();
     let mut json = Vec::new();
-    for run in &a.runs {
-        let e = evaluate_file(&a.input, &qrels, run)?;
+    for run in runs {
+        let e = evaluate_file(a.dedup, opts, &qrels, run)?;
         if a.json {
-            json.push(e.to_json());
+            json.push(e.to_json_of(&measures));
         } else {
-            write!(out, "{}", e.to_text(a.per_topic, 4))?;
+            write!(out, "{}", e.to_text_of(&measures, a.per_topic, 4))?;
         }
     }
     if a.json {
@@ -364,8 +407,12 @@ fn cmd_eval(a: EvalArgs) -> Result<()> {
 
 fn cmd_compare(a: CompareArgs) -> Result<()> {
     let qrels = read_qrels(&a.input.qrels)?;
-    let ea = evaluate_file(&a.input, &qrels, &a.run_a)?;
-    let eb = evaluate_file(&a.input, &qrels, &a.run_b)?;
+    let opts = EvalOptions {
+        complete: a.input.complete,
+        ..EvalOptions::default()
+    };
+    let ea = evaluate_file(a.input.dedup, opts, &qrels, &a.run_a)?;
+    let eb = evaluate_file(a.input.dedup, opts, &qrels, &a.run_b)?;
     let cmp = compare::compare(&ea, &eb, &a.measure, a.top);
     let (na, nb) = (a.run_a.display().to_string(), a.run_b.display().to_string());
     let mut out = std::io::stdout().lock();

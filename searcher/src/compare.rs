@@ -314,7 +314,10 @@ mod tests {
         let q = parse_qrels(b"1 0 a 1\n2 0 a 1\n3 0 a 1\n").unwrap();
         let ra = parse_run(b"1 Q0 a 1 1 A\n", Duplicates::Error).unwrap();
         let rb = parse_run(b"1 Q0 a 1 1 B\n2 Q0 a 1 1 B\n", Duplicates::Error).unwrap();
-        let o = EvalOptions { complete: true };
+        let o = EvalOptions {
+            complete: true,
+            ..EvalOptions::default()
+        };
         let c = &compare(
             &evaluate(&q, &ra, "A", o).unwrap(),
             &evaluate(&q, &rb, "B", o).unwrap(),

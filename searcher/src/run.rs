@@ -6,8 +6,10 @@
 //! [`parse_run`] splits each line on ASCII whitespace into exactly six fields;
 //! blank lines are skipped. The second field (`Q0`) and the rank are ignored,
 //! as trec_eval ignores them: the evaluation order is recomputed from the
-//! scores by [`Run::ranked`]. The score is parsed as an `f64` (trec_eval's
-//! `atof`); NaN is refused. Topic and document ids are kept exactly as written.
+//! scores by [`Run::trec_eval_ranked`] (trec_eval) and [`Run::ranked`]
+//! (gdeval). The score is parsed as an `f64` (trec_eval's `atof`, which also
+//! reads `nan` and `inf`: so do we; [`Run::first_nan`] names the first NaN
+//! read). Topic and document ids are kept exactly as written.
 //! A document retrieved twice for the same topic is an error
 //! ([`Error::DuplicateDoc`], trec_eval refuses such runs) unless
 //! [`Duplicates::KeepBest`] is given.
@@ -52,6 +54,8 @@ pub enum Duplicates {
 pub struct Run {
     /// The tag (sixth column) of the first line, if any line was read.
     pub tag: Option<String>,
+    /// The first hit read with a NaN score, as (qid, docno), if any.
+    pub first_nan: Option<(String, String)>,
     topics: BTreeMap<String, Vec<RunHit>>,
 }
 
@@ -66,8 +70,9 @@ impl Run {
         self.topics.get(qid).map(Vec::as_slice)
     }
 
-    /// The hits of topic `qid` in trec_eval's evaluation order: score
-    /// descending, ties broken by docno descending (byte-wise `strcmp`).
+    /// The hits of topic `qid` in gdeval's order: score descending compared
+    /// as `f64` (Perl numbers), ties broken by docno descending (byte-wise);
+    /// NaN scores, which gdeval's sort cannot place consistently, come last.
     /// Empty if the run does not have the topic.
     pub fn ranked(&self, qid: &str) -> Vec<&RunHit> {
         let mut v: Vec<&RunHit> = self
@@ -75,7 +80,47 @@ impl Run {
             .get(qid)
             .map(|h| h.iter().collect())
             .unwrap_or_default();
-        v.sort_by(|a, b| trec_order(a.score, &a.docno, b.score, &b.docno));
+        v.sort_by(|a, b| {
+            let by_score = match (a.score.is_nan(), b.score.is_nan()) {
+                (true, true) => Ordering::Equal,
+                (true, false) => Ordering::Greater,
+                (false, true) => Ordering::Less,
+                (false, false) => b.score.partial_cmp(&a.score).unwrap_or(Ordering::Equal),
+            };
+            by_score.then_with(|| b.docno.as_bytes().cmp(a.docno.as_bytes()))
+        });
+        v
+    }
+
+    /// The hits of topic `qid` in trec_eval 9's evaluation order, exactly:
+    /// trec_eval keeps each score as a C `float` (`f32`, rounded from the
+    /// `f64` read), so scores equal as `f32` tie; `qsort` with
+    /// `comp_sim_docno` then orders by score descending, ties by docno
+    /// descending (`strcmp`). A NaN score compares neither greater nor less
+    /// than anything, so it "ties" with every score and its place depends on
+    /// the sort algorithm and its input order: trec_eval first sorts the
+    /// run's lines by topic and docno ascending (`get_trec_results.c`), then
+    /// each topic's hits with glibc's `qsort` (a top-down merge sort,
+    /// [`glibc_msort`]); so do we. (pytrec_eval hands trec_eval its hits in
+    /// another order, so it may place NaN scores differently.) Empty if the
+    /// run does not have the topic.
+    pub fn trec_eval_ranked(&self, qid: &str) -> Vec<&RunHit> {
+        let mut v: Vec<&RunHit> = self
+            .topics
+            .get(qid)
+            .map(|h| h.iter().collect())
+            .unwrap_or_default();
+        v.sort_by(|a, b| a.docno.as_bytes().cmp(b.docno.as_bytes()));
+        glibc_msort(&mut v, &|a: &&RunHit, b: &&RunHit| {
+            let (sa, sb) = (a.score as f32, b.score as f32);
+            if sa > sb {
+                Ordering::Less
+            } else if sa < sb {
+                Ordering::Greater
+            } else {
+                b.docno.as_bytes().cmp(a.docno.as_bytes())
+            }
+        });
         v
     }
 
@@ -90,8 +135,39 @@ impl Run {
     }
 }
 
-/// trec_eval's `comp_sim_docno`: score descending, then docno descending by
-/// byte comparison. Scores are never NaN here.
+/// glibc's `qsort` (`msort_with_tmp`): split at `n / 2`, sort both halves,
+/// merge taking from the left half while `cmp(left, right) <= 0`. With a
+/// consistent `cmp` this is any stable sort; with an inconsistent one (NaN
+/// scores) it reproduces glibc's exact output order.
+pub fn glibc_msort<T: Clone>(v: &mut [T], cmp: &impl Fn(&T, &T) -> Ordering) {
+    let n = v.len();
+    if n <= 1 {
+        return;
+    }
+    let n1 = n / 2;
+    {
+        let (a, b) = v.split_at_mut(n1);
+        glibc_msort(a, cmp);
+        glibc_msort(b, cmp);
+    }
+    let mut out: Vec<T> = Vec::with_capacity(n);
+    let (mut i, mut j) = (0, n1);
+    while i < n1 && j < n {
+        if cmp(&v[i], &v[j]) != Ordering::Greater {
+            out.push(v[i].clone());
+            i += 1;
+        } else {
+            out.push(v[j].clone());
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&v[i..n1]);
+    out.extend_from_slice(&v[j..]);
+    v.clone_from_slice(&out);
+}
+
+/// trec_eval's `comp_sim_docno` on `f64` scores: score descending, then docno
+/// descending by byte comparison. Scores are never NaN here.
 fn trec_order(sa: f64, da: &str, sb: f64, db: &str) -> Ordering {
     sb.partial_cmp(&sa)
         .unwrap_or(Ordering::Equal)
@@ -131,17 +207,16 @@ pub fn parse_run(bytes: &[u8], dups: Duplicates) -> Result<Run> {
             }
         }
         let (qid, docno) = (fields[0], fields[2]);
-        let score: f64 = fields[4]
-            .parse()
-            .ok()
-            .filter(|s: &f64| !s.is_nan())
-            .ok_or_else(|| Error::RunSyntax {
-                line: lineno,
-                expected: "a number (not NaN) as the score in field 5".into(),
-                found: snippet(fields[4]),
-            })?;
+        let score: f64 = fields[4].parse().map_err(|_| Error::RunSyntax {
+            line: lineno,
+            expected: "a number as the score in field 5".into(),
+            found: snippet(fields[4]),
+        })?;
         if run.tag.is_none() {
             run.tag = Some(fields[5].to_string());
+        }
+        if score.is_nan() && run.first_nan.is_none() {
+            run.first_nan = Some((qid.to_string(), docno.to_string()));
         }
         let hits = run.topics.entry(qid.to_string()).or_default();
         match seen.get(&(qid, docno)) {
@@ -304,7 +379,7 @@ mod tests {
     fn run_errors_carry_lines() {
         let e = parse_run(b"1 Q0 a 1 2 t\n1 Q0 b 2 t\n", Duplicates::Error).unwrap_err();
         assert!(matches!(e, Error::RunSyntax { line: 2, .. }), "{e}");
-        let e = parse_run(b"1 Q0 a 1 nan t\n", Duplicates::Error).unwrap_err();
+        let e = parse_run(b"1 Q0 a 1 1.5x t\n", Duplicates::Error).unwrap_err();
         assert!(matches!(e, Error::RunSyntax { line: 1, .. }), "{e}");
         let e = parse_run(
             b"1 Q0 a 1 2 t\n2 Q0 a 1 2 t\n1 Q0 a 2 1 t\n",

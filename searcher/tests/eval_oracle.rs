@@ -3,12 +3,15 @@
 //! - Always: the Anserini CACM BM25 run (tests/data/eval, Apache-2.0) gives
 //!   the figures Anserini's own TrecEvalTest and pytrec_eval give.
 //! - With the venv from `scripts/setup-python.sh` (`.venv/` in the repo
-//!   root): every per-topic value equals pytrec_eval's (trec_eval 9) to 1e-9
-//!   and gdeval.pl's (bundled with ir_measures, printed with 5 decimals) to
-//!   its rounding, on the CACM run, on random runs with ties, missing and
-//!   extra topics against random graded qrels with -2 and topics without
-//!   relevant documents, and on the Web Track qrels when the shared data is
-//!   present. Without the venv these print `SKIPPED` to stderr.
+//!   root): every per-topic value of every trec_eval measure (`all_trec`)
+//!   equals pytrec_eval's (trec_eval 9) to 1e-9 and gdeval.pl's (bundled
+//!   with ir_measures, printed with 5 decimals) to its rounding, on the CACM
+//!   run, on random runs with ties, missing and extra topics against random
+//!   graded qrels with -2 and topics without relevant documents, on the Web
+//!   Track qrels when the shared data is present, and on thousands of random
+//!   cases (ties at f32 and f64, NaN and infinite scores, grades above 4,
+//!   `-c`, `-M`) evaluated in one oracle call. Without the venv these print
+//!   `SKIPPED` to stderr.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -16,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use sieve_indexer::testdata::shared_file;
-use sieve_searcher::eval::{EvalOptions, Measure, evaluate};
+use sieve_searcher::eval::{EvalOptions, Measure, MeasureSpec, evaluate};
 use sieve_searcher::qrels::read_qrels;
 use sieve_searcher::run::{Duplicates, read_run};
 
@@ -46,7 +49,11 @@ fn cacm_anserini_run_matches_published_figures() {
     assert_eq!(format!("{:.4}", e.mean(Measure::Map)), "0.2744");
     assert_eq!(e.mean(Measure::NumRet), 52.0 * 30.0);
     // -c: all 52 qrels topics are in the run, so nothing changes
-    let c = evaluate(&q, &r, "Anserini", EvalOptions { complete: true }).unwrap();
+    let complete = EvalOptions {
+        complete: true,
+        ..EvalOptions::default()
+    };
+    let c = evaluate(&q, &r, "Anserini", complete).unwrap();
     assert_eq!(c.mean(Measure::Map), e.mean(Measure::Map));
 }
 
@@ -83,10 +90,12 @@ fn compare_with_oracle(py: &Path, qrels: &Path, run: &Path) -> usize {
     theirs.sort_by(|a, b| sieve_searcher::eval::qid_order(a, b));
     assert_eq!(ours, theirs, "evaluated topics differ from trec_eval's");
     let mut n = 0;
+    let mut measures = MeasureSpec::parse("all_trec").unwrap();
+    measures.extend(MeasureSpec::parse("gdeval").unwrap());
     for t in &e.topics {
-        for m in Measure::ALL {
+        for &m in &measures {
             let name = m.name();
-            if let Some(want) = te[&t.qid].get(name) {
+            if let Some(&want) = te[&t.qid].get(&name) {
                 let got = t.get(m).unwrap();
                 assert!(
                     (got - want).abs() < 1e-9,
@@ -98,7 +107,7 @@ fn compare_with_oracle(py: &Path, qrels: &Path, run: &Path) -> usize {
             if matches!(m, Measure::Ndcg20 | Measure::Err20) {
                 match (t.get(m), gd.get(&t.qid)) {
                     (Some(got), Some(g)) => {
-                        let want = g[name];
+                        let want = g[&name];
                         assert_eq!(
                             format!("{got:.5}"),
                             format!("{want:.5}"),
@@ -335,4 +344,237 @@ fn regression_prels_web_1_50_refused_as_statap() {
         .map(|t| q.topic(t).unwrap().iter().filter(|&(_, r)| r == -2).count())
         .sum();
     assert_eq!(neg, 1431);
+}
+
+/// One random evaluation case: its own topic ids `10 * case + t`.
+struct Case {
+    qrels: String,
+    run: String,
+    options: EvalOptions,
+    /// 0: ordinary; 1: grades up to 7; 2: NaN scores.
+    kind: u64,
+    /// A grade above 4 or a NaN score was drawn: gdeval is refused.
+    refused: bool,
+}
+
+/// A score as written in a run line, drawn by `mode`: ties at f64 in
+/// different spellings, ties only at f32, distinct values, special values.
+fn random_score(rng: &mut Rng, mode: u64, nan: bool) -> String {
+    if nan && rng.below(4) == 0 {
+        return ["nan", "NaN"][rng.below(2) as usize].into();
+    }
+    match mode {
+        0 => {
+            let v = rng.below(5) as f64 * 0.25;
+            match rng.below(3) {
+                0 => format!("{v}"),
+                1 => format!("{v:.3}"),
+                _ => format!("{v:e}"),
+            }
+        }
+        1 => {
+            // equal as f32, distinct as f64: within an eighth of an f32 ulp
+            let b = (rng.below(40) as f32 + 1.0) / 7.0;
+            let ulp = f64::from(f32::from_bits(b.to_bits() + 1) - b);
+            let off = (rng.below(3) as f64 - 1.0) * ulp / 8.0;
+            format!("{:.17e}", f64::from(b) + off)
+        }
+        2 => format!("{:.6}", (rng.next() as f64 / u64::MAX as f64 - 0.5) * 1e3),
+        _ => [
+            "inf", "-inf", "0", "-0", "1e-46", "1e39", "-1e39", "2", "0.5",
+        ][rng.below(9) as usize]
+            .into(),
+    }
+}
+
+fn random_case(rng: &mut Rng, case: u64) -> Case {
+    let kind = [0, 0, 0, 0, 0, 0, 1, 2][rng.below(8) as usize];
+    let grades: &[i64] = if kind == 1 {
+        &[-2, -1, 0, 0, 1, 2, 3, 4, 5, 7]
+    } else {
+        &[-2, -1, 0, 0, 0, 1, 1, 2, 3, 4]
+    };
+    let (mut qrels, mut run) = (String::new(), String::new());
+    for t in 1..=1 + rng.below(6) {
+        let qid = 10 * case + t;
+        let (in_qrels, in_run) = (t == 1 || rng.below(10) != 0, t == 1 || rng.below(7) != 0);
+        let mode = rng.below(4);
+        // trec_eval 9.0.8 (and pytrec_eval) stop or crash on a topic whose
+        // judgments are all negative: give each topic a grade >= 0
+        let mut nonneg = false;
+        for d in 0..1 + rng.below(25) {
+            let docno = format!("{}{d}", ["d", "D", "doc-", "x"][rng.below(4) as usize]);
+            if in_qrels && rng.below(5) < 3 {
+                let g = grades[rng.below(grades.len() as u64) as usize];
+                nonneg |= g >= 0;
+                let _ = writeln!(qrels, "{qid} 0 {docno} {g}");
+            }
+            if in_run && rng.below(10) < 7 {
+                let s = random_score(rng, mode, kind == 2);
+                let _ = writeln!(run, "{qid} Q0 {docno} {d} {s} r{case}");
+            }
+        }
+        if in_qrels && !nonneg {
+            let _ = writeln!(qrels, "{qid} 0 judged{t} 0");
+        }
+        if in_run && rng.below(3) == 0 {
+            let s = random_score(rng, mode, kind == 2);
+            let _ = writeln!(run, "{qid} Q0 unjudged{t} 0 {s} r{case}");
+        }
+    }
+    let max_docs = (kind != 2 && rng.below(3) == 0).then(|| 1 + rng.below(15) as usize);
+    let high = |l: &str| l.rsplit(' ').next().unwrap().parse::<i64>().unwrap() > 4;
+    let nan = |l: &str| l.to_ascii_lowercase().contains(" nan ");
+    let refused = qrels.lines().any(high) || run.lines().any(nan);
+    Case {
+        refused,
+        qrels,
+        run,
+        options: EvalOptions {
+            complete: rng.below(2) == 0,
+            max_docs,
+        },
+        kind,
+    }
+}
+
+/// Compares one case's evaluation with the oracle's per-topic values and
+/// trec_eval's averaging of them; returns the number of values compared.
+fn check_case(c: &Case, te: &PerTopic, gd: &PerTopic, measures: &[Measure]) -> usize {
+    use sieve_searcher::qrels::parse_qrels;
+    use sieve_searcher::run::parse_run;
+    let q = parse_qrels(c.qrels.as_bytes()).unwrap();
+    let r = parse_run(c.run.as_bytes(), Duplicates::Error).unwrap();
+    let Ok(e) = evaluate(&q, &r, "t", c.options) else {
+        // no topic in common: trec_eval evaluates nothing either
+        assert!(r.topic_ids().all(|t| !te.contains_key(t)), "{}", c.run);
+        return 0;
+    };
+    let ours: Vec<&str> = e.topics.iter().map(|t| t.qid.as_str()).collect();
+    let theirs: Vec<&str> = r.topic_ids().filter(|t| te.contains_key(*t)).collect();
+    let mut theirs = theirs;
+    theirs.sort_by(|a, b| sieve_searcher::eval::qid_order(a, b));
+    assert_eq!(ours, theirs, "evaluated topics\n{}{}", c.qrels, c.run);
+    assert_eq!(
+        e.gdeval_refused.is_some(),
+        c.refused,
+        "{:?}",
+        e.gdeval_refused
+    );
+    // pytrec_eval hands trec_eval a topic's hits in another order than
+    // trec_eval's own reader, so NaN scores land elsewhere: topics with a NaN
+    // are not compared (the unit tests pin them to trec_eval 9.0.8's output)
+    let has_nan = |q: &str| r.hits(q).unwrap().iter().any(|h| h.score.is_nan());
+    let all_compared = e.topics.iter().all(|t| !has_nan(&t.qid));
+    let mut n = 0;
+    for &m in measures {
+        let mut sum = 0.0;
+        for t in e.topics.iter().filter(|t| !has_nan(&t.qid)) {
+            let ctx = || format!("topic {} {m} {:?}\n{}{}", t.qid, c.options, c.qrels, c.run);
+            if m.is_gdeval() {
+                let (got, want) = (t.get(m), gd.get(&t.qid).map(|g| g[&m.name()]));
+                match (got, want) {
+                    (Some(a), Some(b)) => {
+                        assert_eq!(format!("{a:.5}"), format!("{b:.5}"), "{}", ctx())
+                    }
+                    (None, None) => {}
+                    (a, b) => panic!("ours {a:?} gdeval {b:?}: {}", ctx()),
+                }
+                n += 1;
+                continue;
+            }
+            let (got, want) = (t.get(m).unwrap(), te[&t.qid][&m.name()]);
+            assert!(
+                (got - want).abs() < 1e-9,
+                "ours {got} trec_eval {want}: {}",
+                ctx()
+            );
+            sum += want;
+            n += 1;
+        }
+        if m.is_gdeval() || !all_compared {
+            continue;
+        }
+        // trec_eval's `all` row from its per-topic values
+        let want = match m {
+            Measure::NumRel if c.options.complete => e.qrels_num_rel as f64,
+            m if m.is_count() => sum,
+            _ => sum / e.num_q() as f64,
+        };
+        assert!(
+            (e.mean(m) - want).abs() < 1e-9,
+            "mean {m}: {} vs {want}",
+            e.mean(m)
+        );
+    }
+    n
+}
+
+#[test]
+fn random_cases_equal_pytrec_eval_and_gdeval() {
+    let Some(py) = python() else {
+        eprintln!(
+            "SKIPPED: no .venv (run scripts/setup-python.sh) for the pytrec_eval/gdeval oracle"
+        );
+        return;
+    };
+    const CASES: u64 = 2000;
+    let mut rng = Rng(2026);
+    let cases: Vec<Case> = (0..CASES).map(|i| random_case(&mut rng, i)).collect();
+    let (mut qrels, mut run, mut gq, mut gr) =
+        (String::new(), String::new(), String::new(), String::new());
+    let mut max_docs = serde_json::Map::new();
+    for c in &cases {
+        qrels.push_str(&c.qrels);
+        run.push_str(&c.run);
+        if !c.refused {
+            gq.push_str(&c.qrels);
+            gr.push_str(&c.run);
+        }
+        if let Some(m) = c.options.max_docs {
+            for line in c.run.lines() {
+                let qid = line.split(' ').next().unwrap();
+                max_docs.insert(qid.into(), m.into());
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    for (name, text) in [("q", &qrels), ("r", &run), ("gq", &gq), ("gr", &gr)] {
+        std::fs::write(p(name), text).unwrap();
+    }
+    std::fs::write(p("m"), serde_json::Value::Object(max_docs).to_string()).unwrap();
+    let out = Command::new(&py)
+        .arg(repo().join("scripts/eval_oracle.py"))
+        .arg("batch")
+        .args([p("q"), p("r"), p("m"), p("gq"), p("gr")])
+        .output()
+        .expect("run eval_oracle.py");
+    assert!(
+        out.status.success(),
+        "oracle failed ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let te: PerTopic = serde_json::from_value(v["trec_eval"].clone()).unwrap();
+    let gd: PerTopic = serde_json::from_value(v["gdeval"].clone()).unwrap();
+    let mut measures = MeasureSpec::parse("all_trec").unwrap();
+    measures.extend(MeasureSpec::parse("gdeval").unwrap());
+    let n: usize = cases
+        .iter()
+        .map(|c| check_case(c, &te, &gd, &measures))
+        .sum();
+    let kinds = |k| cases.iter().filter(|c| c.kind == k && c.refused).count();
+    eprintln!(
+        "{CASES} random cases ({} with grades > 4, {} with NaN, {} with -M, {} with -c), {n} values",
+        kinds(1),
+        kinds(2),
+        cases
+            .iter()
+            .filter(|c| c.options.max_docs.is_some())
+            .count(),
+        cases.iter().filter(|c| c.options.complete).count(),
+    );
+    assert!(n > 100_000, "{n}");
 }

@@ -1,0 +1,378 @@
+//! Evaluation of a run against qrels, with the numbers trec_eval 9.0.8 and
+//! gdeval.pl print, on any input.
+//!
+//! # trec_eval measures
+//!
+//! As trec_eval 9 with `-l 1`, no `-J`, and optionally `-c` and `-M`
+//! ([`EvalOptions`]); [`Measure`] lists them, [`MeasureSpec`] parses `-m`.
+//! - Ranking ([`Run::trec_eval_ranked`]): each score is rounded to a C
+//!   `float` (`f32`) as trec_eval stores it, so scores equal as `f32` tie;
+//!   order is score descending, ties by docno descending (`strcmp`), as
+//!   glibc's `qsort` leaves it, which also fixes where a NaN score lands
+//!   (NaN compares neither greater nor less, so it "ties" with everything).
+//!   The rank column is ignored. With `-M n` only the first `n` documents of
+//!   that order are evaluated. Runs with duplicate documents are refused when
+//!   read (trec_eval's "duplicate docs"), unless de-duplicated on reading.
+//! - A document is relevant if its grade is `>= 1`; `num_rel` counts judged
+//!   documents with grade `>= 1`. Grade `0` is judged non-relevant; negative
+//!   grades (Web Track `-2` junk) are non-relevant and, for `bpref`, "in the
+//!   pool but unjudged" (skipped, as unjudged documents are).
+//! - Only topics both in the run and in the qrels are evaluated; topics only
+//!   in the run are ignored. A topic with no relevant document scores 0.
+//! - `map`: sum over relevant retrieved documents of the precision at their
+//!   rank, over `num_rel`. `P_k`: relevant in the first `k` over `k`.
+//!   `recall_k`: relevant in the first `k` over `num_rel`. `Rprec`: relevant
+//!   in the first `num_rel` over `num_rel`. `recip_rank`: 1 / rank of the
+//!   first relevant document (0 if none). `success_k`: 1 if a relevant
+//!   document is in the first `k`. `bpref`: over relevant retrieved documents
+//!   `r`, `1 - min(n_r, R) / min(N, R)` (1 when `n_r = 0`), summed over `R`,
+//!   where `n_r` = judged non-relevant (grade 0) documents above `r`, `R` =
+//!   `num_rel`, `N` = documents judged 0. `ndcg_cut_k`: DCG of the first `k`
+//!   (gain = grade, discount `log2(rank + 1)`) over the DCG of the first `k`
+//!   of the ideal ranking (grades `>= 1` descending).
+//! - Mean (`all`) rows: the arithmetic mean over evaluated topics; with
+//!   `complete` (trec_eval `-c`) the divisor is the number of topics in the
+//!   qrels instead, so topics missing from the run count as 0 (they get no
+//!   per-topic row). `num_ret` and `num_rel_ret` are summed over the
+//!   evaluated topics; `num_rel` too, except with `complete`, where it counts
+//!   every judgment of grade `>= 1` in the qrels.
+//!
+//! # gdeval measures (`ndcg@20`, `err@20`)
+//!
+//! As the TREC Web Track's `gdeval.pl` (`$K = 20`, `$MAX_JUDGMENT = 4`):
+//! - The run is sorted by score descending compared as `f64` (Perl numbers,
+//!   not `f32`), ties by docno descending ([`Run::ranked`]); `-M` does not
+//!   apply (gdeval has no such option).
+//! - The gain of a retrieved document is its grade if `> 0`, else 0. nDCG@20
+//!   = DCG@20 / ideal DCG@20 with DCG = sum of `(2^g - 1) / ln(rank + 1)`;
+//!   the ideal ranking is all positive judgments sorted by grade descending.
+//! - ERR@20 = sum over ranks `r` of `R_r / r * prod_{i<r} (1 - R_i)` with
+//!   `R = (2^g - 1) / 2^4`.
+//! - A topic with no document of grade `> 0` is not evaluated by gdeval (no
+//!   row, not in the mean): its value here is `None`. The mean is over the
+//!   evaluated topics that have a relevant document; with `complete`, by
+//!   analogy with trec_eval `-c`, over all qrels topics with a relevant
+//!   document (missing ones count as 0).
+//! - gdeval dies on grades above 4, and its Perl sort places NaN scores
+//!   inconsistently: on such input the trec_eval measures are still computed
+//!   but the gdeval ones are refused ([`Evaluation::gdeval_refused`] says
+//!   why; every gdeval value is `None` and no gdeval row is printed).
+
+mod measure;
+mod topic;
+
+use std::cmp::Ordering;
+use std::fmt::Write as _;
+
+pub use measure::{DEFAULT_CUTOFFS, Measure, MeasureSpec, SUCCESS_CUTOFFS};
+pub use topic::TopicEval;
+
+use crate::qrels::{Qrels, TopicQrels};
+use crate::run::Run;
+use crate::{Error, Result};
+
+/// gdeval's reporting depth `$K`.
+pub const GDEVAL_K: usize = 20;
+/// gdeval's `$MAX_JUDGMENT`.
+pub const GDEVAL_MAX_JUDGMENT: i64 = 4;
+
+/// Evaluation options.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EvalOptions {
+    /// trec_eval `-c`: average over all topics in the qrels (missing ones
+    /// score 0) instead of the topics in both run and qrels.
+    pub complete: bool,
+    /// trec_eval `-M`: evaluate only the first `n` documents of each topic
+    /// (trec_eval measures only). `None`: all.
+    pub max_docs: Option<usize>,
+}
+
+/// Why the gdeval measures were not computed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GdevalRefusal {
+    /// A judgment above [`GDEVAL_MAX_JUDGMENT`] (gdeval.pl dies on it).
+    GradeAboveMax {
+        /// The topic id.
+        qid: String,
+        /// The document id.
+        docno: String,
+        /// The grade.
+        rel: i64,
+    },
+    /// A NaN score in the run (gdeval.pl's Perl sort has no defined place
+    /// for it).
+    NanScore {
+        /// The topic id.
+        qid: String,
+        /// The document id.
+        docno: String,
+    },
+}
+
+impl std::fmt::Display for GdevalRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GdevalRefusal::GradeAboveMax { qid, docno, rel } => write!(
+                f,
+                "gdeval measures (ndcg@20, err@20) not computed: qrels topic {qid:?} document \
+                 {docno:?} has grade {rel}, above gdeval's maximum {GDEVAL_MAX_JUDGMENT}"
+            ),
+            GdevalRefusal::NanScore { qid, docno } => write!(
+                f,
+                "gdeval measures (ndcg@20, err@20) not computed: run topic {qid:?} document \
+                 {docno:?} has a NaN score, which gdeval's sort cannot place"
+            ),
+        }
+    }
+}
+
+/// The evaluation of one run: per topic and mean.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    /// The run's name (its tag or file name).
+    pub run: String,
+    /// Evaluated topics (in both run and qrels), in [`qid_order`].
+    pub topics: Vec<TopicEval>,
+    /// The options used.
+    pub options: EvalOptions,
+    /// Topics in the qrels.
+    pub qrels_topics: usize,
+    /// Topics in the qrels with at least one document of grade `>= 1`.
+    pub qrels_topics_with_rel: usize,
+    /// Judgments of grade `>= 1` in the whole qrels (`num_rel` with `-c`).
+    pub qrels_num_rel: usize,
+    /// Topics in the qrels but not in the run, in [`qid_order`], each with
+    /// whether it has a relevant document (they score 0 under `complete`;
+    /// gdeval measures only count those with a relevant document).
+    pub missing_topics: Vec<(String, bool)>,
+    /// Why the gdeval measures were refused, if they were.
+    pub gdeval_refused: Option<GdevalRefusal>,
+}
+
+impl Evaluation {
+    /// Number of topics the trec_eval means are taken over (trec_eval's
+    /// `num_q`): the evaluated topics, or all qrels topics with `complete`.
+    pub fn num_q(&self) -> usize {
+        if self.options.complete {
+            self.qrels_topics
+        } else {
+            self.topics.len()
+        }
+    }
+
+    /// The `all` value of `m`: a sum for counts, else the mean as described
+    /// in the module docs (0 when there is nothing to average).
+    pub fn mean(&self, m: Measure) -> f64 {
+        if m == Measure::NumRel && self.options.complete {
+            return self.qrels_num_rel as f64;
+        }
+        let vals = self.topics.iter().filter_map(|t| t.get(m));
+        if m.is_count() {
+            return vals.sum();
+        }
+        let (sum, n) = vals.fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
+        let denom = match (m.is_gdeval(), self.options.complete) {
+            (true, true) => self.qrels_topics_with_rel,
+            (true, false) => n,
+            (false, _) => self.num_q(),
+        };
+        if denom == 0 { 0.0 } else { sum / denom as f64 }
+    }
+
+    /// The topic `qid`, if evaluated.
+    pub fn topic(&self, qid: &str) -> Option<&TopicEval> {
+        self.topics.iter().find(|t| t.qid == qid)
+    }
+
+    /// `measures` without the gdeval ones when gdeval was refused.
+    fn printable(&self, measures: &[Measure]) -> Vec<Measure> {
+        let refused = self.gdeval_refused.is_some();
+        measures
+            .iter()
+            .copied()
+            .filter(|m| !(refused && m.is_gdeval()))
+            .collect()
+    }
+
+    /// trec_eval-style text of [`Measure::ALL`]; see [`Evaluation::to_text_of`].
+    pub fn to_text(&self, per_topic: bool, decimals: usize) -> String {
+        self.to_text_of(&Measure::ALL, per_topic, decimals)
+    }
+
+    /// trec_eval-style text: with `per_topic`, `measure<TAB>qid<TAB>value`
+    /// rows for every evaluated topic first; then `runid`, `num_q` and one
+    /// `all` row per measure of `measures` (gdeval's omitted when refused).
+    /// Counts are integers, other values have `decimals` digits (trec_eval
+    /// prints 4).
+    pub fn to_text_of(&self, measures: &[Measure], per_topic: bool, decimals: usize) -> String {
+        let measures = self.printable(measures);
+        let mut s = String::new();
+        let fmt = |m: Measure, v: f64| {
+            if m.is_count() {
+                format!("{}", v as u64)
+            } else {
+                format!("{v:.decimals$}")
+            }
+        };
+        if per_topic {
+            for t in &self.topics {
+                for &m in &measures {
+                    if let Some(v) = t.get(m) {
+                        let _ = writeln!(s, "{:<22}\t{}\t{}", m.name(), t.qid, fmt(m, v));
+                    }
+                }
+            }
+        }
+        let _ = writeln!(s, "{:<22}\tall\t{}", "runid", self.run);
+        let _ = writeln!(s, "{:<22}\tall\t{}", "num_q", self.num_q());
+        for &m in &measures {
+            let _ = writeln!(s, "{:<22}\tall\t{}", m.name(), fmt(m, self.mean(m)));
+        }
+        s
+    }
+
+    /// JSON of [`Measure::ALL`]; see [`Evaluation::to_json_of`].
+    pub fn to_json(&self) -> serde_json::Value {
+        self.to_json_of(&Measure::ALL)
+    }
+
+    /// Everything at full precision as JSON: `{"run", "complete", "num_q",
+    /// "gdeval_refused": reason|null, "mean": {measure: value}, "topics":
+    /// [{"qid", measure: value|null}]}` (gdeval measures omitted when refused).
+    pub fn to_json_of(&self, measures: &[Measure]) -> serde_json::Value {
+        let measures = self.printable(measures);
+        let mut mean = serde_json::Map::new();
+        for &m in &measures {
+            mean.insert(m.name(), self.mean(m).into());
+        }
+        let topics: Vec<serde_json::Value> = self
+            .topics
+            .iter()
+            .map(|t| {
+                let mut o = serde_json::Map::new();
+                o.insert("qid".into(), t.qid.clone().into());
+                for &m in &measures {
+                    o.insert(m.name(), t.get(m).into());
+                }
+                o.into()
+            })
+            .collect();
+        serde_json::json!({
+            "run": self.run,
+            "complete": self.options.complete,
+            "num_q": self.num_q(),
+            "gdeval_refused": self.gdeval_refused.as_ref().map(ToString::to_string),
+            "mean": mean,
+            "topics": topics,
+        })
+    }
+}
+
+/// Orders topic ids numerically when both are decimal integers, else
+/// byte-wise (numbers first).
+pub fn qid_order(a: &str, b: &str) -> Ordering {
+    let num = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+    match (num(a), num(b)) {
+        (true, true) => {
+            let (ta, tb) = (a.trim_start_matches('0'), b.trim_start_matches('0'));
+            ta.len()
+                .cmp(&tb.len())
+                .then_with(|| ta.cmp(tb))
+                .then_with(|| a.cmp(b))
+        }
+        (true, false) => Ordering::Less,
+        (false, true) => Ordering::Greater,
+        (false, false) => a.cmp(b),
+    }
+}
+
+/// Why gdeval would refuse this input, if it would: the first grade above
+/// [`GDEVAL_MAX_JUDGMENT`] (topics and documents in byte order), else the
+/// first NaN score of the run.
+fn gdeval_refusal(qrels: &Qrels, run: &Run) -> Option<GdevalRefusal> {
+    let too_high = qrels.topic_ids().find_map(|qid| {
+        let tq = qrels.topic(qid)?;
+        let (docno, rel) = tq
+            .sorted()
+            .into_iter()
+            .find(|&(_, r)| r > GDEVAL_MAX_JUDGMENT)?;
+        Some(GdevalRefusal::GradeAboveMax {
+            qid: qid.into(),
+            docno: docno.into(),
+            rel,
+        })
+    });
+    too_high.or_else(|| {
+        run.first_nan
+            .as_ref()
+            .map(|(qid, docno)| GdevalRefusal::NanScore {
+                qid: qid.clone(),
+                docno: docno.clone(),
+            })
+    })
+}
+
+/// Evaluates `run` (named `name` in the output) against `qrels`; see the
+/// module docs for the exact semantics. Fails only when the run and the
+/// qrels have no topic in common ([`Error::NoCommonTopics`]).
+pub fn evaluate(qrels: &Qrels, run: &Run, name: &str, options: EvalOptions) -> Result<Evaluation> {
+    let gdeval_refused = gdeval_refusal(qrels, run);
+    let mut topics: Vec<TopicEval> = run
+        .topic_ids()
+        .filter_map(|qid| {
+            let tq = qrels.topic(qid)?;
+            Some(evaluate_topic(
+                qid,
+                tq,
+                run,
+                options,
+                gdeval_refused.is_none(),
+            ))
+        })
+        .collect();
+    if topics.is_empty() {
+        return Err(Error::NoCommonTopics { run: name.into() });
+    }
+    topics.sort_by(|a, b| qid_order(&a.qid, &b.qid));
+    let has_rel = |q: &str| qrels.topic(q).is_some_and(|t| t.num_rel(1) > 0);
+    let mut missing_topics: Vec<(String, bool)> = qrels
+        .topic_ids()
+        .filter(|q| run.hits(q).is_none())
+        .map(|q| (q.to_string(), has_rel(q)))
+        .collect();
+    missing_topics.sort_by(|a, b| qid_order(&a.0, &b.0));
+    Ok(Evaluation {
+        run: name.into(),
+        topics,
+        options,
+        qrels_topics: qrels.num_topics(),
+        qrels_topics_with_rel: qrels.topic_ids().filter(|q| has_rel(q)).count(),
+        qrels_num_rel: qrels
+            .topic_ids()
+            .filter_map(|q| qrels.topic(q))
+            .map(|t| t.num_rel(1))
+            .sum(),
+        missing_topics,
+        gdeval_refused,
+    })
+}
+
+/// The measures of one topic, from the run's hits in trec_eval's order (cut
+/// at `max_docs`) and, `with_gdeval`, in gdeval's order.
+fn evaluate_topic(
+    qid: &str,
+    tq: &TopicQrels,
+    run: &Run,
+    options: EvalOptions,
+    with_gdeval: bool,
+) -> TopicEval {
+    let mut trec = run.trec_eval_ranked(qid);
+    trec.truncate(options.max_docs.unwrap_or(usize::MAX));
+    let ret = trec.iter().map(|h| tq.get(&h.docno)).collect();
+    let gdeval = with_gdeval.then(|| run.ranked(qid).iter().map(|h| tq.get(&h.docno)).collect());
+    let judged = tq.iter().map(|(_, r)| r).collect();
+    TopicEval::new(qid, ret, judged, gdeval)
+}
+
+#[cfg(test)]
+mod tests;
