@@ -184,14 +184,24 @@ impl Progress for Bar {
     }
 }
 
+/// Expands the inputs, warning about each entry skipped.
+fn expand(specs: &[String]) -> anyhow::Result<sieve_indexer::crawl::walk::Inputs> {
+    let inputs = sieve_indexer::crawl::walk::expand(specs)?;
+    for s in &inputs.skipped {
+        eprintln!("sieve-index: warning: skipped {}: {}", s.path, s.reason);
+    }
+    Ok(inputs)
+}
+
 fn run_build(a: BuildArgs) -> anyhow::Result<ExitCode> {
     let opts = build_options(&a)?;
     run_with(a, opts)
 }
 
 fn build_options(a: &BuildArgs) -> anyhow::Result<BuildOptions> {
-    let inputs = build::expand_inputs(&a.input)?;
-    let mut opts = BuildOptions::new(inputs, a.index.clone());
+    let inputs = expand(&a.input)?;
+    let mut opts = BuildOptions::new(inputs.files, a.index.clone());
+    opts.skipped_inputs = inputs.skipped;
     opts.threads = a.threads.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -302,10 +312,23 @@ fn run_with(a: BuildArgs, opts: BuildOptions) -> anyhow::Result<ExitCode> {
             f.error.as_deref().unwrap_or("")
         );
     }
-    Ok(if unreadable.is_empty() {
-        ExitCode::SUCCESS
-    } else {
+    // Damaged gzip members skipped (parts of files lost, the rest read):
+    // exit code 3.
+    let gaps = stats
+        .totals
+        .anomalies
+        .get("gzip_member")
+        .copied()
+        .unwrap_or(0);
+    if gaps > 0 {
+        eprintln!("sieve-index: {gaps} damaged gzip member(s) skipped; see losses.jsonl");
+    }
+    Ok(if !unreadable.is_empty() {
         ExitCode::from(2)
+    } else if gaps > 0 {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
     })
 }
 
@@ -381,7 +404,7 @@ fn main() -> anyhow::Result<ExitCode> {
                 ..Default::default()
             };
             let mut out = std::io::stdout().lock();
-            for path in build::expand_inputs(&input)? {
+            for path in expand(&input)?.files {
                 let s = sieve_indexer::scan::scan(&path, &opts);
                 if let Some(e) = &s.error {
                     eprintln!("sieve-index scan: {} stopped: {e}", path.display());

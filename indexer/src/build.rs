@@ -81,7 +81,8 @@ use tantivy::{Index, IndexWriter};
 
 use crate::analysis::{AnalyzerConfig, EnglishAnalyzer, Stemmer, Stopwords};
 use crate::charset::{CharsetMode, decode};
-use crate::crawl::{AnomalyKind, CrawlEvent, CrawlOptions, RawDoc};
+use crate::crawl::walk::SkippedInput;
+use crate::crawl::{AnomalyKind, CrawlEvent, CrawlOptions, GzipSpan, RawDoc};
 use crate::document::{IndexDoc, SieveDocument};
 use crate::html::{HtmlOptions, extract_until};
 use crate::quarantine::{Content, Item, Quarantine};
@@ -143,6 +144,9 @@ pub struct BuildOptions {
     pub max_doc_time: Option<Duration>,
     /// What to do with a document over its time budget.
     pub doc_timeout: DocTimeout,
+    /// Input entries skipped while expanding the inputs (see
+    /// [`crate::crawl::walk`]): recorded in `stats.json` and `losses.jsonl`.
+    pub skipped_inputs: Vec<SkippedInput>,
 }
 
 /// What happens to a document over [`BuildOptions::max_doc_time`].
@@ -243,6 +247,7 @@ impl BuildOptions {
             quarantine: None,
             max_doc_time: None,
             doc_timeout: DocTimeout::Skip,
+            skipped_inputs: Vec::new(),
         }
     }
 }
@@ -304,6 +309,10 @@ pub struct FileStats {
     pub encodings: BTreeMap<String, u64>,
     /// Indexed documents with a spam score.
     pub spam_scored: u64,
+    /// Damaged gzip members skipped (compressed spans), also counted in
+    /// `anomalies` as `gzip_member`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gzip_members: Vec<GzipSpan>,
     /// Set if the file could not be read to its end: what went wrong.
     pub error: Option<String>,
 }
@@ -359,6 +368,9 @@ pub struct BuildStats {
     pub files: Vec<FileStats>,
     /// Files that could not be read to their end (named with the reason).
     pub failed_files: Vec<String>,
+    /// Input entries not read (symlink loops, duplicates, FIFOs, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped_inputs: Vec<SkippedInput>,
     /// Spam coverage, when spam scores were given: scores with no indexed
     /// document (`spam_docids - totals.spam_scored`, docids being unique).
     pub spam_without_doc: Option<u64>,
@@ -437,58 +449,11 @@ struct Checkpoint {
 }
 
 /// Expands paths, directories (recursively) and glob patterns into a
-/// sorted, de-duplicated list of files. A pattern or path that matches
+/// sorted list of files, each once (see [`crate::crawl::walk::expand`],
+/// which also returns what it skipped). A pattern or path that matches
 /// nothing is an error naming it.
 pub fn expand_inputs(specs: &[String]) -> Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    for spec in specs {
-        let p = Path::new(spec);
-        let before = out.len();
-        if p.is_dir() {
-            walk(p, &mut out)?;
-        } else if p.is_file() {
-            out.push(p.to_path_buf());
-        } else if spec.contains(['*', '?', '[']) {
-            let paths = glob::glob(spec).map_err(|e| Error::Input {
-                path: p.to_path_buf(),
-                detail: format!("bad glob pattern: {e}"),
-            })?;
-            for entry in paths {
-                let entry = entry.map_err(|e| Error::Input {
-                    path: p.to_path_buf(),
-                    detail: e.to_string(),
-                })?;
-                if entry.is_file() {
-                    out.push(entry);
-                }
-            }
-        }
-        if out.len() == before {
-            return Err(Error::Input {
-                path: p.to_path_buf(),
-                detail: "no such file, or nothing matches".into(),
-            });
-        }
-    }
-    out.sort();
-    out.dedup();
-    Ok(out)
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    let io = |source| Error::Io {
-        path: dir.to_path_buf(),
-        source,
-    };
-    for entry in std::fs::read_dir(dir).map_err(io)? {
-        let path = entry.map_err(io)?.path();
-        if path.is_dir() {
-            walk(&path, out)?;
-        } else if path.is_file() {
-            out.push(path);
-        }
-    }
-    Ok(())
+    Ok(crate::crawl::walk::expand(specs)?.files)
 }
 
 fn input_info(path: &Path) -> Result<InputInfo> {
@@ -684,6 +649,18 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     losses_file.set_len(checkpoint.losses_len).map_err(io)?;
     let mut losses = BufWriter::new(losses_file);
     let mut losses_len = checkpoint.losses_len;
+    if checkpoint.completed.is_empty() {
+        let mut log = Vec::new();
+        for s in &opts.skipped_inputs {
+            let line = LossLine {
+                detail: Some(&s.reason),
+                ..LossLine::new(&s.path, 0, None, "skipped_input")
+            };
+            log_loss(&mut log, &line);
+        }
+        losses.write_all(&log).map_err(io)?;
+        losses_len += log.len() as u64;
+    }
 
     // Quarantine, cut back likewise; a resume must keep the same directory.
     let qname = opts
@@ -796,6 +773,7 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
         totals,
         files,
         failed_files,
+        skipped_inputs: opts.skipped_inputs.clone(),
         spam_without_doc,
         seconds: started.elapsed().as_secs_f64(),
     };
@@ -957,6 +935,12 @@ struct LossLine<'a> {
     /// For `"reason": "cap"`: whether the document was still indexed.
     #[serde(skip_serializing_if = "Option::is_none")]
     indexed: Option<bool>,
+    /// For `"reason": "gzip_member"`: compressed offset of the damaged member.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compressed_offset: Option<u64>,
+    /// Why (`gzip_member`, `skipped_input`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<&'a str>,
 }
 
 impl<'a> LossLine<'a> {
@@ -969,6 +953,8 @@ impl<'a> LossLine<'a> {
             bytes: None,
             cap: None,
             indexed: None,
+            compressed_offset: None,
+            detail: None,
         }
     }
 
@@ -1209,29 +1195,39 @@ fn index_file(
                         let key = a.kind.key();
                         *fs.anomalies.entry(key.to_string()).or_default() += 1;
                         fs.anomaly_bytes += a.bytes;
+                        let gz = a.gzip.as_ref();
                         log_loss(
                             log,
                             &LossLine {
                                 bytes: Some(a.bytes),
+                                compressed_offset: gz.map(|g| g.compressed_offset),
+                                detail: gz.map(|g| g.reason.as_str()),
                                 ..LossLine::new(&name, a.offset, a.record_id.as_deref(), key)
                             },
                         );
+                        fs.gzip_members.extend(gz.cloned());
                         if let (Some(q), Some(raw)) = (quarantine.as_deref_mut(), &a.raw) {
+                            let detail = gz.map(|g| {
+                                format!(
+                                    "damaged gzip member at compressed offset {}, {} compressed bytes skipped: {}",
+                                    g.compressed_offset, g.compressed_bytes, g.reason
+                                )
+                            });
                             q.add(&Item {
                                 offset: a.offset,
                                 record_id: a.record_id.as_deref(),
                                 reason: key,
                                 data: Some((
-                                    if a.kind == AnomalyKind::Resync {
-                                        Content::Garbage
-                                    } else {
-                                        Content::Record
+                                    match a.kind {
+                                        AnomalyKind::Resync => Content::Garbage,
+                                        AnomalyKind::GzipMember => Content::Gzip,
+                                        _ => Content::Record,
                                     },
                                     &raw.bytes,
                                 )),
                                 truncated: raw.truncated,
                                 indexed: false,
-                                detail: None,
+                                detail: detail.as_deref(),
                             })?;
                         }
                     }
