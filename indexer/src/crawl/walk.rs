@@ -263,3 +263,72 @@ pub fn expand(specs: &[String]) -> Result<Inputs> {
         skipped: w.skipped,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn touch(p: &Path) {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, b"x").unwrap();
+    }
+
+    #[test]
+    fn ordinary_tree_is_listed_sorted_as_before() {
+        let tmp = tempfile::tempdir().unwrap();
+        let t = tmp.path();
+        for rel in ["b/2.warc", "a.warc", "b/1.warc", "b/c/0.warc", "z.warc"] {
+            touch(&t.join(rel));
+        }
+        let spec = t.to_string_lossy().into_owned();
+        let got = expand(&[spec.clone(), format!("{spec}/*.warc")]).unwrap();
+        let want: Vec<PathBuf> = ["a.warc", "b/1.warc", "b/2.warc", "b/c/0.warc", "z.warc"]
+            .iter()
+            .map(|r| t.join(r))
+            .collect();
+        assert_eq!(got.files, want);
+        assert!(got.skipped.is_empty(), "{:?}", got.skipped);
+        let err = expand(&[format!("{spec}/nothing*")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no such file, or nothing matches"), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn loops_and_diamonds_are_walked_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let t = tmp.path();
+        touch(&t.join("d/shared/x.warc"));
+        std::fs::create_dir_all(t.join("d/a")).unwrap();
+        std::fs::create_dir_all(t.join("d/b")).unwrap();
+        std::os::unix::fs::symlink("../shared", t.join("d/a/s")).unwrap();
+        std::os::unix::fs::symlink("../shared", t.join("d/b/s")).unwrap();
+        std::os::unix::fs::symlink("..", t.join("d/shared/up")).unwrap();
+        let got = expand(&[t.join("d").to_string_lossy().into_owned()]).unwrap();
+        assert_eq!(got.files, [t.join("d/a/s/x.warc")]);
+        let reasons: Vec<(&str, &str)> = got
+            .skipped
+            .iter()
+            .map(|s| (s.path.as_str(), s.reason.as_str()))
+            .collect();
+        let p = |r: &str| t.join(r).to_string_lossy().into_owned();
+        assert_eq!(
+            reasons,
+            [
+                (
+                    p("d/a/s/up").as_str(),
+                    format!("symlink loop (back to {})", p("d")).as_str()
+                ),
+                (
+                    p("d/b/s").as_str(),
+                    format!("duplicate of {}", p("d/a/s")).as_str()
+                ),
+                (
+                    p("d/shared").as_str(),
+                    format!("duplicate of {}", p("d/a/s")).as_str()
+                ),
+            ]
+        );
+    }
+}
