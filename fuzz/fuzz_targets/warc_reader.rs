@@ -37,7 +37,9 @@ fn damaged_members(plain: &[u8], data: &[u8]) -> Vec<u8> {
         let _ = e.write_all(part);
         out.extend(e.finish().unwrap_or_default());
     }
-    let pick = data.iter().fold(0usize, |a, &b| a.wrapping_mul(31).wrapping_add(usize::from(b)));
+    let pick = data.iter().fold(0usize, |a, &b| {
+        a.wrapping_mul(31).wrapping_add(usize::from(b))
+    });
     if !out.is_empty() {
         let at = pick % out.len();
         out[at] ^= data.get(1).copied().unwrap_or(0x40) | 1;
