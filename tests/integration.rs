@@ -6,6 +6,7 @@ mod util;
 
 mod eval_cli;
 mod hostile;
+mod integrity_crawl;
 mod pipeline;
 mod repo;
 mod utf8;

@@ -34,7 +34,9 @@ use std::time::{Duration, Instant};
 
 use sieve_filters::docfilter::Thresholds;
 use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
-use sieve_indexer::build::{BuildOptions, NoProgress, build, read_manifest};
+use sieve_indexer::build::build;
+use sieve_indexer::manifest::read_manifest;
+use sieve_indexer::options::{BuildOptions, NoProgress};
 use sieve_indexer::schema::TextField;
 use sieve_indexer::spamfile::{build_spam_map, open_spam_map};
 use sieve_searcher::batch::{DocSelection, open_shards, select};

@@ -16,7 +16,7 @@ use sieve_indexer::analysis::{AnalyzerConfig, Stemmer, Stopwords};
 use sieve_indexer::build::build;
 use sieve_indexer::charset::CharsetMode;
 use sieve_indexer::index::{STATS, create_private_dir, list_docids};
-use sieve_indexer::inputs::expand_inputs;
+use sieve_indexer::inputs::{self, Inputs};
 use sieve_indexer::options::{BuildOptions, DocTimeout, Progress, check_threads, default_threads};
 use sieve_indexer::report::{ReportOptions, write_report};
 use sieve_indexer::shard::{build_shard, merge_shards};
@@ -225,9 +225,20 @@ fn with_flags(e: Error) -> anyhow::Error {
     }
 }
 
+/// Expands the inputs, warning about each entry skipped.
+fn expand(specs: &[String]) -> anyhow::Result<Inputs> {
+    let inputs = inputs::expand(specs)?;
+    for s in &inputs.skipped {
+        eprintln!("sieve-index: warning: skipped {}: {}", s.path, s.reason);
+    }
+    Ok(inputs)
+}
+
 /// The library's options from the command line's plain values.
 fn build_options(a: &BuildArgs) -> anyhow::Result<BuildOptions> {
-    let mut opts = BuildOptions::new(expand_inputs(&a.input)?, a.index.clone());
+    let inputs = expand(&a.input)?;
+    let mut opts = BuildOptions::new(inputs.files, a.index.clone());
+    opts.skipped_inputs = inputs.skipped;
     opts.threads = check_threads(a.threads.unwrap_or_else(default_threads))
         .map_err(|_| anyhow!("--threads must be at least 1"))?
         .get();
@@ -313,10 +324,23 @@ fn build_exit(stats: &BuildStats) -> ExitCode {
             f.error.as_deref().unwrap_or("")
         );
     }
-    if unreadable.is_empty() {
-        ExitCode::SUCCESS
-    } else {
+    // Damaged gzip members skipped (parts of files lost, the rest read):
+    // exit code 3.
+    let gaps = stats
+        .totals
+        .anomalies
+        .get("gzip_member")
+        .copied()
+        .unwrap_or(0);
+    if gaps > 0 {
+        eprintln!("sieve-index: {gaps} damaged gzip member(s) skipped; see losses.jsonl");
+    }
+    if !unreadable.is_empty() {
         ExitCode::from(2)
+    } else if gaps > 0 {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 
@@ -391,7 +415,7 @@ fn run_scan(input: &[String], max_record_bytes: u64) -> anyhow::Result<ExitCode>
         ..Default::default()
     };
     let mut out = std::io::stdout().lock();
-    for path in expand_inputs(input)? {
+    for path in expand(input)?.files {
         let s = sieve_indexer::scan::scan(&path, &opts);
         if let Some(e) = &s.error {
             eprintln!("sieve-index scan: {} stopped: {e}", path.display());

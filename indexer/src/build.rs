@@ -82,6 +82,7 @@ use tantivy::{Index, IndexWriter};
 use crate::analysis::EnglishAnalyzer;
 use crate::document::SieveDocument;
 use crate::index::{LOSSES, STATS, create_private_dir, io_err, write_json};
+use crate::losses::{LossLine, log_loss};
 use crate::manifest::{
     Checkpoint, MANIFEST, Manifest, check_resume, input_info, manifest_options, read_manifest,
 };
@@ -193,6 +194,22 @@ impl Outputs {
         losses_file
             .set_len(checkpoint.losses_len)
             .map_err(io_err(&losses_path))?;
+        let mut losses = BufWriter::new(losses_file);
+        let mut losses_len = checkpoint.losses_len;
+        // Input entries skipped while expanding the inputs, logged once,
+        // before the first commit.
+        if checkpoint.completed.is_empty() {
+            let mut log = Vec::new();
+            for s in &opts.skipped_inputs {
+                let line = LossLine {
+                    detail: Some(&s.reason),
+                    ..LossLine::new(&s.path, 0, None, "skipped_input")
+                };
+                log_loss(&mut log, &line);
+            }
+            losses.write_all(&log).map_err(io_err(&losses_path))?;
+            losses_len += log.len() as u64;
+        }
         // Quarantine, cut back likewise; a resume must keep the same directory.
         let qname = opts
             .quarantine
@@ -215,9 +232,9 @@ impl Outputs {
             None => None,
         };
         Ok(Outputs {
-            losses: BufWriter::new(losses_file),
+            losses,
             losses_path,
-            losses_len: checkpoint.losses_len,
+            losses_len,
             qname,
             quarantine,
         })
@@ -310,6 +327,7 @@ fn final_stats(opts: &BuildOptions, completed: &[FileStats], started: Instant) -
         totals,
         files,
         failed_files,
+        skipped_inputs: opts.skipped_inputs.clone(),
         spam_without_doc,
         seconds: started.elapsed().as_secs_f64(),
     }

@@ -99,31 +99,44 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// A gzip stream ended in the middle of a member.
+    /// A gzip stream ended in the middle of a member, and no intact member
+    /// follows (a damaged member with a later intact one is skipped and
+    /// counted instead: see [`crate::crawl::AnomalyKind::GzipMember`]).
     #[error(
         "{path}: unexpected end of gzip stream at compressed offset {compressed_offset}, \
-         decompressed offset {decompressed_offset}"
+         decompressed offset {decompressed_offset}, in the gzip member starting at \
+         compressed offset {member_offset}; {detail}"
     )]
     TruncatedGzip {
         /// The crawl file.
         path: PathBuf,
-        /// Compressed bytes consumed by the decoder when the stream ended.
+        /// Compressed offset where decoding stopped.
         compressed_offset: u64,
         /// Decompressed bytes produced before the stream ended.
         decompressed_offset: u64,
+        /// Compressed offset of the start of the damaged member.
+        member_offset: u64,
+        /// What cannot be recovered (e.g. "one-stream gzip ...").
+        detail: String,
     },
-    /// A gzip stream is corrupt (bad header, bad CRC, bad deflate data).
+    /// A gzip stream is corrupt (bad header, bad CRC, bad deflate data), and
+    /// no intact member follows the damaged one.
     #[error(
         "{path}: corrupt gzip stream at compressed offset {compressed_offset}, \
-         decompressed offset {decompressed_offset}: {source}"
+         decompressed offset {decompressed_offset}, in the gzip member starting at \
+         compressed offset {member_offset}: {source}; {detail}"
     )]
     Gzip {
         /// The crawl file.
         path: PathBuf,
-        /// Compressed bytes consumed by the decoder when the error occurred.
+        /// Compressed offset where decoding stopped.
         compressed_offset: u64,
         /// Decompressed bytes produced before the error.
         decompressed_offset: u64,
+        /// Compressed offset of the start of the damaged member.
+        member_offset: u64,
+        /// What cannot be recovered (e.g. "one-stream gzip ...").
+        detail: String,
         /// The decoder's error.
         source: std::io::Error,
     },

@@ -21,6 +21,12 @@ pub(crate) struct LossLine<'a> {
     /// For `"reason": "cap"`: whether the document was still indexed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) indexed: Option<bool>,
+    /// For `"reason": "gzip_member"`: compressed offset of the damaged member.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) compressed_offset: Option<u64>,
+    /// Why (`gzip_member`, `skipped_input`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) detail: Option<&'a str>,
 }
 
 impl<'a> LossLine<'a> {
@@ -38,6 +44,8 @@ impl<'a> LossLine<'a> {
             bytes: None,
             cap: None,
             indexed: None,
+            compressed_offset: None,
+            detail: None,
         }
     }
 

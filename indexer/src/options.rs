@@ -18,6 +18,7 @@ use crate::analysis::AnalyzerConfig;
 use crate::charset::CharsetMode;
 use crate::crawl::CrawlOptions;
 use crate::html::HtmlOptions;
+use crate::inputs::SkippedInput;
 use crate::{Error, Result};
 
 /// Everything [`crate::build::build`] needs.
@@ -58,6 +59,9 @@ pub struct BuildOptions {
     pub max_doc_time: Option<Duration>,
     /// What to do with a document over its time budget.
     pub doc_timeout: DocTimeout,
+    /// Input entries skipped while expanding the inputs (see
+    /// [`crate::inputs`]): recorded in `stats.json` and `losses.jsonl`.
+    pub skipped_inputs: Vec<SkippedInput>,
 }
 
 /// What happens to a document over [`BuildOptions::max_doc_time`].
@@ -162,6 +166,7 @@ impl BuildOptions {
             quarantine: None,
             max_doc_time: None,
             doc_timeout: DocTimeout::Skip,
+            skipped_inputs: Vec::new(),
         }
     }
 }

@@ -459,21 +459,31 @@ impl FileSink<'_> {
         let key = a.kind.key();
         *self.fs.anomalies.entry(key.to_string()).or_default() += 1;
         self.fs.anomaly_bytes += a.bytes;
+        let gz = a.gzip.as_ref();
         log_loss(
             self.log,
             &LossLine {
                 bytes: Some(a.bytes),
+                compressed_offset: gz.map(|g| g.compressed_offset),
+                detail: gz.map(|g| g.reason.as_str()),
                 ..LossLine::new(&self.name, a.offset, a.record_id.as_deref(), key)
             },
         );
+        self.fs.gzip_members.extend(gz.cloned());
         let Some(raw) = &a.raw else {
             return Ok(());
         };
-        let content = if a.kind == AnomalyKind::Resync {
-            Content::Garbage
-        } else {
-            Content::Record
+        let content = match a.kind {
+            AnomalyKind::Resync => Content::Garbage,
+            AnomalyKind::GzipMember => Content::Gzip,
+            _ => Content::Record,
         };
+        let detail = gz.map(|g| {
+            format!(
+                "damaged gzip member at compressed offset {}, {} compressed bytes skipped: {}",
+                g.compressed_offset, g.compressed_bytes, g.reason
+            )
+        });
         let item = Item {
             offset: a.offset,
             record_id: a.record_id.as_deref(),
@@ -481,7 +491,7 @@ impl FileSink<'_> {
             data: Some((content, &raw.bytes)),
             truncated: raw.truncated,
             indexed: false,
-            detail: None,
+            detail: detail.as_deref(),
         };
         Self::quarantine(&mut self.quarantine, &item)
     }

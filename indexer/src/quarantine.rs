@@ -22,7 +22,11 @@
 //!   skipped: for WARC its header and block, for TREC from `<DOC>` on),
 //!   `body` (a document dropped or capped after reading: its HTTP entity
 //!   body as read, de-chunked and gunzipped), `garbage` (bytes skipped to
-//!   resynchronise between records) or `null` with `file` null (a file-level
+//!   resynchronise between records), `gzip` (the compressed bytes of a
+//!   damaged gzip member that was skipped, from its start; the item's
+//!   offset is the decompressed offset where the next member's output
+//!   starts, and `detail` names the compressed offset and the reason) or
+//!   `null` with `file` null (a file-level
 //!   stop, e.g. `cap:decompression_ratio` for a gzip bomb; `detail` says
 //!   more). `bytes` is the length written, at most the record byte cap plus
 //!   64 KiB; `truncated` is true if the input held more. `indexed` is true
@@ -60,6 +64,10 @@ pub enum Content {
     Body,
     /// Bytes skipped between records.
     Garbage,
+    /// The *compressed* bytes of a damaged gzip member that was skipped
+    /// (`gzip_member`), from the member's start; `detail` gives its
+    /// compressed offset.
+    Gzip,
 }
 
 /// One quarantined item, before writing.

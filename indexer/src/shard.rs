@@ -201,6 +201,7 @@ pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
             .collect(),
         totals,
         files,
+        skipped_inputs: Vec::new(),
         spam_without_doc: None,
         seconds: 0.0,
     };

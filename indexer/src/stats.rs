@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sieve_filters::utf8::Utf8Counts;
 
+use crate::crawl::GzipSpan;
+use crate::inputs::SkippedInput;
 use crate::options::Cap;
 
 /// Statistics of one input file (all counts are records or documents).
@@ -52,6 +54,10 @@ pub struct FileStats {
     pub encodings: BTreeMap<String, u64>,
     /// Indexed documents with a spam score.
     pub spam_scored: u64,
+    /// Damaged gzip members skipped (compressed spans), also counted in
+    /// `anomalies` as `gzip_member`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gzip_members: Vec<GzipSpan>,
     /// Set if the file could not be read to its end: what went wrong.
     pub error: Option<String>,
 }
@@ -109,6 +115,9 @@ pub struct BuildStats {
     pub files: Vec<FileStats>,
     /// Files that could not be read to their end (named with the reason).
     pub failed_files: Vec<String>,
+    /// Input entries not read (symlink loops, duplicates, FIFOs, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped_inputs: Vec<SkippedInput>,
     /// Spam coverage, when spam scores were given: scores with no indexed
     /// document (`spam_docids - totals.spam_scored`, docids being unique).
     pub spam_without_doc: Option<u64>,

@@ -2,12 +2,20 @@
 //! (possibly gzip-decoding) reader that tracks the absolute offset in the
 //! decompressed stream, maps read errors to [`Error`] with offsets, and stops
 //! gzip bombs.
+//!
+//! For gzip input the output of a member is held back (not visible to the
+//! parsers) until its trailer verifies; when a damaged member is skipped
+//! ([`super::gzmember`]) its held-back output is dropped and the skipped span
+//! is queued as a [`SkippedMember`] at the decompressed offset where the
+//! next member's output starts.
 
+use std::collections::VecDeque;
 use std::io::{self, Read};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::gzmember::{Gap, GzMembers};
 use crate::Error;
 
 /// Smallest free space offered to one `read` call.
@@ -41,15 +49,36 @@ pub(crate) struct GzState {
     pub(crate) min_output: u64,
 }
 
+/// The decoded input: plain bytes, or gzip members.
+pub(crate) enum Inner {
+    /// Read as is.
+    Plain(Box<dyn Read + Send>),
+    /// Gzip, decoded member by member.
+    Gz(Box<GzMembers<Box<dyn Read + Send>>>),
+}
+
+/// A damaged gzip member that was skipped, placed in the decompressed stream.
+#[derive(Debug)]
+pub(crate) struct SkippedMember {
+    /// Decompressed offset where the output of the next member starts.
+    pub offset: u64,
+    /// The skipped span.
+    pub gap: Gap,
+}
+
 /// Buffered byte source with unbounded look-ahead (`ensure`), absolute
 /// offsets, and deferred errors: after a read error the source behaves as if
 /// at end of input and [`Source::take_error`] returns the error.
 pub(crate) struct Source {
     path: PathBuf,
-    inner: Box<dyn Read + Send>,
+    inner: Inner,
     buf: Vec<u8>,
     pos: usize,
+    /// End of the bytes read; those from `vis` on are held back.
     end: usize,
+    /// End of the bytes the parsers may see.
+    vis: usize,
+    skipped: VecDeque<SkippedMember>,
     /// Absolute offset of `buf[pos]`.
     abs: u64,
     eof: bool,
@@ -58,13 +87,15 @@ pub(crate) struct Source {
 }
 
 impl Source {
-    pub(crate) fn new(path: PathBuf, inner: Box<dyn Read + Send>, gz: Option<GzState>) -> Self {
+    pub(crate) fn new(path: PathBuf, inner: Inner, gz: Option<GzState>) -> Self {
         Self {
             path,
             inner,
             buf: Vec::new(),
             pos: 0,
             end: 0,
+            vis: 0,
+            skipped: VecDeque::new(),
             abs: 0,
             eof: false,
             err: None,
@@ -80,7 +111,7 @@ impl Source {
     /// Bytes available without reading more.
     #[inline]
     pub(crate) fn avail(&self) -> &[u8] {
-        &self.buf[self.pos..self.end]
+        &self.buf[self.pos..self.vis]
     }
 
     /// Absolute (decompressed) offset of the next unconsumed byte.
@@ -92,7 +123,7 @@ impl Source {
     /// Consumes `n` available bytes.
     #[inline]
     pub(crate) fn consume(&mut self, n: usize) {
-        debug_assert!(n <= self.end - self.pos);
+        debug_assert!(n <= self.vis - self.pos);
         self.pos += n;
         self.abs += n as u64;
     }
@@ -100,27 +131,61 @@ impl Source {
     /// Reads until at least `n` bytes are available or the input ends (or
     /// fails). Returns the number of available bytes.
     pub(crate) fn ensure(&mut self, n: usize) -> usize {
-        while self.end - self.pos < n && !self.eof && self.err.is_none() {
+        while self.vis - self.pos < n && !self.eof && self.err.is_none() {
             if self.pos > 0 && (self.buf.len() - self.end < READ_CHUNK || self.pos == self.end) {
                 self.buf.copy_within(self.pos..self.end, 0);
                 self.end -= self.pos;
+                self.vis -= self.pos;
                 self.pos = 0;
             }
-            let want = (n - (self.end - self.pos)).max(READ_CHUNK);
+            let want = (n - (self.vis - self.pos)).max(READ_CHUNK);
             if self.buf.len() - self.end < want {
                 self.buf.resize(self.end + want, 0);
             }
-            match self.inner.read(&mut self.buf[self.end..]) {
-                Ok(0) => self.eof = true,
+            let got = match &mut self.inner {
+                Inner::Plain(r) => r.read(&mut self.buf[self.end..]),
+                Inner::Gz(g) => g.read(&mut self.buf[self.end..]),
+            };
+            let gap = match &mut self.inner {
+                Inner::Gz(g) => g.take_gap(),
+                Inner::Plain(_) => None,
+            };
+            match got {
                 Ok(k) => {
                     self.end += k;
+                    if let Some(gap) = gap {
+                        self.end -= usize::try_from(gap.retract).unwrap_or(usize::MAX);
+                        let offset = self.abs + (self.end - self.pos) as u64;
+                        self.skipped.push_back(SkippedMember { offset, gap });
+                    } else if k == 0 {
+                        self.eof = true;
+                    }
                     self.check_bomb();
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => self.err = Some(self.map_err(e)),
             }
+            // Held-back output is released when reading stops on an error:
+            // what was decoded before it is kept.
+            let held = match &self.inner {
+                Inner::Gz(g) if self.err.is_none() => {
+                    usize::try_from(g.tentative()).unwrap_or(usize::MAX)
+                }
+                _ => 0,
+            };
+            self.vis = self.end - held.min(self.end - self.pos);
         }
-        self.end - self.pos
+        self.vis - self.pos
+    }
+
+    /// The next skipped gzip member placed at or before the current
+    /// offset, if any (call after `ensure(1)`, so that one placed exactly
+    /// here has been found).
+    pub(crate) fn take_skipped(&mut self, all: bool) -> Option<SkippedMember> {
+        match self.skipped.front() {
+            Some(s) if all || s.offset <= self.abs => self.skipped.pop_front(),
+            _ => None,
+        }
     }
 
     /// True when no byte is left.
@@ -156,18 +221,32 @@ impl Source {
         let decompressed_offset = self.decompressed_end();
         match &self.gz {
             Some(gz) => {
-                let compressed_offset = gz.compressed.load(Ordering::Relaxed);
-                if e.kind() == io::ErrorKind::UnexpectedEof {
+                let failure = match &self.inner {
+                    Inner::Gz(g) => g.failure().cloned(),
+                    Inner::Plain(_) => None,
+                };
+                let (compressed_offset, member_offset, detail) = match &failure {
+                    Some(f) => (f.at, f.member_offset, f.detail()),
+                    None => {
+                        let at = gz.compressed.load(Ordering::Relaxed);
+                        (at, at, "the compressed input could not be read".to_string())
+                    }
+                };
+                if failure.as_ref().is_some_and(|f| f.truncated) {
                     Error::TruncatedGzip {
                         path: self.path.clone(),
                         compressed_offset,
                         decompressed_offset,
+                        member_offset,
+                        detail,
                     }
                 } else {
                     Error::Gzip {
                         path: self.path.clone(),
                         compressed_offset,
                         decompressed_offset,
+                        member_offset,
+                        detail,
                         source: e,
                     }
                 }

@@ -12,7 +12,13 @@
 //!   to resynchronise, wrong Content-Length, stray bytes, ...). Every byte
 //!   the reader skips is counted in an anomaly.
 //!
-//! An unrecoverable problem (truncated or corrupt gzip, gzip bomb, read error)
+//! A damaged gzip member (per-record `.warc.gz`) followed by an intact one is
+//! skipped: [`AnomalyKind::GzipMember`], with the compressed span in
+//! [`Anomaly::gzip`]; the records of later members read as if the damaged
+//! member had been removed from the file.
+//!
+//! An unrecoverable problem (truncated or corrupt gzip with no intact member
+//! after the damage, gzip bomb, read error)
 //! is yielded as `Err` *after* every event recovered before it (e.g. the
 //! partial last record, flagged `truncated`); after an `Err` the iterator ends.
 //!
@@ -25,6 +31,7 @@
 //! For a WARC record it is the offset of its `WARC/x.y` version line; for a
 //! TREC document the offset of its `<DOC>` tag.
 
+mod gzmember;
 mod http;
 mod input;
 mod trec;
@@ -46,7 +53,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 use crate::{Error, Result};
-use input::{CountingReader, GzState, Source};
+use input::{CountingReader, GzState, Inner, Source};
 
 /// Options for reading crawls.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -235,8 +242,23 @@ pub struct Anomaly {
     pub record_id: Option<String>,
     /// The bytes dropped, if [`CrawlOptions::keep_skipped`] and the anomaly
     /// dropped bytes that belong to no record ([`AnomalyKind::Resync`], and
-    /// [`AnomalyKind::TruncatedRecord`] inside a WARC header).
+    /// [`AnomalyKind::TruncatedRecord`] inside a WARC header). For
+    /// [`AnomalyKind::GzipMember`]: the first *compressed* bytes of the
+    /// skipped span, from the start of the damaged member.
     pub raw: Option<RawBytes>,
+    /// For [`AnomalyKind::GzipMember`]: the skipped compressed span.
+    pub gzip: Option<GzipSpan>,
+}
+
+/// A damaged gzip member that was skipped ([`AnomalyKind::GzipMember`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GzipSpan {
+    /// Compressed offset of the start of the damaged member.
+    pub compressed_offset: u64,
+    /// Compressed bytes skipped, up to the start of the next intact member.
+    pub compressed_bytes: u64,
+    /// What was wrong with it (e.g. `gzip member CRC mismatch`).
+    pub reason: String,
 }
 
 /// Kinds of [`Anomaly`].
@@ -267,6 +289,12 @@ pub enum AnomalyKind {
     BadContentEncoding,
     /// A WARC header block too long to be real (`bytes` = skipped).
     OversizedHeader,
+    /// A damaged gzip member was skipped up to the next intact member
+    /// (`bytes` = *compressed* bytes skipped; `offset` = the decompressed
+    /// offset where the next member's output starts; the compressed span
+    /// is in [`Anomaly::gzip`]). Output of the damaged member is dropped
+    /// unless it passed 8 MiB before the damage showed.
+    GzipMember,
 }
 
 impl AnomalyKind {
@@ -282,6 +310,7 @@ impl AnomalyKind {
             AnomalyKind::MissingContentLength => "missing_content_length",
             AnomalyKind::BadContentEncoding => "bad_content_encoding",
             AnomalyKind::OversizedHeader => "oversized_header",
+            AnomalyKind::GzipMember => "gzip_member",
         }
     }
 }
@@ -295,6 +324,7 @@ fn anomaly(kind: AnomalyKind, offset: u64, bytes: u64, record_id: Option<String>
         bytes,
         record_id,
         raw: None,
+        gzip: None,
     })
 }
 
@@ -310,6 +340,27 @@ fn resync(offset: u64, skipped: u64, kept: Vec<u8>, keep: bool) -> CrawlEvent {
         raw: keep.then_some(RawBytes {
             truncated: (kept.len() as u64) < skipped,
             bytes: kept,
+        }),
+        gzip: None,
+    })
+}
+
+/// A [`AnomalyKind::GzipMember`] event for a skipped member.
+fn gzip_member(s: input::SkippedMember) -> CrawlEvent {
+    let g = s.gap;
+    CrawlEvent::Anomaly(Anomaly {
+        kind: AnomalyKind::GzipMember,
+        offset: s.offset,
+        bytes: g.skipped,
+        record_id: None,
+        raw: g.kept.map(|bytes| RawBytes {
+            bytes,
+            truncated: g.kept_truncated,
+        }),
+        gzip: Some(GzipSpan {
+            compressed_offset: g.member_offset,
+            compressed_bytes: g.skipped,
+            reason: g.reason,
         }),
     })
 }
@@ -362,7 +413,18 @@ impl Iterator for CrawlReader {
                 return Some(Ok(ev));
             }
             if self.done {
+                if let Some(s) = self.src.take_skipped(true) {
+                    self.queue.push_back(gzip_member(s));
+                    continue;
+                }
                 return self.deferred.take().map(Err);
+            }
+            // A skipped gzip member is reported where the next member's
+            // output starts, before the records read from there.
+            self.src.ensure(1);
+            if let Some(s) = self.src.take_skipped(false) {
+                self.queue.push_back(gzip_member(s));
+                continue;
             }
             let more = match &mut self.parser {
                 Parser::Warc(p) => p.next_record(&mut self.src, &mut self.queue),
@@ -421,10 +483,17 @@ fn build(
     let chained = head.chain(reader);
     let mut src = if got == 2 && magic == [0x1f, 0x8b] {
         let counter = Arc::new(AtomicU64::new(0));
-        let dec = flate2::read::MultiGzDecoder::new(CountingReader::new(chained, counter.clone()));
+        let counting: Box<dyn Read + Send> =
+            Box::new(CountingReader::new(chained, counter.clone()));
+        let keep = if opts.keep_skipped {
+            opts.keep_limit()
+        } else {
+            0
+        };
+        let dec = gzmember::GzMembers::new(counting, keep);
         Source::new(
             path,
-            Box::new(dec),
+            Inner::Gz(Box::new(dec)),
             Some(GzState {
                 compressed: counter,
                 max_ratio: opts.max_decompression_ratio,
@@ -432,7 +501,7 @@ fn build(
             }),
         )
     } else {
-        Source::new(path, Box::new(chained), None)
+        Source::new(path, Inner::Plain(Box::new(chained)), None)
     };
     let format = detect(&mut src)?;
     let parser = match format {
