@@ -5,5 +5,6 @@
 mod util;
 
 mod hostile;
+mod integrity;
 mod pipeline;
 mod utf8;
