@@ -361,6 +361,9 @@ impl DocFilter {
             })?;
         bytes.drain(..=end);
         let set = fst::Set::new(bytes).map_err(Error::from_fst)?;
+        // The FST's own checksum too: a second line of defence for a file
+        // whose seal was recomputed over damaged bytes.
+        set.as_fst().verify().map_err(Error::from_fst)?;
         Ok(DocFilter { header, set, seal })
     }
 
