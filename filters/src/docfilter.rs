@@ -248,7 +248,7 @@ impl FilterHeader {
             && asked != required
         {
             return Err(Error::ListConflict {
-                universe: "spam rankings alone",
+                universe: "the spam rankings",
                 requested: asked.key(),
                 required: required.key(),
                 policy: if unscored_kept { "keep" } else { "drop" },

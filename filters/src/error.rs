@@ -88,7 +88,7 @@ pub enum Error {
     /// rankings alone) asked to store the list that would contradict the
     /// rule for the documents outside it.
     #[error(
-        "a filter over {universe} must store the {required} list, not the {requested} list: the rule says {policy} unscored documents, and every document outside {universe} is unscored and unlisted"
+        "a filter built from {universe} alone must store the {required} list, not the {requested} list: the rule says {policy} unscored documents, and a document not in {universe} is unscored and unlisted"
     )]
     ListConflict {
         /// What the universe is.
