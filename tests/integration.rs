@@ -6,6 +6,7 @@ mod util;
 
 mod eval_cli;
 mod hostile;
+mod integrity;
 mod integrity_crawl;
 mod pipeline;
 mod repo;

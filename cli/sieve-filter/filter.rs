@@ -175,8 +175,11 @@ fn with_flags(e: Error) -> anyhow::Error {
 /// Runs `sieve-filter inspect`.
 pub fn inspect(path: &Path) -> anyhow::Result<()> {
     let f = load_filter(path)?;
+    eprintln!("{}: checksum ok ({})", path.display(), f.seal());
     let mut v = serde_json::to_value(f.header())?;
     v["listed"] = serde_json::json!(f.listed());
+    v["checksum"] = serde_json::json!("ok");
+    v["unseen_docids"] = serde_json::json!(f.header().unseen_rule());
     println!("{}", serde_json::to_string_pretty(&v)?);
     Ok(())
 }

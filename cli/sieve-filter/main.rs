@@ -27,7 +27,8 @@ enum Command {
     /// Build a docid filter file from spam rankings and/or an index's
     /// per-document error rates.
     Build(filter::BuildArgs),
-    /// Print a filter file's header (list kind, thresholds, counts).
+    /// Verify a filter file's checksum and print its header (list kind,
+    /// thresholds, counts) and what it does with docids it never saw.
     Inspect {
         /// The filter file.
         file: PathBuf,

@@ -13,25 +13,45 @@
 //!   than** `x` (a 0-byte document has rate 0);
 //! * a document is kept iff every rule keeps it.
 //!
-//! # The file
+//! # The file (version 2)
 //!
 //! ```text
-//! SIEVE-FILTER 1\n
+//! SIEVE-FILTER 2\n
+//! sieve-seal crc32=XXXXXXXX bytes=NNNNNNNNNNNNNNNNNNNN\n
 //! {"stores":"keep"|"exclude", ...header JSON on one line...}\n
 //! <fst::Set bytes of the listed docids>
 //! ```
 //!
+//! The second line seals the file ([`crate::sealed`]): `bytes` is the length
+//! of everything after it, `crc32` the CRC-32 of the first line and of
+//! everything after the second. [`DocFilter::from_bytes`] checks both before
+//! it parses anything, so a truncated or damaged file is an error naming
+//! the expected and found length or checksum, never a panic inside `fst`.
+//!
+//! Version 1 files (`SIEVE-FILTER 1`, no seal) are **refused** with an
+//! error saying to rebuild them: without a checksum a damaged one cannot be
+//! told from a good one, and version 1 filters built from spam rankings
+//! alone could store a keep list while claiming to keep unscored documents
+//! (see below), so reading them would reproduce both bugs.
+//!
 //! A filter is built over a *universe* of docids (every scored docid, or
-//! every document of an index). It stores whichever list is smaller, the
-//! kept or the excluded docids, and the header says which ([`ListKind`]),
-//! with the thresholds and the counts. [`DocFilter::keeps`] answers:
+//! every document of an index). It stores a list, the kept or the excluded
+//! docids, and the header says which ([`ListKind`]), with the thresholds and
+//! the counts. [`DocFilter::keeps`] answers:
 //!
 //! * listed in a `keep` file → kept; listed in an `exclude` file → dropped;
 //! * not listed → the opposite. So a docid outside the universe is
 //!   **dropped by a `keep` file and kept by an `exclude` file**; the header
 //!   field `unlisted` states this for each file, and `sieve-filter inspect`
-//!   prints it. Build over the index's own docids (or choose the list with
-//!   `--store`) when that matters.
+//!   prints it.
+//!
+//! Over an index or a stats file the universe is the corpus, and either
+//! list may be stored (the smaller by default). Over spam rankings alone
+//! the universe is the scored docids, and every document outside it is an
+//! unscored one: the stored list must then be the one whose `unlisted`
+//! answer is the rule's `unscored` policy, an exclude list when unscored
+//! documents are kept and a keep list when they are dropped
+//! ([`FilterHeader::for_scored_universe`]); the other is refused.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -41,8 +61,14 @@ use serde::{Deserialize, Serialize};
 use crate::utf8::{ErrorClass, Utf8Counts};
 use crate::{Error, Result};
 
-/// The first line of every filter file.
-pub const MAGIC: &[u8] = b"SIEVE-FILTER 1\n";
+/// The kind named on the first line of every filter file.
+pub const MAGIC_NAME: &str = "SIEVE-FILTER";
+/// The version on the first line of the filter files this code writes and
+/// reads (`SIEVE-FILTER 2`).
+pub const VERSION: u32 = 2;
+/// What an error says about a filter file of an older version.
+const OLDER: &str =
+    "a filter file of an older version, without a checksum: rebuild it from its inputs";
 
 /// What to do with a document that has no spam score.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -200,32 +226,86 @@ impl FilterHeader {
         }
     }
 
+    /// A header for a filter whose universe is the docids of spam rankings
+    /// alone: every document outside it is unscored. Stores the list whose
+    /// `unlisted` answer is what the rule does with an unscored document
+    /// (exclude list when unscored documents are kept, keep list when they
+    /// are dropped); `store` asking for the other list is
+    /// [`Error::ListConflict`].
+    pub fn for_scored_universe(
+        thresholds: Thresholds,
+        counts: FilterCounts,
+        store: Option<ListKind>,
+        sources: Vec<String>,
+    ) -> Result<Self> {
+        let unscored_kept = thresholds.keeps(None, &Utf8Counts::default(), 0);
+        let required = if unscored_kept {
+            ListKind::Exclude
+        } else {
+            ListKind::Keep
+        };
+        if let Some(asked) = store
+            && asked != required
+        {
+            return Err(Error::ListConflict {
+                universe: "the spam rankings",
+                requested: asked.key(),
+                required: required.key(),
+                policy: if unscored_kept { "keep" } else { "drop" },
+            });
+        }
+        Ok(Self::new(thresholds, counts, Some(required), sources))
+    }
+
     /// Is a document the rule kept listed in this file?
     pub fn lists(&self, kept: bool) -> bool {
         kept == (self.stores == ListKind::Keep)
     }
+
+    /// One sentence on what the filter does with a docid it never saw (one
+    /// outside its universe): the `unlisted` answer, and why.
+    pub fn unseen_rule(&self) -> String {
+        match self.stores {
+            ListKind::Keep => "dropped: the file lists the kept docids, so a docid it never saw is unlisted and dropped".into(),
+            ListKind::Exclude => "kept: the file lists the excluded docids, so a docid it never saw is unlisted and kept".into(),
+        }
+    }
 }
 
-/// Writes a filter file: the magic line, the header, then an FST set of
-/// the listed docids, which must arrive in strictly increasing byte order.
+impl ListKind {
+    /// `keep` or `exclude`, as in the header.
+    pub fn key(self) -> &'static str {
+        match self {
+            ListKind::Keep => "keep",
+            ListKind::Exclude => "exclude",
+        }
+    }
+}
+
+/// Writes a filter file: the magic and seal lines, the header, then an FST
+/// set of the listed docids, which must arrive in strictly increasing byte
+/// order. The FST is built in memory (the reader holds the whole file in
+/// memory too) and written to the sink, sealed, by [`FilterWriter::finish`].
 pub struct FilterWriter<W: Write> {
-    set: fst::SetBuilder<W>,
+    sink: W,
+    header: Vec<u8>,
+    set: fst::SetBuilder<Vec<u8>>,
     listed: u64,
 }
 
 impl<W: Write> FilterWriter<W> {
-    /// Writes the magic line and `header` to `sink`.
-    pub fn new(mut sink: W, header: &FilterHeader) -> Result<Self> {
-        let json = serde_json::to_vec(header).map_err(|e| Error::Header {
+    /// A writer of a filter file with `header` to `sink` (nothing is
+    /// written before [`FilterWriter::finish`]).
+    pub fn new(sink: W, header: &FilterHeader) -> Result<Self> {
+        let mut json = serde_json::to_vec(header).map_err(|e| Error::Header {
             offset: 0,
             detail: e.to_string(),
         })?;
-        sink.write_all(MAGIC)
-            .and_then(|()| sink.write_all(&json))
-            .and_then(|()| sink.write_all(b"\n"))
-            .map_err(|e| Error::Fst(e.to_string()))?;
+        json.push(b'\n');
         Ok(FilterWriter {
-            set: fst::SetBuilder::new(sink).map_err(Error::from_fst)?,
+            sink,
+            header: json,
+            set: fst::SetBuilder::memory(),
             listed: 0,
         })
     }
@@ -237,9 +317,16 @@ impl<W: Write> FilterWriter<W> {
         Ok(())
     }
 
-    /// Finishes the file, returning the sink and the number listed.
-    pub fn finish(self) -> Result<(W, u64)> {
-        Ok((self.set.into_inner().map_err(Error::from_fst)?, self.listed))
+    /// Writes the sealed file; returns the sink and the number listed.
+    pub fn finish(mut self) -> Result<(W, u64)> {
+        let set = self.set.into_inner().map_err(Error::from_fst)?;
+        let prefix = crate::sealed::binary_prefix(MAGIC_NAME, VERSION, &[&self.header, &set]);
+        self.sink
+            .write_all(&prefix)
+            .and_then(|()| self.sink.write_all(&self.header))
+            .and_then(|()| self.sink.write_all(&set))
+            .map_err(|e| Error::Fst(e.to_string()))?;
+        Ok((self.sink, self.listed))
     }
 }
 
@@ -248,22 +335,19 @@ impl<W: Write> FilterWriter<W> {
 pub struct DocFilter {
     header: FilterHeader,
     set: fst::Set<Vec<u8>>,
+    seal: String,
 }
 
 impl DocFilter {
-    /// Parses a whole filter file.
+    /// Parses a whole filter file, after checking its version line and its
+    /// seal (length and CRC-32, [`crate::sealed::open_binary`]): a file of
+    /// another version, truncated, extended or with any byte changed is an
+    /// [`Error::Sealed`] naming what was expected and found.
     pub fn from_bytes(mut bytes: Vec<u8>) -> Result<Self> {
-        if !bytes.starts_with(MAGIC) {
-            return Err(Error::Header {
-                offset: 0,
-                detail: format!(
-                    "expected {:?}, got {:?}",
-                    String::from_utf8_lossy(MAGIC),
-                    String::from_utf8_lossy(&bytes[..bytes.len().min(16)])
-                ),
-            });
-        }
-        let start = MAGIC.len();
+        let start = crate::sealed::open_binary(MAGIC_NAME, VERSION, &bytes, OLDER)?;
+        let seal = String::from_utf8_lossy(&bytes[start - crate::sealed::SEAL_LINE_LEN..start])
+            .trim_end()
+            .to_string();
         let end = memchr::memchr(b'\n', &bytes[start..])
             .map(|i| start + i)
             .ok_or(Error::Header {
@@ -277,12 +361,20 @@ impl DocFilter {
             })?;
         bytes.drain(..=end);
         let set = fst::Set::new(bytes).map_err(Error::from_fst)?;
-        Ok(DocFilter { header, set })
+        // The FST's own checksum too: a second line of defence for a file
+        // whose seal was recomputed over damaged bytes.
+        set.as_fst().verify().map_err(Error::from_fst)?;
+        Ok(DocFilter { header, set, seal })
     }
 
     /// The header.
     pub fn header(&self) -> &FilterHeader {
         &self.header
+    }
+
+    /// The file's seal line (`sieve-seal crc32=... bytes=...`), verified.
+    pub fn seal(&self) -> &str {
+        &self.seal
     }
 
     /// Number of listed docids.
@@ -359,10 +451,50 @@ mod tests {
     #[test]
     fn bad_files_are_errors_with_offsets() {
         assert!(DocFilter::from_bytes(b"nope".to_vec()).is_err());
-        let mut f = MAGIC.to_vec();
-        f.extend_from_slice(b"{not json}\n");
+        let f = crate::sealed::seal_binary(MAGIC_NAME, VERSION, b"{not json}\n");
         let err = DocFilter::from_bytes(f).unwrap_err().to_string();
-        assert!(err.contains("offset 15"), "{err}");
+        let at = "SIEVE-FILTER 2\n".len() + crate::sealed::SEAL_LINE_LEN;
+        assert!(err.contains(&format!("offset {at}")), "{err}");
+    }
+
+    #[test]
+    fn version_1_files_are_refused_with_rebuild_it() {
+        let mut v1 = b"SIEVE-FILTER 1\n".to_vec();
+        v1.extend_from_slice(br#"{"stores":"keep"}"#);
+        let err = DocFilter::from_bytes(v1).unwrap_err().to_string();
+        assert!(
+            err.contains("SIEVE-FILTER 1")
+                && err.contains("SIEVE-FILTER 2")
+                && err.contains("rebuild it"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn spam_only_filter_stores_the_list_its_unscored_policy_needs() {
+        let mut t = Thresholds {
+            min_spam_percentile: Some(70),
+            ..Default::default()
+        };
+        let c = FilterCounts {
+            considered: 10,
+            kept: 1,
+            excluded: 9,
+            unscored: 0,
+        };
+        // Unscored kept: the exclude list even though the keep list is smaller.
+        let h = FilterHeader::for_scored_universe(t.clone(), c, None, vec![]).unwrap();
+        assert_eq!((h.stores, h.unlisted), (ListKind::Exclude, Unscored::Keep));
+        let e = FilterHeader::for_scored_universe(t.clone(), c, Some(ListKind::Keep), vec![]);
+        let e = e.unwrap_err().to_string();
+        assert!(
+            e.contains("must store the exclude list, not the keep list"),
+            "{e}"
+        );
+        t.unscored = Unscored::Drop;
+        let h = FilterHeader::for_scored_universe(t.clone(), c, None, vec![]).unwrap();
+        assert_eq!((h.stores, h.unlisted), (ListKind::Keep, Unscored::Drop));
+        assert!(FilterHeader::for_scored_universe(t, c, Some(ListKind::Exclude), vec![]).is_err());
     }
 
     proptest! {

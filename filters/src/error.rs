@@ -70,6 +70,36 @@ pub enum Error {
         /// What was wrong.
         detail: String,
     },
+    /// A sealed file ([`crate::sealed`]) of another kind or version, or
+    /// damaged: truncated, extended, or with a byte changed.
+    #[error("{part} at byte offset {offset}: expected {expected}, found {found}")]
+    Sealed {
+        /// What did not match: `magic line`, `seal line`, `payload length`,
+        /// `CRC-32 ...`, `seal member`, `file length`.
+        part: &'static str,
+        /// Byte offset in the file where that part starts.
+        offset: u64,
+        /// What the seal (or the format) says.
+        expected: String,
+        /// What the file holds.
+        found: String,
+    },
+    /// A filter over a universe that does not hold every document (spam
+    /// rankings alone) asked to store the list that would contradict the
+    /// rule for the documents outside it.
+    #[error(
+        "a filter built from {universe} alone must store the {required} list, not the {requested} list: the rule says {policy} unscored documents, and a document not in {universe} is unscored and unlisted"
+    )]
+    ListConflict {
+        /// What the universe is.
+        universe: &'static str,
+        /// The list asked for: `keep` or `exclude`.
+        requested: &'static str,
+        /// The only list that honours the rule.
+        required: &'static str,
+        /// The rule for unscored documents: `keep` or `drop`.
+        policy: &'static str,
+    },
     /// An FST could not be built or read.
     #[error("FST: {0}")]
     Fst(String),

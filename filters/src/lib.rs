@@ -10,6 +10,8 @@
 //! * [`spam`]: Waterloo spam-ranking lines and the docid → percentile FST map.
 //! * [`docfilter`]: the keep/drop rule over spam percentiles and error rates,
 //!   and the filter file (an FST set of the smaller of the keep/exclude lists).
+//! * [`sealed`]: the version line and CRC-32 seal of every binary or JSON
+//!   file sieve writes and reads back (filter files, BM25 statistics files).
 //! * [`docstats`]: per-document lengths, error counts and spam percentiles
 //!   as TSV (a filter's input when there is no index).
 //!
@@ -19,6 +21,7 @@
 pub mod docfilter;
 pub mod docstats;
 pub mod error;
+pub mod sealed;
 pub mod spam;
 pub mod utf8;
 

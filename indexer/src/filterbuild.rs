@@ -16,10 +16,15 @@
 //!   the same list, kept or excluded, which covers exact duplicate lines;
 //!   a docid kept on one line and excluded on another is not detected).
 //! * without either: every docid of the spam map (error-rate rules cannot
-//!   apply: there are no counts).
+//!   apply: there are no counts). Every other document is unscored, so the
+//!   stored list is the one that gives unlisted docids the rule's answer
+//!   for unscored documents (exclude list when they are kept, keep list
+//!   when they are dropped); asking for the other is refused
+//!   ([`FilterHeader::for_scored_universe`]).
 //!
 //! Two passes: the first counts kept and excluded documents, the second
-//! writes the smaller list (or the one asked for). The listed docids reach
+//! writes the smaller list (or the one asked for; over spam rankings alone,
+//! the one the rule needs). The listed docids reach
 //! the FST in sorted order: the spam map is sorted already; an index's
 //! docids are sorted within each segment, spilled to a temporary file per
 //! segment, and merged. Memory stays bounded by one segment's bitset.
@@ -131,12 +136,15 @@ fn from_spam(spec: &FilterSpec<'_>, out: &Path) -> Result<FilterHeader> {
             counts.excluded += 1;
         }
     });
-    let header = FilterHeader::new(
+    // Every document outside the map is unscored: the stored list must make
+    // the rule for unscored documents true for them.
+    let header = FilterHeader::for_scored_universe(
         spec.thresholds.clone(),
         counts,
         spec.store,
         spec.sources.clone(),
-    );
+    )
+    .map_err(|e| filt_err(out, e))?;
     let sink = BufWriter::new(File::create(out).map_err(io_err(out))?);
     let mut w = FilterWriter::new(sink, &header).map_err(|e| filt_err(out, e))?;
     let mut err = None;

@@ -25,15 +25,24 @@
 //! ```json
 //! {
 //!   "header": {
-//!     "format": "sieve-bm25-stats", "version": 1,
+//!     "format": "sieve-bm25-stats", "version": 2,
 //!     "stemmer": "porter", "stopwords": "lucene",
 //!     "search_field": "body", "topic_field": "title",
 //!     "topics": 6, "terms": 12, "topics_digest": "fnv1a64:d974d0ccfd9da94d"
 //!   },
 //!   "shards": 5, "num_docs": 44, "total_tokens": 26790,
-//!   "doc_freq": { "comput": 4, "from": 8, "home": 28, "research": 0, "web": 18 }
+//!   "doc_freq": { "comput": 4, "from": 8, "home": 28, "research": 0, "web": 18 },
+//!   "sieve_seal": {"crc32": "1c9d3a07", "bytes": 512}
 //! }
 //! ```
+//!
+//! The last member seals the file ([`sieve_filters::sealed`]): `bytes` and
+//! `crc32` are the length and CRC-32 of the file's bytes before the `,`
+//! that precedes it. [`ShardStats::read`] checks them before parsing, so a
+//! truncated or damaged file is an error naming the expected and found
+//! length or checksum (edit or reformat a file and it no longer verifies).
+//! Version 1 files (no seal) are refused: regenerate them with this
+//! version (the statistics are cheap to gather again).
 //!
 //! The header says what the numbers are valid for: the analyser, the
 //! searched index field, which topic text is the query, and a digest of
@@ -67,7 +76,7 @@ use crate::{Error, Result};
 /// The `format` of a statistics file's header.
 pub const STATS_FORMAT: &str = "sieve-bm25-stats";
 /// The `version` of a statistics file's header.
-pub const STATS_VERSION: u32 = 1;
+pub const STATS_VERSION: u32 = 2;
 
 /// What a statistics file is valid for. Two files are summed, and a file is
 /// used for a run, only when their headers are equal.
@@ -319,10 +328,14 @@ impl ShardStats {
             path: path.to_path_buf(),
             source,
         })?;
-        let stats: ShardStats = serde_json::from_slice(&bytes).map_err(|e| Error::StatsFile {
+        let stats_err = |detail: String| Error::StatsFile {
             path: path.to_path_buf(),
-            detail: e.to_string(),
-        })?;
+            detail,
+        };
+        let object =
+            sieve_filters::sealed::open_json(&bytes).map_err(|e| stats_err(e.to_string()))?;
+        let stats: ShardStats =
+            serde_json::from_slice(&object).map_err(|e| stats_err(e.to_string()))?;
         if stats.header.format != STATS_FORMAT || stats.header.version != STATS_VERSION {
             return Err(Error::StatsFile {
                 path: path.to_path_buf(),
@@ -335,11 +348,12 @@ impl ShardStats {
         Ok(stats)
     }
 
-    /// The file's text: pretty JSON, keys in a fixed order, a final newline.
+    /// The file's text: pretty JSON, keys in a fixed order, sealed with a
+    /// last member `sieve_seal` ([`sieve_filters::sealed::seal_json`]), a
+    /// final newline.
     pub fn to_json(&self) -> String {
-        let mut s = serde_json::to_string_pretty(self).expect("statistics serialise");
-        s.push('\n');
-        s
+        let s = serde_json::to_string_pretty(self).expect("statistics serialise");
+        sieve_filters::sealed::seal_json(&s).expect("a statistics object has members")
     }
 }
 
