@@ -5,6 +5,7 @@
 mod util;
 
 mod hostile;
+mod integrity_build;
 mod pipeline;
 mod repo;
 mod utf8;

@@ -21,6 +21,9 @@ pub(crate) struct LossLine<'a> {
     /// For `"reason": "cap"`: whether the document was still indexed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) indexed: Option<bool>,
+    /// For `"reason": "file_error"`: the error that stopped reading the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) detail: Option<&'a str>,
 }
 
 impl<'a> LossLine<'a> {
@@ -38,6 +41,7 @@ impl<'a> LossLine<'a> {
             bytes: None,
             cap: None,
             indexed: None,
+            detail: None,
         }
     }
 
@@ -53,6 +57,15 @@ impl<'a> LossLine<'a> {
             indexed: Some(indexed),
             ..LossLine::new(file, offset, record_id, "cap")
         }
+    }
+}
+
+/// The line of a file-level read error at `offset` (the file could not
+/// be opened, or reading stopped there): `"reason":"file_error"`.
+pub(crate) fn file_error<'a>(file: &'a str, offset: u64, detail: &'a str) -> LossLine<'a> {
+    LossLine {
+        detail: Some(detail),
+        ..LossLine::new(file, offset, None, "file_error")
     }
 }
 
