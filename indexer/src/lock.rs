@@ -7,7 +7,8 @@
 //! directory, then writes the holder line into it: `pid=<pid>
 //! host=<hostname> started=<seconds since the epoch>`. The lock is held
 //! until the [`DirLock`] is dropped (and released by the kernel if the
-//! process dies); the file itself stays, holding the last holder's line. A
+//! process dies); the file itself stays, emptied on release (a process
+//! that died leaves its line, but not the lock). A
 //! second build on the same directory does not wait: it fails with
 //! [`Error::Locked`] quoting the holder line, having changed nothing.
 //!
@@ -27,7 +28,7 @@ pub const LOCK: &str = "sieve.lock";
 /// An exclusive lock on a directory, held until dropped.
 #[derive(Debug)]
 pub struct DirLock {
-    _file: File,
+    file: File,
     path: PathBuf,
 }
 
@@ -77,12 +78,21 @@ impl DirLock {
         file.set_len(0).map_err(io)?;
         file.write_all(line.as_bytes()).map_err(io)?;
         file.flush().map_err(io)?;
-        Ok(DirLock { _file: file, path })
+        Ok(DirLock { file, path })
     }
 
     /// The lock file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+}
+
+impl Drop for DirLock {
+    /// Empties the holder line while the lock is still held, so that a
+    /// finished build leaves an empty `sieve.lock` (the same bytes whoever
+    /// built).
+    fn drop(&mut self) {
+        let _ = self.file.set_len(0);
     }
 }
 
