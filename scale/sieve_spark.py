@@ -25,11 +25,19 @@ def resolve_tool(name):
     return os.path.abspath(found)
 
 
-def run(cmd, cwd=None):
+# sieve's exit codes (README, "Reliability"): 0 done; 1 error; 2 usage;
+# 3 done, part of the input lost at file level (named in stats.json);
+# 4 done, nothing indexed.
+PARTIAL_INPUT = 3
+NOTHING_INDEXED = 4
+
+
+def run(cmd, cwd=None, accept=(0,)):
     """Runs cmd (a list), returns its stdout as text; raises SieveTaskError
-    naming the command, exit code and the last lines of stderr."""
+    naming the command, exit code and the last lines of stderr unless the
+    exit code is in accept."""
     p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if p.returncode != 0:
+    if p.returncode not in accept:
         tail = p.stderr.decode("utf-8", "replace").strip().splitlines()[-20:]
         raise SieveTaskError(
             f"{' '.join(cmd)} exited with {p.returncode}:\n" + "\n".join(tail)

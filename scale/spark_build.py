@@ -82,7 +82,12 @@ def main():
         import sieve_spark as ss  # on the executor: shipped by addPyFile
 
         shard = os.path.join(shards, f"shard-{i:05d}")
-        out = ss.run([tool, "build-shard", "--record", "--input", path, "--index", shard] + extra)
+        # 3 (an input not read to the end) and 4 (no document) still give a
+        # finished shard: reported below from its stats.json and record.
+        out = ss.run(
+            [tool, "build-shard", "--record", "--input", path, "--index", shard] + extra,
+            accept=(0, ss.PARTIAL_INPUT, ss.NOTHING_INDEXED),
+        )
         lines = [l for l in out.splitlines() if l.strip()]
         if len(lines) != 1:
             raise ss.SieveTaskError(f"build-shard for {path}: expected one JSON record, got {out!r}")

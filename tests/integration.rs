@@ -8,6 +8,7 @@ mod eval_cli;
 mod hostile;
 mod integrity;
 mod integrity_crawl;
+mod integrity_build;
 mod pipeline;
 mod repo;
 mod utf8;

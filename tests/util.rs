@@ -102,6 +102,27 @@ pub fn ok(cmd: &mut Command) -> String {
     String::from_utf8(out.stdout).expect("stdout is UTF-8")
 }
 
+/// Runs `cmd`, asserts it exited with `code` (see
+/// `sieve_indexer::exit`), and returns stdout as a string.
+pub fn code(cmd: &mut Command, code: i32) -> String {
+    let out = cmd.output().expect("spawn");
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{cmd:?}: expected exit code {code}\nstdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("stdout is UTF-8")
+}
+
+/// Runs a build over input that includes the committed truncated gzip
+/// (`tests/data/warc/resiliparse__clipped.warc.gz`), asserts exit code 3
+/// (done, part of the input lost at file level), and returns stdout.
+pub fn partial(cmd: &mut Command) -> String {
+    code(cmd, 3)
+}
+
 /// Runs `cmd`, asserts it failed, and returns its output.
 pub fn fails(cmd: &mut Command) -> Output {
     let out = cmd.output().expect("spawn");

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use sieve_indexer::exit::ExitStatus;
 
 /// UTF-8 error counts (Crane, Trotman & O'Keefe, ADCS 2013) and docid filters.
 #[derive(Debug, Parser)]
@@ -34,7 +35,7 @@ enum Command {
         file: PathBuf,
     },
     /// Does the filter keep these docids? Prints keep/drop per docid; exit
-    /// code 1 if any is dropped.
+    /// code 4 (done, not found) if any is dropped.
     Contains {
         /// The filter file.
         file: PathBuf,
@@ -52,7 +53,8 @@ fn main() -> anyhow::Result<ExitCode> {
         Command::Inspect { file } => filter::inspect(&file)?,
         Command::Contains { file, docids } => {
             if !filter::contains(&file, &docids)? {
-                return Ok(ExitCode::from(1));
+                // Done, but not every docid was found kept.
+                return Ok(ExitCode::from(ExitStatus::Empty.code()));
             }
         }
     }

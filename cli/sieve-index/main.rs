@@ -15,11 +15,12 @@ use sieve_indexer::Error;
 use sieve_indexer::analysis::{AnalyzerConfig, Stemmer, Stopwords};
 use sieve_indexer::build::build;
 use sieve_indexer::charset::CharsetMode;
+use sieve_indexer::exit::ExitStatus;
 use sieve_indexer::index::{STATS, create_private_dir, list_docids};
 use sieve_indexer::inputs::{self, Inputs};
 use sieve_indexer::options::{BuildOptions, DocTimeout, Progress, check_threads, default_threads};
 use sieve_indexer::report::{ReportOptions, write_report};
-use sieve_indexer::shard::{build_shard, merge_shards};
+use sieve_indexer::shard::{build_shard, merge_shards, read_stats};
 use sieve_indexer::stats::{BuildStats, FileStats};
 use sieve_indexer::summary::summary;
 
@@ -302,8 +303,9 @@ fn run_build(a: BuildArgs) -> anyhow::Result<ExitCode> {
     Ok(build_exit(&stats))
 }
 
-/// Reports spam coverage and unreadable files; a file that could not be
-/// read at all makes the exit code non-zero.
+/// Reports spam coverage and the files not read to their end; the exit
+/// status follows [`ExitStatus::of_build`] (3: a file lost in whole or in
+/// part, 4: nothing indexed).
 fn build_exit(stats: &BuildStats) -> ExitCode {
     if let Some(unscored) = stats.spam_without_doc {
         eprintln!(
@@ -312,20 +314,8 @@ fn build_exit(stats: &BuildStats) -> ExitCode {
             unscored
         );
     }
-    let unreadable: Vec<&FileStats> = stats
-        .files
-        .iter()
-        .filter(|f| f.error.is_some() && f.records == 0)
-        .collect();
-    for f in &unreadable {
-        eprintln!(
-            "sieve-index: could not read {}: {}",
-            f.path,
-            f.error.as_deref().unwrap_or("")
-        );
-    }
-    // Damaged gzip members skipped (parts of files lost, the rest read):
-    // exit code 3.
+    for f in stats.files.iter().filter_map(FileStats::failure) {
+        eprintln!("sieve-index: not read to the end: {f}");
     let gaps = stats
         .totals
         .anomalies
@@ -335,13 +325,13 @@ fn build_exit(stats: &BuildStats) -> ExitCode {
     if gaps > 0 {
         eprintln!("sieve-index: {gaps} damaged gzip member(s) skipped; see losses.jsonl");
     }
-    if !unreadable.is_empty() {
-        ExitCode::from(2)
-    } else if gaps > 0 {
-        ExitCode::from(3)
-    } else {
-        ExitCode::SUCCESS
     }
+    exit(ExitStatus::of_build(stats))
+}
+
+/// The process exit code of `status`.
+fn exit(status: ExitStatus) -> ExitCode {
+    ExitCode::from(status.code())
 }
 
 /// `sieve-index build-shard`.
@@ -366,7 +356,7 @@ fn run_build_shard(mut build: BuildArgs, record: bool) -> anyhow::Result<ExitCod
             rec.indexed
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(exit(ExitStatus::of_build(&read_stats(&out)?)))
 }
 
 /// `sieve-index report`.
@@ -405,7 +395,7 @@ fn run_report(
 fn run_merge(shards: &[PathBuf], out: &Path) -> anyhow::Result<ExitCode> {
     let stats = merge_shards(shards, out)?;
     summary(&stats, &mut std::io::stdout())?;
-    Ok(ExitCode::SUCCESS)
+    Ok(exit(ExitStatus::of_build(&stats)))
 }
 
 /// `sieve-index scan`.
@@ -415,14 +405,18 @@ fn run_scan(input: &[String], max_record_bytes: u64) -> anyhow::Result<ExitCode>
         ..Default::default()
     };
     let mut out = std::io::stdout().lock();
+    let (mut records, mut lost) = (0, 0);
     for path in expand(input)?.files {
         let s = sieve_indexer::scan::scan(&path, &opts);
         if let Some(e) = &s.error {
-            eprintln!("sieve-index scan: {} stopped: {e}", path.display());
+            // The error names the file.
+            eprintln!("sieve-index scan: stopped: {e}");
+            lost += 1;
         }
+        records += s.records;
         writeln!(out, "{}", serde_json::to_string(&s)?)?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(exit(ExitStatus::of_outcome(records, lost)))
 }
 
 /// `sieve-index docids`.

@@ -81,7 +81,8 @@ use tantivy::{Index, IndexWriter};
 
 use crate::analysis::EnglishAnalyzer;
 use crate::document::SieveDocument;
-use crate::index::{LOSSES, STATS, create_private_dir, io_err, write_json};
+use crate::index::{LOSSES, STATS, io_err, write_json};
+use crate::lock::{DirLock, claim_dir};
 use crate::losses::{LossLine, log_loss};
 use crate::manifest::{
     Checkpoint, MANIFEST, Manifest, check_resume, input_info, manifest_options, read_manifest,
@@ -108,7 +109,7 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
             .map(|p| input_info(p))
             .collect::<Result<_>>()?,
     };
-    let (index, checkpoint) = open_or_create(opts, &manifest)?;
+    let (index, checkpoint, _lock) = open_or_create(opts, &manifest)?;
     register_analyzers(&index, opts.analyzer);
     let fields = Fields::from_schema(&index.schema())?;
     let mut writer: IndexWriter<SieveDocument> =
@@ -150,12 +151,16 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
 
 /// Opens the index to resume (checking the manifest and reading the last
 /// checkpoint), or creates it with its manifest.
-fn open_or_create(opts: &BuildOptions, manifest: &Manifest) -> Result<(Index, Checkpoint)> {
+fn open_or_create(
+    opts: &BuildOptions,
+    manifest: &Manifest,
+) -> Result<(Index, Checkpoint, DirLock)> {
+    // A non-empty directory is refused unless it holds a valid manifest.
+    let lock = claim_dir(&opts.index, |_| read_manifest(&opts.index).is_ok())?;
     if !opts.index.join("meta.json").exists() {
-        create_private_dir(&opts.index)?;
         write_json(&opts.index.join(MANIFEST), manifest)?;
         let index = Index::create_in_dir(&opts.index, build_schema())?;
-        return Ok((index, Checkpoint::default()));
+        return Ok((index, Checkpoint::default(), lock));
     }
     if !opts.resume {
         return Err(Error::IndexExists {
@@ -167,7 +172,7 @@ fn open_or_create(opts: &BuildOptions, manifest: &Manifest) -> Result<(Index, Ch
     let index = Index::open_in_dir(&opts.index)?;
     let payload = index.load_metas()?.payload.unwrap_or_default();
     let checkpoint = Checkpoint::from_payload(&payload, &opts.index.join("meta.json"))?;
-    Ok((index, checkpoint))
+    Ok((index, checkpoint, lock))
 }
 
 /// The build's outputs beside the index: the losses log and the
@@ -315,10 +320,7 @@ fn final_stats(opts: &BuildOptions, completed: &[FileStats], started: Instant) -
     for f in &files {
         totals.add(f);
     }
-    let failed_files = files
-        .iter()
-        .filter_map(|f| f.error.as_ref().map(|e| format!("{}: {e}", f.path)))
-        .collect();
+    let failed_files = files.iter().filter_map(FileStats::failure).collect();
     let spam_without_doc = opts
         .spam
         .as_ref()

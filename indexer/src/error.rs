@@ -57,6 +57,26 @@ pub enum Error {
         /// The index directory.
         path: PathBuf,
     },
+    /// Another process holds the lock of an output directory (see
+    /// [`crate::lock`]); nothing was written.
+    #[error("{path}: in use by another build ({holder}); nothing was changed")]
+    Locked {
+        /// The locked directory.
+        path: PathBuf,
+        /// The holder line of its lock file (`pid=... host=... started=...`).
+        holder: String,
+    },
+    /// A non-empty output directory that sieve did not create (an index
+    /// directory without a valid `sieve.json`, a quarantine directory
+    /// without `quarantine.jsonl`), or a file sieve would write that is
+    /// already there; nothing was written.
+    #[error("{path}: not a directory of sieve's, it already holds {}; choose a new or empty directory", .found.join(", "))]
+    Foreign {
+        /// The directory (or the file) refused.
+        path: PathBuf,
+        /// The names found in it.
+        found: Vec<String>,
+    },
     /// A resume names another quarantine directory than the interrupted
     /// build had.
     #[error(

@@ -16,6 +16,8 @@
 //! * [`inputs`]: paths, directories and globs to the sorted input list.
 //! * [`options`]: [`options::BuildOptions`], caps, the time-budget mode,
 //!   the thread check and progress callbacks.
+//! * [`lock`]: the exclusive lock on an output directory, creating only
+//!   its last component, and listing what else it holds.
 //! * [`stats`]: per-file and total build statistics (`stats.json`).
 //! * [`manifest`]: the manifest (`sieve.json`), the commit checkpoint and
 //!   the resume checks.
@@ -36,6 +38,7 @@
 //! * [`report`]: the encoding-error report (tally, tests, tables, figure).
 //! * [`scan`]: reading crawls without indexing.
 //! * [`utf8stream`]: streaming bytes through the UTF-8 cleaner.
+//! * [`exit`]: the one exit-status scheme of the three binaries.
 //! * [`testdata`]: where tests, benches and examples find the committed
 //!   fixtures and the shared data directory.
 //!
@@ -49,11 +52,13 @@ pub mod charset;
 pub mod crawl;
 pub mod document;
 pub mod error;
+pub mod exit;
 mod extsort;
 pub mod filterbuild;
 pub mod html;
 pub mod index;
 pub mod inputs;
+pub mod lock;
 mod losses;
 pub mod manifest;
 pub mod options;
@@ -66,8 +71,8 @@ pub mod shard;
 pub mod spamfile;
 pub mod stats;
 pub mod summary;
-pub mod utf8stream;
 pub mod testdata;
+pub mod utf8stream;
 
 pub use error::{Error, RuleInput};
 

@@ -24,7 +24,8 @@ pub(crate) struct LossLine<'a> {
     /// For `"reason": "gzip_member"`: compressed offset of the damaged member.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) compressed_offset: Option<u64>,
-    /// Why (`gzip_member`, `skipped_input`).
+    /// Why (`gzip_member`, `skipped_input`, `file_error`: the error that
+    /// stopped reading the file).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) detail: Option<&'a str>,
 }
@@ -61,6 +62,15 @@ impl<'a> LossLine<'a> {
             indexed: Some(indexed),
             ..LossLine::new(file, offset, record_id, "cap")
         }
+    }
+}
+
+/// The line of a file-level read error at `offset` (the file could not
+/// be opened, or reading stopped there): `"reason":"file_error"`.
+pub(crate) fn file_error<'a>(file: &'a str, offset: u64, detail: &'a str) -> LossLine<'a> {
+    LossLine {
+        detail: Some(detail),
+        ..LossLine::new(file, offset, None, "file_error")
     }
 }
 

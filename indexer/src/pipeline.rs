@@ -17,7 +17,7 @@ use crate::charset::decode;
 use crate::crawl::{Anomaly, AnomalyKind, CrawlEvent, CrawlReader, RawDoc, Skip};
 use crate::document::{IndexDoc, SieveDocument};
 use crate::html::extract_until;
-use crate::losses::{LossLine, log_loss};
+use crate::losses::{LossLine, file_error, log_loss};
 use crate::options::{BuildOptions, Cap, CapHits, DocTimeout, Progress};
 use crate::quarantine::{Content, Item, Quarantine};
 use crate::schema::Fields;
@@ -326,6 +326,7 @@ impl FileSink<'_> {
     /// The file could not be opened.
     fn open_error(&mut self, e: &Error) -> Result<()> {
         self.fs.error = Some(e.to_string());
+        log_loss(self.log, &file_error(&self.name, 0, &e.to_string()));
         let item = Item {
             offset: 0,
             record_id: None,
@@ -370,6 +371,9 @@ impl FileSink<'_> {
             Error::ReadAt { offset, .. } => ("file_error", *offset),
             _ => ("file_error", 0),
         };
+        if reason == "file_error" {
+            log_loss(self.log, &file_error(&self.name, offset, &e.to_string()));
+        }
         let item = Item {
             offset,
             record_id: None,

@@ -48,7 +48,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::index::create_private_dir;
+use crate::lock::{DirLock, claim_dir};
 use crate::{Error, Result};
 
 /// Name of the index of a quarantine directory.
@@ -108,6 +108,8 @@ struct Line<'a> {
 /// and appended by [`Quarantine::end_file`], so that a resumed build can cut
 /// the index back to the last committed file.
 pub struct Quarantine {
+    _lock: DirLock,
+    resume: bool,
     dir: PathBuf,
     index: BufWriter<File>,
     len: u64,
@@ -124,8 +126,13 @@ impl Quarantine {
     /// `committed_len` bytes (0 for a new build: an existing non-empty index
     /// is then an error, so two builds never mix in one directory). Items
     /// are cut at `max_bytes`.
+    ///
+    /// The directory's last component is created (0750) if missing, and it
+    /// is locked for the life of the returned value ([`crate::lock`]). A
+    /// non-empty directory without [`INDEX`] is refused, naming what it
+    /// holds; a new build never writes over an existing file.
     pub fn open(dir: &Path, committed_len: u64, resume: bool, max_bytes: usize) -> Result<Self> {
-        create_private_dir(dir)?;
+        let lock = claim_dir(dir, |found| found.iter().any(|f| f == INDEX))?;
         let path = dir.join(INDEX);
         let io = |source| Error::Io {
             path: path.clone(),
@@ -149,6 +156,8 @@ impl Quarantine {
         let len = existing.min(committed_len);
         file.set_len(len).map_err(io)?;
         Ok(Quarantine {
+            _lock: lock,
+            resume,
             dir: dir.to_path_buf(),
             index: BufWriter::new(file),
             len,
@@ -187,7 +196,7 @@ impl Quarantine {
             let keep = bytes.len().min(self.max_bytes);
             truncated |= keep < bytes.len();
             let path = self.dir.join(&file);
-            std::fs::write(&path, &bytes[..keep]).map_err(|source| Error::Io { path, source })?;
+            self.write_item(&path, &file, &bytes[..keep])?;
             written = keep as u64;
             name = Some(file);
         }
@@ -209,6 +218,34 @@ impl Quarantine {
         }
         self.items += 1;
         Ok(())
+    }
+
+    /// Writes one item file. A new build creates it (an existing file of
+    /// that name is [`Error::Foreign`]); a resume may replace the files of
+    /// the interrupted, uncommitted input.
+    fn write_item(&self, path: &Path, name: &str, bytes: &[u8]) -> Result<()> {
+        let io = |source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut o = OpenOptions::new();
+        o.write(true);
+        if self.resume {
+            o.create(true).truncate(true);
+        } else {
+            o.create_new(true);
+        }
+        let mut f = match o.open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(Error::Foreign {
+                    path: path.to_path_buf(),
+                    found: vec![name.to_string()],
+                });
+            }
+            Err(e) => return Err(io(e)),
+        };
+        f.write_all(bytes).map_err(io)
     }
 
     /// Ends the current file: appends its index lines and flushes. Returns

@@ -47,7 +47,8 @@ fn finished(dir: &Path) -> bool {
     dir.join(MANIFEST).is_file() && dir.join(STATS).is_file()
 }
 
-fn read_stats(dir: &Path) -> Result<BuildStats> {
+/// Reads the `stats.json` of a finished shard (or any index) in `dir`.
+pub fn read_stats(dir: &Path) -> Result<BuildStats> {
     let p = dir.join(STATS);
     let bytes = std::fs::read(&p).map_err(io(&p))?;
     serde_json::from_slice(&bytes).map_err(|e| Error::Input {
@@ -91,7 +92,10 @@ pub fn build_shard(mut opts: BuildOptions, out: &Path) -> Result<ShardRecord> {
         let tmp = dir.join(format!(".{name}.tmp-{}-{nanos}", std::process::id()));
         (dir.join(&name), tmp)
     });
-    if let Some((_, qtmp)) = &quarantine {
+    if let Some((qdir, qtmp)) = &quarantine {
+        if let Some(parent) = qdir.parent() {
+            create_private_dir(parent)?;
+        }
         opts.quarantine = Some(qtmp.clone());
     }
     let discard_quarantine = || {
@@ -195,10 +199,7 @@ pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
         totals.add(f);
     }
     let stats = BuildStats {
-        failed_files: files
-            .iter()
-            .filter_map(|f| f.error.as_ref().map(|e| format!("{}: {e}", f.path)))
-            .collect(),
+        failed_files: files.iter().filter_map(FileStats::failure).collect(),
         totals,
         files,
         skipped_inputs: Vec::new(),

@@ -63,6 +63,18 @@ pub struct FileStats {
 }
 
 impl FileStats {
+    /// The line naming this file's failure, if it was not read to its end:
+    /// the error, which names the file once (the path is added only to an
+    /// error that does not already begin with it).
+    pub fn failure(&self) -> Option<String> {
+        let e = self.error.as_ref()?;
+        Some(if e.starts_with(&self.path) {
+            e.clone()
+        } else {
+            format!("{}: {e}", self.path)
+        })
+    }
+
     /// Adds `other`'s counts into `self` (not `path` or `error`).
     pub fn add(&mut self, o: &FileStats) {
         self.records += o.records;

@@ -16,9 +16,9 @@
 use sieve_filters::docfilter::{DocFilter, Thresholds};
 use sieve_indexer::analysis::EnglishAnalyzer;
 use sieve_indexer::build::build;
+use sieve_indexer::filterbuild::{FilterSpec, build_filter};
 use sieve_indexer::inputs::expand_inputs;
 use sieve_indexer::options::{BuildOptions, NoProgress};
-use sieve_indexer::filterbuild::{FilterSpec, build_filter};
 use sieve_indexer::schema::TextField;
 use sieve_indexer::spamfile::load_spam_map;
 use sieve_indexer::testdata::fixture;

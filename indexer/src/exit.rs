@@ -1,0 +1,90 @@
+//! The one exit-status scheme of `sieve-index`, `sieve-search` and
+//! `sieve-filter`, so that scripts can tell a complete result from a
+//! partial or empty one without parsing output.
+//!
+//! | code | meaning |
+//! |------|---------|
+//! | 0 | done: every input was read to its end |
+//! | 1 | error: nothing usable was done (bad argument value, missing or damaged input or index, refused directory, lock held) |
+//! | 2 | usage error (clap's own code: unknown flag, missing argument) |
+//! | 3 | done, but part of the input was lost at file level (a file unreadable or read only in part; named in `stats.json` and `losses.jsonl`) |
+//! | 4 | done, but nothing was indexed or found (empty or useless input; for `sieve-filter contains`, a docid the filter does not keep) |
+//!
+//! 4 wins over 3: an index with no document is not usable whatever the
+//! reason. Code 1 is also what Rust gives a `main` that returns an error.
+
+use crate::stats::BuildStats;
+
+/// An exit status of the scheme above; `code()` is the process exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// 0: done, every input read to its end.
+    Success,
+    /// 1: an error; nothing usable done.
+    Error,
+    /// 2: a usage error (produced by clap itself).
+    Usage,
+    /// 3: done, but at least one input file was lost in whole or in part.
+    PartialInput,
+    /// 4: done, but nothing was indexed or found.
+    Empty,
+}
+
+impl ExitStatus {
+    /// The process exit code (0 to 4).
+    pub fn code(self) -> u8 {
+        match self {
+            ExitStatus::Success => 0,
+            ExitStatus::Error => 1,
+            ExitStatus::Usage => 2,
+            ExitStatus::PartialInput => 3,
+            ExitStatus::Empty => 4,
+        }
+    }
+
+    /// The status of a run that found `found` items (documents indexed,
+    /// records read) with `lost_files` input files not read to their end.
+    pub fn of_outcome(found: u64, lost_files: usize) -> ExitStatus {
+        if found == 0 {
+            ExitStatus::Empty
+        } else if lost_files > 0 {
+            ExitStatus::PartialInput
+        } else {
+            ExitStatus::Success
+        }
+    }
+
+    /// The status of a build (or merge) with these statistics: documents
+    /// indexed, and files with an error or a damaged gzip member skipped.
+    pub fn of_build(stats: &BuildStats) -> ExitStatus {
+        let lost = stats
+            .files
+            .iter()
+            .filter(|f| f.error.is_some() || !f.gzip_members.is_empty())
+            .count();
+        ExitStatus::of_outcome(stats.totals.indexed, lost)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_wins_over_partial_and_codes_are_the_documented_ones() {
+        assert_eq!(ExitStatus::of_outcome(0, 1), ExitStatus::Empty);
+        assert_eq!(ExitStatus::of_outcome(5, 1), ExitStatus::PartialInput);
+        assert_eq!(ExitStatus::of_outcome(5, 0), ExitStatus::Success);
+        let codes: Vec<u8> = [
+            ExitStatus::Success,
+            ExitStatus::Error,
+            ExitStatus::Usage,
+            ExitStatus::PartialInput,
+            ExitStatus::Empty,
+        ]
+        .iter()
+        .map(|s| s.code())
+        .collect();
+        assert_eq!(codes, [0, 1, 2, 3, 4]);
+    }
+}
