@@ -4,6 +4,7 @@
 #[macro_use]
 mod util;
 
+mod conventions;
 mod hostile;
 mod pipeline;
 mod repo;

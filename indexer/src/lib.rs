@@ -44,6 +44,7 @@
 //! names a command-line flag: the binaries add those.
 
 pub mod analysis;
+pub mod argv;
 pub mod build;
 pub mod charset;
 pub mod crawl;
@@ -66,8 +67,8 @@ pub mod shard;
 pub mod spamfile;
 pub mod stats;
 pub mod summary;
-pub mod utf8stream;
 pub mod testdata;
+pub mod utf8stream;
 
 pub use error::{Error, RuleInput};
 
