@@ -4,11 +4,12 @@
 #[macro_use]
 mod util;
 
+mod conventions;
 mod eval_cli;
 mod hostile;
 mod integrity;
-mod integrity_crawl;
 mod integrity_build;
+mod integrity_crawl;
 mod pipeline;
 mod repo;
 mod utf8;

@@ -46,7 +46,11 @@ enum Command {
 }
 
 fn main() -> anyhow::Result<ExitCode> {
-    let cli = Cli::parse();
+    let args = sieve_indexer::argv::normalize(std::env::args_os(), &[], "hV");
+    let args = args.unwrap_or_else(|e| {
+        clap::Error::raw(clap::error::ErrorKind::UnknownArgument, format!("{e}\n")).exit()
+    });
+    let cli = Cli::parse_from(args);
     match cli.command {
         Command::Utf8(args) => utf8::run(&args)?,
         Command::Build(args) => filter::build(&args)?,

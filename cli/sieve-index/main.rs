@@ -434,7 +434,11 @@ fn run_docids(index: &Path, stats: bool) -> anyhow::Result<ExitCode> {
 }
 
 fn main() -> anyhow::Result<ExitCode> {
-    match Cli::parse().command {
+    let args = sieve_indexer::argv::normalize(std::env::args_os(), &[], "ihV");
+    let args = args.unwrap_or_else(|e| {
+        clap::Error::raw(clap::error::ErrorKind::UnknownArgument, format!("{e}\n")).exit()
+    });
+    match Cli::parse_from(args).command {
         Command::Build(a) => run_build(a),
         Command::BuildShard { build, record } => run_build_shard(build, record),
         Command::Report {

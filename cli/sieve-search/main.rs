@@ -259,7 +259,15 @@ struct CompareArgs {
 }
 
 fn main() -> Result<()> {
-    match Cli::parse().cmd {
+    let args = sieve_indexer::argv::normalize(
+        std::env::args_os(),
+        sieve_searcher::argv::ANSERINI,
+        sieve_searcher::argv::SHORTS,
+    );
+    let args = args.unwrap_or_else(|e| {
+        clap::Error::raw(clap::error::ErrorKind::UnknownArgument, format!("{e}\n")).exit()
+    });
+    match Cli::parse_from(args).cmd {
         Cmd::Run(a) => cmd_run(a),
         Cmd::Topics(a) => cmd_topics(a),
         Cmd::Eval(a) => cmd_eval(a),

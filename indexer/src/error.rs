@@ -193,4 +193,12 @@ pub enum Error {
         /// The plotting library's error.
         detail: String,
     },
+    /// A command-line word with one dash and several letters that is
+    /// neither a known spelling (see [`crate::argv`]) nor a cluster of the
+    /// command's one-letter options: one dash is for one-letter options.
+    #[error("`{arg}` is not an option: long options take two dashes (did you mean `-{arg}`?)")]
+    SingleDashLong {
+        /// The word as given.
+        arg: String,
+    },
 }

@@ -47,6 +47,7 @@
 //! names a command-line flag: the binaries add those.
 
 pub mod analysis;
+pub mod argv;
 pub mod build;
 pub mod charset;
 pub mod crawl;

@@ -37,6 +37,7 @@
 //! <- `twostage` (also using `topics`) <- `batch` <- `runspec` (also writing
 //! through `run`); `qrels`, `run` <- `eval` <- `compare`.
 
+pub mod argv;
 pub mod batch;
 pub mod bm25;
 pub mod compare;
