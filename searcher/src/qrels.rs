@@ -7,6 +7,15 @@
 //! compared byte-wise. A (topic, document) pair judged twice is an error, as in
 //! trec_eval.
 //!
+//! Cranfield's `cranqrel` form, three columns `qid docno rel`, is read too
+//! (as ir_datasets' `cranfield` reader does): the form is fixed by the first
+//! non-blank line, and a line of the other width is an error. Grades are kept
+//! as written, as ir_datasets keeps them: in `cranqrel` 1 is the most relevant
+//! ("a complete answer") and 4 the least, -1 is "of no interest". trec_eval's
+//! binary measures (MAP, P@k, ...) count every grade above 0 as relevant, so
+//! the inverted order does not change them; graded measures (nDCG) would read
+//! it backwards.
+//!
 //! The TREC 2009 statAP "prels" files (`topic docid rel method prob`, five
 //! columns) are refused with [`Error::Prels`]: they are sampled judgments with
 //! inclusion probabilities, not qrels, and trec_eval's MAP does not apply.
@@ -129,26 +138,33 @@ pub fn parse_qrels(bytes: &[u8]) -> Result<Qrels> {
     let mut qrels = Qrels::default();
     // (qid, docno) -> line, to report both lines of a duplicate.
     let mut lines: HashMap<(&str, &str), usize> = HashMap::new();
+    // The width fixed by the first non-blank line: 4 (TREC) or 3 (cranqrel).
+    let mut width = None;
     for (i, line) in text.lines().enumerate() {
         let lineno = i + 1;
         let fields: Vec<&str> = line.split_ascii_whitespace().collect();
-        match fields.len() {
-            0 => continue,
-            4 => {}
-            5 => return Err(Error::Prels { line: lineno }),
-            n => {
+        match (fields.len(), width) {
+            (0, _) => continue,
+            (n @ (3 | 4), None) => width = Some(n),
+            (n, Some(w)) if n == w => {}
+            (5, None | Some(4)) => return Err(Error::Prels { line: lineno }),
+            (n, w) => {
                 return Err(Error::QrelsSyntax {
                     line: lineno,
-                    expected: "4 fields: qid iter docno rel".into(),
+                    expected: match w {
+                        Some(3) => "3 fields like the first line: qid docno rel".into(),
+                        _ => "4 fields: qid iter docno rel".into(),
+                    },
                     found: format!("{n} fields: {}", snippet(line)),
                 });
             }
         }
-        let (qid, docno) = (fields[0], fields[2]);
-        let rel: i64 = fields[3].parse().map_err(|_| Error::QrelsSyntax {
+        let n = fields.len();
+        let (qid, docno) = (fields[0], fields[n - 2]);
+        let rel: i64 = fields[n - 1].parse().map_err(|_| Error::QrelsSyntax {
             line: lineno,
-            expected: "an integer relevance grade in field 4".into(),
-            found: snippet(fields[3]),
+            expected: format!("an integer relevance grade in field {n}"),
+            found: snippet(fields[n - 1]),
         })?;
         if let Some(first_line) = lines.insert((qid, docno), lineno) {
             return Err(Error::DuplicateJudgment {
@@ -215,5 +231,35 @@ mod tests {
             "10 0 a -2\n2 0 b 4\n2 0 z 1\n"
         );
         assert_eq!(parse_qrels(&out).unwrap(), q);
+    }
+
+    #[test]
+    fn cranqrel_three_columns_keep_grades_as_written() {
+        let q = parse_qrels(b"1 184 2 \n1 29 -1\n2 12 4\n").unwrap();
+        assert_eq!(q.num_judgments(), 3);
+        assert_eq!(q.topic("1").unwrap().get("184"), Some(2));
+        assert_eq!(q.topic("1").unwrap().get("29"), Some(-1));
+        assert_eq!(q.topic("1").unwrap().num_rel(1), 1);
+        assert_eq!(q.topic("2").unwrap().get("12"), Some(4));
+    }
+
+    #[test]
+    fn cranqrel_mixed_widths_are_refused() {
+        let e = parse_qrels(b"1 184 2\n1 0 29 1\n").unwrap_err();
+        assert!(matches!(e, Error::QrelsSyntax { line: 2, .. }), "{e}");
+        assert!(e.to_string().contains("qid docno rel"), "{e}");
+        let e = parse_qrels(b"1 0 29 1\n1 184 2\n").unwrap_err();
+        assert!(matches!(e, Error::QrelsSyntax { line: 2, .. }), "{e}");
+    }
+
+    #[test]
+    fn cranqrel_from_shared_data() {
+        let Some(path) = sieve_indexer::testdata::shared_file("cranfield/cranqrel", "cranqrel")
+        else {
+            return;
+        };
+        let q = read_qrels(&path).unwrap();
+        assert_eq!(q.num_topics(), 225);
+        assert_eq!(q.num_judgments(), 1837);
     }
 }

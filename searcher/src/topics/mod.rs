@@ -8,6 +8,7 @@
 //! | `Colon` | `51:query` or `wt09-1:query`, one per line | text before the first `:` | the rest |
 //! | `Tsv` | `id<TAB>query`, one per line | text before the first tab | the rest |
 //! | `AnseriniCacm` | `<DOC> <DOCNO> 1 </DOCNO> text </DOC>` | `<DOCNO>` text | the text |
+//! | `Smart` | `.I 001` then `.W` and the query (Cranfield, CACM, CISI, MED) | 1-based position in the file (the `.I` text is in `extra` as `smart-i`) | the `.W` text |
 //!
 //! All text fields (titles, descriptions, narratives, subtopics, extras) have
 //! runs of ASCII whitespace collapsed to one space and are trimmed. Ids are
@@ -24,12 +25,14 @@
 //! detection and the checks every reader shares; each format has its own
 //! file: [`sgml`] (TREC SGML, over the lenient tag scanner in `scan`),
 //! [`webxml`] (Web Track XML, over quick-xml), [`lines`] (`id:query` and
-//! `id<TAB>query`) and [`cacm`] (Anserini CACM, over the same scanner).
+//! `id<TAB>query`), [`cacm`] (Anserini CACM, over the same scanner) and
+//! [`smart`] (SMART `.I`/`.W` records).
 
 mod cacm;
 mod lines;
 mod scan;
 mod sgml;
+mod smart;
 mod webxml;
 
 #[cfg(test)]
@@ -90,11 +93,13 @@ pub enum TopicFormat {
     Tsv,
     /// Anserini's CACM topics (`<DOC><DOCNO> n </DOCNO> text </DOC>`).
     AnseriniCacm,
+    /// SMART records (`.I n`, `.W` query), numbered in file order.
+    Smart,
 }
 
 impl TopicFormat {
     /// The short name used in messages and `--json` (`trec-sgml`, `web-xml`,
-    /// `colon`, `tsv`, `anserini-cacm`).
+    /// `colon`, `tsv`, `anserini-cacm`, `smart`).
     pub fn name(self) -> &'static str {
         match self {
             TopicFormat::TrecSgml => "trec-sgml",
@@ -102,6 +107,7 @@ impl TopicFormat {
             TopicFormat::Colon => "colon",
             TopicFormat::Tsv => "tsv",
             TopicFormat::AnseriniCacm => "anserini-cacm",
+            TopicFormat::Smart => "smart",
         }
     }
 }
@@ -181,7 +187,8 @@ pub fn read_topics(path: &Path) -> Result<(TopicFormat, Vec<Topic>)> {
 /// Detection looks at the first non-blank text (after an optional UTF-8 BOM):
 /// `<?xml`, `<!DOCTYPE`, `<webtrack` or `<topic` means [`TopicFormat::WebXml`];
 /// `<top>` (any case) means [`TopicFormat::TrecSgml`]; `<DOC>` means
-/// [`TopicFormat::AnseriniCacm`]; otherwise a first line containing a tab means
+/// [`TopicFormat::AnseriniCacm`]; a first line `.I` followed by a space or
+/// tab means [`TopicFormat::Smart`]; otherwise a first line containing a tab means
 /// [`TopicFormat::Tsv`] and one containing `:` means [`TopicFormat::Colon`].
 /// Anything else is [`Error::UnknownTopicFormat`]. Topics are returned in file
 /// order.
@@ -195,6 +202,7 @@ pub fn parse_topics(bytes: &[u8]) -> Result<(TopicFormat, Vec<Topic>)> {
         TopicFormat::Colon => lines::parse_lines(text, ':', TopicFormat::Colon)?,
         TopicFormat::Tsv => lines::parse_lines(text, '\t', TopicFormat::Tsv)?,
         TopicFormat::AnseriniCacm => cacm::parse_cacm(text)?,
+        TopicFormat::Smart => smart::parse_smart(text)?,
     };
     Ok((format, topics))
 }
@@ -223,6 +231,9 @@ fn detect(text: &str) -> Result<TopicFormat> {
         return Ok(TopicFormat::AnseriniCacm);
     }
     let first = rest.lines().next().unwrap_or("");
+    if first.starts_with(".I ") || first.starts_with(".I\t") {
+        return Ok(TopicFormat::Smart);
+    }
     if first.contains('\t') {
         return Ok(TopicFormat::Tsv);
     }
@@ -231,7 +242,7 @@ fn detect(text: &str) -> Result<TopicFormat> {
     }
     Err(Error::UnknownTopicFormat {
         tried: "trec-sgml (<top>), web-xml (<topic number=..>), anserini-cacm (<DOC><DOCNO>), \
-                tsv (id<TAB>query), colon (id:query)"
+                smart (.I n / .W), tsv (id<TAB>query), colon (id:query)"
             .to_string(),
         line: if rest.is_empty() {
             0
