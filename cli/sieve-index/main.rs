@@ -316,15 +316,15 @@ fn build_exit(stats: &BuildStats) -> ExitCode {
     }
     for f in stats.files.iter().filter_map(FileStats::failure) {
         eprintln!("sieve-index: not read to the end: {f}");
-    let gaps = stats
-        .totals
-        .anomalies
-        .get("gzip_member")
-        .copied()
-        .unwrap_or(0);
-    if gaps > 0 {
-        eprintln!("sieve-index: {gaps} damaged gzip member(s) skipped; see losses.jsonl");
-    }
+        let gaps = stats
+            .totals
+            .anomalies
+            .get("gzip_member")
+            .copied()
+            .unwrap_or(0);
+        if gaps > 0 {
+            eprintln!("sieve-index: {gaps} damaged gzip member(s) skipped; see losses.jsonl");
+        }
     }
     exit(ExitStatus::of_build(stats))
 }
