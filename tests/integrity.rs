@@ -316,7 +316,7 @@ sieve_test!(
                     let filtered = dir.join(&format!("idx-{source}-{policy}-{store}"));
                     let out = build_with_filter(&dir, &filtered, &f);
                     assert!(
-                        out.status.success(),
+                        out.status.code() == Some(3), // the clipped gzip sample is read in part
                         "{cell}: {}",
                         String::from_utf8_lossy(&out.stderr)
                     );

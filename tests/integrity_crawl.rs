@@ -217,8 +217,8 @@ sieve_test!(
         gz[mid..mid + 32].fill(0x5A);
         let input = dir.write("one.warc.gz", &gz);
         let (out, idx) = build(&dir, &[&input], "idx", &["--threads", "1"]);
-        // Read in part, as before: named, exit code 0.
-        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        // Read in part: named, exit code 3 (input lost at file level).
+        assert_eq!(out.status.code(), Some(3), "{}", text(&out));
         let stats = read_json(&idx.join("stats.json"));
         let err = stats["files"][0]["error"].as_str().unwrap().to_string();
         assert!(err.contains("one-stream gzip"), "{err}");
