@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::pipeline::{TOPICS, build, docids, run, scores, untagged, warc_glob};
+use crate::pipeline::{TOPICS, build, build_cmd, docids, run, scores, untagged};
 use crate::util::{Dir, fails, fixture, ok};
 
 /// The damages every test applies: (name, damaged bytes). `header_at` is a
@@ -53,13 +53,7 @@ fn full_index(dir: &Dir) -> PathBuf {
 }
 
 fn build_with_filter(dir: &Dir, index: &Path, filter: &Path) -> Output {
-    dir.cmd("sieve-index")
-        .arg("build")
-        .arg("--input")
-        .arg(warc_glob())
-        .arg(fixture("trec"))
-        .arg("--index")
-        .arg(index)
+    build_cmd(dir, index)
         .arg("--filter")
         .arg(filter)
         .output()

@@ -2,6 +2,7 @@
 //! on the committed fixtures (the CACM collection too: `tests/data/cacm/cacm.trec.gz`).
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use crate::util::{Dir, code, fails, fixture, ok, partial};
 
@@ -35,18 +36,21 @@ fn shard_code(input: &Path) -> i32 {
     }
 }
 
+/// `sieve-index build` of the committed WARC samples and TREC file into `out`.
+pub(crate) fn build_cmd(dir: &Dir, out: &Path) -> Command {
+    let mut cmd = dir.cmd("sieve-index");
+    cmd.arg("build")
+        .arg("--input")
+        .arg(warc_glob())
+        .arg(fixture("trec"))
+        .arg("--index")
+        .arg(out);
+    cmd
+}
+
 pub(crate) fn build(dir: &Dir, index: &str, extra: &[&str]) -> PathBuf {
     let out = dir.join(index);
-    partial(
-        dir.cmd("sieve-index")
-            .arg("build")
-            .arg("--input")
-            .arg(warc_glob())
-            .arg(fixture("trec"))
-            .arg("--index")
-            .arg(&out)
-            .args(extra),
-    );
+    partial(build_cmd(dir, &out).args(extra));
     out
 }
 
