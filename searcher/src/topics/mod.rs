@@ -13,7 +13,9 @@
 //! All text fields (titles, descriptions, narratives, subtopics, extras) have
 //! runs of ASCII whitespace collapsed to one space and are trimmed. Ids are
 //! kept exactly as written (`"051"` stays `"051"`), only trimmed of
-//! surrounding whitespace. Web Track XML character references (`&amp;`,
+//! surrounding whitespace; an id with whitespace inside (any Unicode
+//! whitespace, U+000B and U+000C included) is refused, since run files and
+//! qrels separate their columns by whitespace. Web Track XML character references (`&amp;`,
 //! `&#38;`, ...) are decoded; TREC SGML text is kept verbatim (`AT&T`).
 //! Every topic must have a non-empty id and a non-empty title, and ids must be
 //! unique within a file.
@@ -265,7 +267,10 @@ fn syntax_error(format: TopicFormat, text: &str, pos: usize, expected: &str, fou
     }
 }
 
-/// Checks that a topic has a non-empty id and title; `line` is where it starts.
+/// Checks that a topic has a non-empty id without whitespace (any Unicode
+/// whitespace, vertical tab and form feed included: run files and qrels
+/// separate their columns by whitespace, so such an id would shift every
+/// column after it) and a non-empty title; `line` is where it starts.
 fn check_topic(format: TopicFormat, line: usize, id: &str, title: &str) -> Result<()> {
     if id.is_empty() {
         return Err(Error::TopicSyntax {
@@ -273,6 +278,14 @@ fn check_topic(format: TopicFormat, line: usize, id: &str, title: &str) -> Resul
             line,
             expected: "a non-empty topic id".into(),
             found: String::new(),
+        });
+    }
+    if id.contains(char::is_whitespace) {
+        return Err(Error::TopicSyntax {
+            format: format.name(),
+            line,
+            expected: "a topic id without whitespace".into(),
+            found: format!("{id:?}"),
         });
     }
     if title.is_empty() {

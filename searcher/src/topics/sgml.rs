@@ -222,6 +222,20 @@ mod tests {
         assert_eq!(t[0].title, "measurement of dielectric constant");
     }
 
+    /// Found by the `topics_reader` fuzz target: `<num> Number:  050 ` then a
+    /// vertical tab on a later line gave the id `"050 \u{b}"` (ASCII
+    /// whitespace collapsing keeps U+000B), which would have shifted every
+    /// column of the run file written for it.
+    #[test]
+    fn topic_id_with_vertical_tab_is_refused() {
+        let e = parse_topics(b"<top>\n<num> Number:  050 \n\n\x0b<title> a\n</top>\n").unwrap_err();
+        assert!(e.to_string().contains("without whitespace"), "{e}");
+        let e = parse_topics(b"1\x0b2:query\n").unwrap_err();
+        assert!(e.to_string().contains("without whitespace"), "{e}");
+        let e = parse_topics("1\u{a0}2\tquery\n".as_bytes()).unwrap_err();
+        assert!(e.to_string().contains("without whitespace"), "{e}");
+    }
+
     #[test]
     fn sgml_errors() {
         let e = parse_topics(b"<top>\n<num> 1\n<title> a\n").unwrap_err();
