@@ -22,7 +22,7 @@ else
 fi
 
 step "1. UTF-8 error counts on a sample with every class"
-"$BIN/sieve-filter" utf8 tests/data/utf8/every-class.html --out "$OUT/cleaned.html"
+"$BIN/sieve-filter" utf8 tests/data/utf8/every-class.html --output "$OUT/cleaned.html"
 
 step "2. index the bundled crawls (ClueWeb09, ClueWeb12, Common Crawl WARCs; a TREC file) with MADE-UP spam scores"
 # Exit code 3 = done, part of the input lost at file level (README, Reliability):
@@ -37,7 +37,7 @@ fi
 echo "(a truncated gzip is among the samples on purpose: it is read up to the damage and named above; exit code 3)"
 
 step "3. a docid filter: spam percentile >= 70 and <= 0.5 invalid 4/5/6-byte sequences per KB"
-"$BIN/sieve-filter" build --stats "$OUT/web" --min-percentile 70 --max-invalid-456-per-kb 0.5 --out "$OUT/spam70.filter"
+"$BIN/sieve-filter" build --index "$OUT/web" --min-spam-percentile 70 --max-invalid-456-per-kb 0.5 --output "$OUT/spam70.filter"
 "$BIN/sieve-filter" inspect "$OUT/spam70.filter"
 
 step "4. CACM: index, run the 64 topics with BM25 (k1=0.9 b=0.4), evaluate (Anserini: MAP 0.3123, P@30 0.1942)"
@@ -52,7 +52,7 @@ step "5. A/B: k1=1.2 b=0.75 against k1=0.9 b=0.4 on CACM"
 
 if "$BIN/sieve-index" report --help >/dev/null 2>&1; then
     step "6. the encoding-error report (Table 1, Figure 5) with MADE-UP spam scores"
-    "$BIN/sieve-index" report --index "$OUT/web" --out "$OUT/report" --atire-counts
+    "$BIN/sieve-index" report --index "$OUT/web" --output-dir "$OUT/report" --atire-counts
     cat "$OUT/report/table1.md"
 fi
 echo
