@@ -585,4 +585,32 @@ sieve_test!(outputs_say_what_their_numbers_mean, |dir| {
         "{err}"
     );
     assert!(err.contains("exit code 3"), "{err}");
+    // sieve-filter build says which list the file holds and what that means.
+    let filter = dir.join("f");
+    let said = ok(dir
+        .cmd("sieve-filter")
+        .args(["build", "--min-spam-percentile", "70", "--index"])
+        .arg(dir.join("ix"))
+        .arg("--output")
+        .arg(&filter));
+    assert!(
+        said.contains("the file lists the kept docids: any other docid is dropped")
+            && !said.contains("Keep list"),
+        "{said}"
+    );
+    // run: what the count of runs is.
+    let topics = dir.write("t.txt", b"1:web page\n");
+    let out = dir
+        .cmd("sieve-search")
+        .args(["run", "--topics"])
+        .arg(&topics)
+        .arg("--index")
+        .arg(dir.join("ix"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("searched 1 topics for each of 1 run (one per k1, b and filter)"),
+        "{err}"
+    );
 });

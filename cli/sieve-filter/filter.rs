@@ -143,13 +143,16 @@ pub fn build(a: &BuildArgs) -> anyhow::Result<()> {
     let header = build_filter(&spec, &a.out).map_err(with_flags)?;
     let c = header.counts;
     println!(
-        "{}: {} documents considered, {} kept, {} excluded ({} had no spam score); a docid not listed is {}",
+        "{}: {} documents considered, {} kept, {} excluded ({} had no spam score); {}",
         a.out.display(),
         c.considered,
         c.kept,
         c.excluded,
         c.unscored,
-        header.unseen_rule()
+        match header.stores {
+            ListKind::Keep => "the file lists the kept docids: any other docid is dropped",
+            ListKind::Exclude => "the file lists the excluded docids: any other docid is kept",
+        }
     );
     eprintln!("built in {:.3}s", started.elapsed().as_secs_f64());
     if let Some(m) = &spam

@@ -291,7 +291,7 @@ fn run_build(a: BuildArgs, threads: Option<usize>, every: f64) -> anyhow::Result
         println!("{}", serde_json::to_string_pretty(&stats)?);
     } else {
         summary(&stats, &mut std::io::stdout())?;
-        println!("stats: {}", a.index.join(STATS).display());
+        println!("every count, per file: {}", a.index.join(STATS).display());
     }
     Ok(build_exit(&stats, a.json))
 }

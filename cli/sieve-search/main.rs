@@ -404,12 +404,14 @@ fn read_judgements(path: &Path) -> Result<sieve_searcher::qrels::Qrels> {
     Ok(qrels)
 }
 
+/// Evaluates the run file `run`, warning about refused gdeval measures;
+/// returns the evaluation and what [`Evaluation::coverage`] says of it.
 fn evaluate_file(
     dedup: bool,
     opts: EvalOptions,
     qrels: &sieve_searcher::qrels::Qrels,
     run: &Path,
-) -> Result<Evaluation> {
+) -> Result<(Evaluation, Option<String>)> {
     let dups = if dedup {
         Duplicates::KeepBest
     } else {
@@ -427,10 +429,8 @@ fn evaluate_file(
     if let Some(why) = &e.gdeval_refused {
         eprintln!("warning: {}: {why}", run.display());
     }
-    if let Some(note) = e.coverage(r.num_topics()) {
-        eprintln!("note: {}: {note}", run.display());
-    }
-    Ok(e)
+    let note = e.coverage(r.num_topics());
+    Ok((e, note))
 }
 
 fn cmd_eval(a: EvalArgs) -> Result<()> {
@@ -453,7 +453,10 @@ fn cmd_eval(a: EvalArgs) -> Result<()> {
     let mut out = std::io::stdout().lock();
     let mut json = Vec::new();
     for run in runs {
-        let e = evaluate_file(a.dedup, opts, &qrels, run)?;
+        let (e, note) = evaluate_file(a.dedup, opts, &qrels, run)?;
+        if let Some(note) = note {
+            eprintln!("note: {}: {note}", run.display());
+        }
         if a.json {
             json.push(e.to_json_of(&measures));
         } else {
@@ -472,8 +475,19 @@ fn cmd_compare(a: CompareArgs) -> Result<()> {
         complete: a.input.complete,
         ..EvalOptions::default()
     };
-    let ea = evaluate_file(a.input.dedup, opts, &qrels, &a.run_a)?;
-    let eb = evaluate_file(a.input.dedup, opts, &qrels, &a.run_b)?;
+    let (ea, note_a) = evaluate_file(a.input.dedup, opts, &qrels, &a.run_a)?;
+    let (eb, note_b) = evaluate_file(a.input.dedup, opts, &qrels, &a.run_b)?;
+    if note_a == note_b {
+        if let Some(n) = note_a {
+            eprintln!("note: both runs: {n}");
+        }
+    } else {
+        for (run, note) in [(&a.run_a, note_a), (&a.run_b, note_b)] {
+            if let Some(n) = note {
+                eprintln!("note: {}: {n}", run.display());
+            }
+        }
+    }
     let cmp = compare::compare(&ea, &eb, &a.measure, a.top);
     let (na, nb) = (a.run_a.display().to_string(), a.run_b.display().to_string());
     let mut out = std::io::stdout().lock();
@@ -556,9 +570,10 @@ fn cmd_run(a: RunArgs) -> Result<()> {
         write_run(sink(run.output.as_deref())?, &run.variant.tag, res)?.flush()?;
     }
     eprintln!(
-        "{} topics x {} runs in {:.3}s ({:.2} ms per topic)",
+        "searched {} topics for each of {} run{} (one per k1, b and filter) in {:.3}s ({:.2} ms per topic, all runs)",
         topics.len(),
         runs.len(),
+        if runs.len() == 1 { "" } else { "s" },
         elapsed.as_secs_f64(),
         elapsed.as_secs_f64() * 1e3 / topics.len().max(1) as f64
     );

@@ -35,8 +35,9 @@ pub fn summary(stats: &BuildStats, out: &mut impl Write) -> std::io::Result<()> 
     let t = &stats.totals;
     writeln!(
         out,
-        "read {} files: {} records, {} HTTP responses (TREC documents count as responses), {} HTML documents, {} indexed ({:.1}s)",
+        "read {} file{}: {} records, {} HTTP responses (TREC documents count as responses), {} HTML documents, {} indexed ({:.1}s)",
         stats.files.len(),
+        if stats.files.len() == 1 { "" } else { "s" },
         t.records,
         t.responses,
         t.html,
