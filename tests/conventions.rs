@@ -98,14 +98,14 @@ sieve_test!(help_shows_one_name_per_concept, |dir| {
         (
             "sieve-index",
             &["build"],
-            &["--threads", "--progress-every"],
+            &["--threads", "--progress-every", "--resume", "--json"],
             &[],
         ),
         (
             "sieve-index",
             &["build-shard"],
-            &["--index"],
-            &["--threads"],
+            &["--index", "--record"],
+            &["--threads", "--resume", "--json", "--progress-every"],
         ),
         (
             "sieve-search",
@@ -258,6 +258,20 @@ sieve_test!(old_spellings_still_work_as_hidden_aliases, |dir| {
         .args(["build-shard", "--input"])
         .arg(fixture("trec"))
         .args(["--index", s(&shard)]));
+    // build-shard's flags that build only honours are still accepted.
+    let out = ok(dir
+        .cmd("sieve-index")
+        .args([
+            "build-shard",
+            "--threads",
+            "2",
+            "--resume",
+            "--json",
+            "--input",
+        ])
+        .arg(fixture("trec"))
+        .args(["--index", s(&shard)]));
+    assert!(out.starts_with("already built"), "{out}");
     let sh = s(&shard);
     same_output(
         &dir,

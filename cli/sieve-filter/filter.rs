@@ -14,7 +14,7 @@ use sieve_indexer::{Error, RuleInput};
 pub struct BuildArgs {
     /// Waterloo spam rankings (`percentile docid` lines, plain or .gz,
     /// sorted or not).
-    #[arg(long, num_args = 1..)]
+    #[arg(long, num_args = 1.., value_name = "FILE")]
     spam: Vec<PathBuf>,
     /// Keep documents with spam percentile >= this (70 is the usual cut).
     #[arg(long, alias = "min-percentile", value_name = "P")]
@@ -33,7 +33,7 @@ pub struct BuildArgs {
     #[arg(long, hide = true, value_name = "INDEX_OR_TSV")]
     stats: Option<PathBuf>,
     /// Drop documents with more than X invalid 4/5/6-byte sequences per KB.
-    #[arg(long)]
+    #[arg(long, value_name = "X")]
     max_invalid_456_per_kb: Option<f64>,
     /// Any class: CLASS=X drops documents with more than X errors of CLASS
     /// per KB (classes: unexpected_continuation, missing_continuation,

@@ -47,6 +47,12 @@ enum Command {
         /// On a terminal a spinner shows progress instead.
         #[arg(long, value_name = "SECS", default_value_t = 30.0)]
         progress_every: f64,
+        /// Continue an interrupted build in DIR.
+        #[arg(long)]
+        resume: bool,
+        /// Print the statistics as JSON instead of a summary.
+        #[arg(long)]
+        json: bool,
     },
     /// Build one shard with one thread (Spark runs many shards at once),
     /// written to a temporary directory and renamed into place, so a
@@ -62,13 +68,21 @@ enum Command {
         /// scripts keep working.
         #[arg(long, hide = true)]
         threads: Option<usize>,
+        /// Ignored (a shard is built whole or not at all, and a finished one
+        /// is kept); accepted so that old scripts keep working.
+        #[arg(long, hide = true)]
+        resume: bool,
+        /// Ignored (`--record` prints the shard record as JSON); accepted so
+        /// that old scripts keep working.
+        #[arg(long, hide = true)]
+        json: bool,
     },
     /// Read crawl files without indexing: one JSON line per file with the
     /// records, responses and HTML documents recovered, framing anomalies,
     /// the error that stopped reading (if any) and the seconds taken.
     Scan {
         /// Input files, directories (recursive) or glob patterns.
-        #[arg(long, short, required = true, num_args = 1..)]
+        #[arg(long, short, required = true, num_args = 1.., value_name = "PATH")]
         input: Vec<String>,
         /// Largest HTTP body kept per record, in bytes (as for build).
         #[arg(long, default_value_t = 10 * 1024 * 1024)]
@@ -77,7 +91,7 @@ enum Command {
     /// Merge finished shards into one index.
     Merge {
         /// Shard directories.
-        #[arg(long, required = true, num_args = 1..)]
+        #[arg(long, required = true, num_args = 1.., value_name = "DIR")]
         shards: Vec<PathBuf>,
         /// The merged index directory (created; must not exist).
         #[arg(long = "index", alias = "out", alias = "output", value_name = "DIR")]
@@ -87,10 +101,10 @@ enum Command {
     /// significance tests, charset sources) from an index's fast fields.
     Report {
         /// The index directory.
-        #[arg(long)]
+        #[arg(long, value_name = "DIR")]
         index: PathBuf,
         /// Spam rankings to use instead of the index's stored percentiles.
-        #[arg(long, num_args = 1..)]
+        #[arg(long, num_args = 1.., value_name = "FILE")]
         spam: Vec<PathBuf>,
         /// Directory for the report's files (created).
         #[arg(long = "output-dir", alias = "out", value_name = "DIR")]
@@ -107,7 +121,7 @@ enum Command {
     /// `sieve-filter build --doc-stats FILE.tsv`).
     Docids {
         /// The index directory.
-        #[arg(long)]
+        #[arg(long, value_name = "DIR")]
         index: PathBuf,
         /// Print `docid bytes spam <seven class counts>` per document, in
         /// index order (streamed; not sorted).
@@ -135,7 +149,7 @@ enum DocTimeoutArg {
 #[derive(Debug, clap::Args)]
 struct BuildArgs {
     /// Input files, directories (recursive) or glob patterns.
-    #[arg(long, short, required = true, num_args = 1..)]
+    #[arg(long, short, required = true, num_args = 1.., value_name = "PATH")]
     input: Vec<String>,
     /// The index directory (created; its parent must exist).
     #[arg(long, value_name = "DIR")]
@@ -176,22 +190,16 @@ struct BuildArgs {
     /// Keep stopwords.
     #[arg(long)]
     keep_stopwords: bool,
-    /// Continue an interrupted build in DIR.
-    #[arg(long)]
-    resume: bool,
     /// Drop documents this filter file (from `sieve-filter build`) does not keep.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     filter: Option<PathBuf>,
     /// Waterloo spam-ranking files (`percentile docid`, plain or .gz); the
     /// percentile is stored as a fast field.
-    #[arg(long, num_args = 1..)]
+    #[arg(long, num_args = 1.., value_name = "FILE")]
     spam: Vec<PathBuf>,
     /// Memory budget of the tantivy writer, in MB.
     #[arg(long, default_value_t = 256)]
     writer_mb: usize,
-    /// Print the statistics as JSON instead of a summary.
-    #[arg(long)]
-    json: bool,
 }
 
 /// Names the flag that fixes a library error (the library names none).
@@ -219,7 +227,7 @@ fn expand(specs: &[String]) -> anyhow::Result<Inputs> {
 }
 
 /// The library's options from the command line's plain values.
-fn build_options(a: &BuildArgs, threads: usize) -> anyhow::Result<BuildOptions> {
+fn build_options(a: &BuildArgs, threads: usize, resume: bool) -> anyhow::Result<BuildOptions> {
     let inputs = expand(&a.input)?;
     let mut opts = BuildOptions::new(inputs.files, a.index.clone());
     opts.skipped_inputs = inputs.skipped;
@@ -252,7 +260,7 @@ fn build_options(a: &BuildArgs, threads: usize) -> anyhow::Result<BuildOptions> 
             Stopwords::Lucene
         },
     };
-    opts.resume = a.resume;
+    opts.resume = resume;
     opts.writer_heap = a.writer_mb.max(15) << 20;
     if let Some(f) = &a.filter {
         opts.set_filter_file(f)?;
@@ -275,25 +283,39 @@ fn build_options(a: &BuildArgs, threads: usize) -> anyhow::Result<BuildOptions> 
     Ok(opts)
 }
 
+/// The flags of `build` that `build-shard` does not honour.
+struct BuildOnly {
+    threads: Option<usize>,
+    progress_every: f64,
+    resume: bool,
+    json: bool,
+}
+
 /// `sieve-index build`.
-fn run_build(a: BuildArgs, threads: Option<usize>, every: f64) -> anyhow::Result<ExitCode> {
+fn run_build(a: BuildArgs, flags: BuildOnly) -> anyhow::Result<ExitCode> {
+    let BuildOnly {
+        threads,
+        progress_every: every,
+        resume,
+        json,
+    } = flags;
     anyhow::ensure!(
         every.is_finite() && every >= 0.0,
         "--progress-every {every}: expected a number of seconds, 0 for none"
     );
-    let opts = build_options(&a, threads.unwrap_or_else(default_threads))?;
+    let opts = build_options(&a, threads.unwrap_or_else(default_threads), resume)?;
     let every = (every > 0.0).then(|| std::time::Duration::from_secs_f64(every));
     let progress = progress::Reporter::new(std::io::stderr().is_terminal(), every);
     let stats = build(&opts, &progress).map_err(with_flags);
     progress.finish();
     let stats = stats?;
-    if a.json {
+    if json {
         println!("{}", serde_json::to_string_pretty(&stats)?);
     } else {
         summary(&stats, &mut std::io::stdout())?;
         println!("every count, per file: {}", a.index.join(STATS).display());
     }
-    Ok(build_exit(&stats, a.json))
+    Ok(build_exit(&stats, json))
 }
 
 /// Reports spam coverage and the files not read to their end (with the
@@ -360,7 +382,7 @@ fn run_build_shard(
             .collect::<Result<_, _>>()?;
     }
     let out = build.index.clone();
-    let opts = build_options(&build, 1)?;
+    let opts = build_options(&build, 1, false)?;
     let rec = build_shard(opts, &out).map_err(with_flags)?;
     if record {
         println!("{}", serde_json::to_string(&rec)?);
@@ -470,11 +492,22 @@ fn run() -> anyhow::Result<ExitCode> {
             build,
             threads,
             progress_every,
-        } => run_build(build, threads, progress_every),
+            resume,
+            json,
+        } => run_build(
+            build,
+            BuildOnly {
+                threads,
+                progress_every,
+                resume,
+                json,
+            },
+        ),
         Command::BuildShard {
             build,
             record,
             threads,
+            ..
         } => run_build_shard(build, record, threads),
         Command::Report {
             index,

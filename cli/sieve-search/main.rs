@@ -61,7 +61,7 @@ enum Cmd {
 #[derive(clap::Args)]
 struct QueryArgs {
     /// The topic file (format detected).
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     topics: PathBuf,
     /// Which topic text is the query: title, desc or title+desc.
     #[arg(long, default_value = "title")]
@@ -80,7 +80,7 @@ struct StatsArgs {
     #[command(flatten)]
     query: QueryArgs,
     /// Output file (default stdout).
-    #[arg(long, alias = "out")]
+    #[arg(long, alias = "out", value_name = "FILE")]
     output: Option<PathBuf>,
 }
 
@@ -90,7 +90,7 @@ struct SumStatsArgs {
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Output file (default stdout).
-    #[arg(long, alias = "out")]
+    #[arg(long, alias = "out", value_name = "FILE")]
     output: Option<PathBuf>,
 }
 
@@ -103,13 +103,13 @@ struct MergeRunsArgs {
     #[arg(long, default_value_t = 1000)]
     hits: usize,
     /// Write topics in this topic file's order (default: first appearance).
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     topics: Option<PathBuf>,
     /// Run tag.
     #[arg(long, default_value = "sieve")]
     tag: String,
     /// Output run file (default stdout).
-    #[arg(long, alias = "out")]
+    #[arg(long, alias = "out", value_name = "FILE")]
     output: Option<PathBuf>,
 }
 
@@ -121,10 +121,11 @@ struct RunArgs {
     index: Vec<PathBuf>,
     #[command(flatten)]
     query: QueryArgs,
-    /// Score with these statistics (from `stats`, summed by `sum-stats`)
-    /// instead of those of the given indexes: stage 2 of a two-stage search.
-    /// Refused unless made for the same analyser, fields and topics.
-    #[arg(long)]
+    /// Score with these statistics (from `global-stats`, summed by
+    /// `sum-stats`) instead of those of the given indexes: stage 2 of a
+    /// two-stage search. Refused unless made for the same analyser, fields
+    /// and topics.
+    #[arg(long, value_name = "FILE")]
     global_stats: Option<PathBuf>,
     /// BM25 k1 (comma-separated list: one run per value).
     #[arg(long, value_delimiter = ',', default_value = "0.9")]
@@ -139,17 +140,22 @@ struct RunArgs {
     #[arg(long, default_value = "sieve")]
     tag: String,
     /// Output run file (one run; default stdout).
-    #[arg(long, alias = "out", conflicts_with = "output_dir")]
+    #[arg(
+        long,
+        alias = "out",
+        value_name = "FILE",
+        conflicts_with = "output_dir"
+    )]
     output: Option<PathBuf>,
     /// Directory for the run files when there are several (TAG.run names).
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     output_dir: Option<PathBuf>,
     /// Keep documents with spam percentile >= P (comma-separated list: one run each).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_name = "P")]
     min_spam_percentile: Vec<u8>,
     /// Drop documents with more than X invalid 4/5/6-byte sequences per KB
     /// (comma-separated list: one run each).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_name = "X")]
     max_invalid_456_per_kb: Vec<f64>,
     /// Documents without a spam score, when filtering on spam: keep or drop.
     #[arg(long, value_enum, default_value = "keep")]
