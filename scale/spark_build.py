@@ -30,7 +30,7 @@ Then search the shards with global BM25 statistics: in one process,
     sieve-search run --index SHARDS/shard-00000 --index SHARDS/shard-00001 ...
 or under Spark, two stages (scale/spark_search.py --manifest SHARDS/shards.jsonl),
 or merge them into serving indexes:
-    sieve-index merge --shards SHARDS/shard-000{00..99} --out serving-0
+    sieve-index merge --shards SHARDS/shard-000{00..99} --index serving-0
 """
 import argparse
 import glob

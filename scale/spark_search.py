@@ -9,7 +9,7 @@ index over all the shards' documents gives, by the unchanged
         [--field title] [--search-field body] [--shards-per-task N] [--master local[2]]
 
 Stage 1 (statistics): each task runs
-    sieve-search stats --index SHARD... --topics T
+    sieve-search global-stats --index SHARD... --topics T
 and returns the JSON statistics of its shards (N, total tokens of the
 searched field, df of every analysed query term, and a header naming the
 analyser, fields and topics). The driver sums them with
@@ -126,7 +126,7 @@ def main():
 
         return with_files(
             {"topics": topics_b.value},
-            lambda d: ss.run([tool, "stats"] + indexes(group) + ["--topics", os.path.join(d, "topics")] + query),
+            lambda d: ss.run([tool, "global-stats"] + indexes(group) + ["--topics", os.path.join(d, "topics")] + query),
         )
 
     t0 = time.time()

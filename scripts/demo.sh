@@ -14,15 +14,16 @@ rm -rf "$OUT"; mkdir -p "$OUT"
 if [ "${SIEVE_DEMO_PROFILE:-release}" = dev ]; then
     step "build (dev profile)"
     cargo build --locked --bins
-    BIN=target/debug
+    BIN=${CARGO_TARGET_DIR:-target}/debug
 else
     step "build (release)"
     cargo build --release --locked --bins
-    BIN=target/release
+    BIN=${CARGO_TARGET_DIR:-target}/release
 fi
 
 step "1. UTF-8 error counts on a sample with every class"
-"$BIN/sieve-filter" utf8 tests/data/utf8/every-class.html --out "$OUT/cleaned.html"
+"$BIN/sieve-filter" utf8 tests/data/utf8/every-class.html --output "$OUT/cleaned.html"
+echo "(one JSON line per file: its bytes and how often each of the seven error classes occurs; the cleaned copy, same length and valid UTF-8, is $OUT/cleaned.html)"
 
 step "2. index the bundled crawls (ClueWeb09, ClueWeb12, Common Crawl WARCs; a TREC file) with MADE-UP spam scores"
 # Exit code 3 = done, part of the input lost at file level (README, Reliability):
@@ -37,10 +38,10 @@ fi
 echo "(a truncated gzip is among the samples on purpose: it is read up to the damage and named above; exit code 3)"
 
 step "3. a docid filter: spam percentile >= 70 and <= 0.5 invalid 4/5/6-byte sequences per KB"
-"$BIN/sieve-filter" build --stats "$OUT/web" --min-percentile 70 --max-invalid-456-per-kb 0.5 --out "$OUT/spam70.filter"
+"$BIN/sieve-filter" build --index "$OUT/web" --min-spam-percentile 70 --max-invalid-456-per-kb 0.5 --output "$OUT/spam70.filter"
 "$BIN/sieve-filter" inspect "$OUT/spam70.filter"
 
-step "4. CACM: index, run the 64 topics with BM25 (k1=0.9 b=0.4), evaluate (Anserini: MAP 0.3123, P@30 0.1942)"
+step "4. CACM: index, run the 64 topics with BM25 (k1=0.9 b=0.4), evaluate (Anserini: map 0.3123, P_30 0.1942)"
 "$BIN/sieve-index" build --input tests/data/cacm/cacm.trec.gz --index "$OUT/cacm"
 "$BIN/sieve-search" run --index "$OUT/cacm" --topics topics/topics.cacm.txt \
     --k1 0.9,1.2 --b 0.4,0.75 --hits 1000 --output-dir "$OUT/runs"
@@ -52,7 +53,7 @@ step "5. A/B: k1=1.2 b=0.75 against k1=0.9 b=0.4 on CACM"
 
 if "$BIN/sieve-index" report --help >/dev/null 2>&1; then
     step "6. the encoding-error report (Table 1, Figure 5) with MADE-UP spam scores"
-    "$BIN/sieve-index" report --index "$OUT/web" --out "$OUT/report" --atire-counts
+    "$BIN/sieve-index" report --index "$OUT/web" --output-dir "$OUT/report" --atire-counts
     cat "$OUT/report/table1.md"
 fi
 echo

@@ -17,6 +17,7 @@ STAMP=.venv/.sieve-pins
 if [[ -x .venv/bin/python && -f $STAMP && "$(cat "$STAMP")" == "${PINS[*]}" ]]; then
   exit 0
 fi
+PYTHON=$PY bash scripts/setup-system.sh
 "$PY" -m venv .venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --only-binary=:all: "${PINS[@]}"
 echo "${PINS[*]}" > "$STAMP"

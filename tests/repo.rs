@@ -96,3 +96,46 @@ fn machine_prefix_is_detected_in_text() {
     assert!(!"see ../shared/data/warc".contains(&machine_prefix()));
     assert!(is_binary(b"gz\0data") && !is_binary(b"text"));
 }
+
+/// The first directory on this process's PATH holding `name`.
+fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// `scripts/setup-system.sh --check` names the Debian packages for what is
+/// missing (here: python3 and its venv and pip, absent from a PATH holding
+/// only perl) and exits non-zero; with nothing on PATH, perl is named too.
+#[test]
+fn setup_check_names_missing_python_and_perl() {
+    let bash = on_path("bash").expect("bash on PATH");
+    let script = repo_root().join("scripts/setup-system.sh");
+    let tools = tempfile::tempdir().expect("temp dir");
+    let empty = tempfile::tempdir().expect("temp dir");
+    let check = |path: &Path| {
+        let out = Command::new(&bash)
+            .arg(&script)
+            .arg("--check")
+            .env("PATH", path)
+            .env_remove("PYTHON")
+            .output()
+            .expect("run bash");
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let none = check(empty.path());
+    assert!(
+        none.contains("missing: python3 python3-venv python3-pip perl"),
+        "{none}"
+    );
+    if let Some(perl) = on_path("perl") {
+        std::os::unix::fs::symlink(perl, tools.path().join("perl")).expect("symlink perl");
+        let no_python = check(tools.path());
+        assert!(
+            no_python.contains("missing: python3 python3-venv python3-pip")
+                && !no_python.contains("perl"),
+            "{no_python}"
+        );
+    }
+}

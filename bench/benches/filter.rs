@@ -14,7 +14,7 @@
 //! * baseline: reading the sorted file's lines (`BufRead::read_until`), the
 //!   floor any reader pays;
 //! * `spamfile::build_spam_map` on the sorted file and on the unsorted parts;
-//! * `filterbuild::build_filter` from the spam map with `--min-percentile 70`
+//! * `filterbuild::build_filter` from the spam map with `--min-spam-percentile 70`
 //!   (two passes over the map, writes the smaller list as an FST set).
 //!
 //! `cargo bench -p sieve-bench --bench filter`
@@ -164,7 +164,7 @@ fn main() {
         build_filter(&spec, &out).expect("filter")
     });
     line(
-        "filter file from the map, --min-percentile 70",
+        "filter file from the map, --min-spam-percentile 70",
         lines,
         t,
         baseline,

@@ -20,7 +20,7 @@
 //!   `TopDocs` with block-max WAND; k1 = 1.2, b = 0.75 are fixed there);
 //! * sieve's scorer (`sieve_searcher::bm25::search`), k1 = 0.9, b = 0.4;
 //! * the same with a query-time filter (spam ≥ 70) and full statistics;
-//! * the same with filtered statistics (`--stats filtered`);
+//! * the same with filtered statistics (`--collection-stats filtered`);
 //! * four BM25 settings scored in one pass (`--k1 0.9,1.2 --b 0.4,0.75`).
 //!
 //! The one-off cost of turning a filter into bitmaps (`batch::select`) is
@@ -320,7 +320,7 @@ fn main() {
         search(&shards, TextField::Body, q, &v, HITS).expect("search")[0].len()
     });
     print(
-        "sieve + filter spam>=70, --stats full",
+        "sieve + filter spam>=70, --collection-stats full",
         &filtered_full,
         &baseline,
     );
@@ -334,7 +334,7 @@ fn main() {
         search(&shards, TextField::Body, q, &v, HITS).expect("search")[0].len()
     });
     print(
-        "sieve + filter spam>=70, --stats filtered",
+        "sieve + filter spam>=70, --collection-stats filtered",
         &filtered,
         &baseline,
     );

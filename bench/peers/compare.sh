@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One command for the whole side-by-side comparison of sieve with its peers (issue 8).
 #
-#   bench/peers/compare.sh [--smoke] [--reps N] [--size-mb MB] [--threads "1 2"] [--out DIR]
+#   bench/peers/compare.sh [--smoke] [--reps N] [--size-mb MB] [--threads "1 2"] [--output-dir DIR]
 #
 # Steps (all on the same inputs, in the same run):
 #   0. bench/peers/setup.sh (idempotent) installs the peers.
@@ -35,7 +35,7 @@ while [[ $# -gt 0 ]]; do
     --reps) REPS="$2"; shift 2 ;;
     --size-mb) SIZE_MB="$2"; shift 2 ;;
     --threads) THREADS="$2"; shift 2 ;;
-    --out) OUT="$2"; shift 2 ;;
+    --output-dir|--out) OUT="$2"; shift 2 ;;
     -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "compare.sh: unknown argument $1" >&2; exit 2 ;;
   esac

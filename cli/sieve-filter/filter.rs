@@ -14,20 +14,26 @@ use sieve_indexer::{Error, RuleInput};
 pub struct BuildArgs {
     /// Waterloo spam rankings (`percentile docid` lines, plain or .gz,
     /// sorted or not).
-    #[arg(long, num_args = 1..)]
+    #[arg(long, num_args = 1.., value_name = "FILE")]
     spam: Vec<PathBuf>,
     /// Keep documents with spam percentile >= this (70 is the usual cut).
-    #[arg(long)]
-    min_percentile: Option<u8>,
-    /// Per-document statistics, whose documents are the universe: an index
-    /// directory built by sieve-index (its fast fields give the error counts,
-    /// and spam without --spam), or a stats TSV file (header: docid, bytes,
-    /// optional spam and class columns; `sieve-index docids --stats` writes
-    /// one).
-    #[arg(long, value_name = "INDEX_OR_TSV")]
+    #[arg(long, alias = "min-percentile", value_name = "P")]
+    min_spam_percentile: Option<u8>,
+    /// An index built by sieve-index: its documents are the ones the filter
+    /// decides on, its fast fields give the error counts (and the spam
+    /// percentiles, without --spam).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["doc_stats", "stats"])]
+    index: Option<PathBuf>,
+    /// A per-document statistics TSV instead of an index (header: docid,
+    /// bytes, optional spam and class columns; `sieve-index docids
+    /// --doc-stats` writes one).
+    #[arg(long, value_name = "TSV", conflicts_with = "stats")]
+    doc_stats: Option<PathBuf>,
+    /// Old spelling of --index DIR or --doc-stats TSV (either).
+    #[arg(long, hide = true, value_name = "INDEX_OR_TSV")]
     stats: Option<PathBuf>,
     /// Drop documents with more than X invalid 4/5/6-byte sequences per KB.
-    #[arg(long)]
+    #[arg(long, value_name = "X")]
     max_invalid_456_per_kb: Option<f64>,
     /// Any class: CLASS=X drops documents with more than X errors of CLASS
     /// per KB (classes: unexpected_continuation, missing_continuation,
@@ -42,7 +48,7 @@ pub struct BuildArgs {
     #[arg(long, default_value = "smaller")]
     store: StoreArg,
     /// The filter file to write.
-    #[arg(long)]
+    #[arg(long = "output", alias = "out", value_name = "FILE")]
     out: PathBuf,
 }
 
@@ -62,7 +68,7 @@ enum StoreArg {
 /// The rule given on the command line.
 fn thresholds(a: &BuildArgs) -> anyhow::Result<Thresholds> {
     let mut thresholds = Thresholds {
-        min_spam_percentile: a.min_percentile,
+        min_spam_percentile: a.min_spam_percentile,
         unscored: match a.unscored {
             UnscoredArg::Keep => Unscored::Keep,
             UnscoredArg::Drop => Unscored::Drop,
@@ -84,15 +90,23 @@ fn thresholds(a: &BuildArgs) -> anyhow::Result<Thresholds> {
         thresholds.max_rate_per_kb.insert(k.to_string(), x);
     }
     if thresholds.is_empty() {
-        bail!("no rule given: use --min-percentile, --max-invalid-456-per-kb or --max-rate");
+        bail!("no rule given: use --min-spam-percentile, --max-invalid-456-per-kb or --max-rate");
     }
     Ok(thresholds)
 }
 
 /// Runs `sieve-filter build`.
 pub fn build(a: &BuildArgs) -> anyhow::Result<()> {
-    if a.spam.is_empty() && a.stats.is_none() {
-        bail!("give --spam FILES, --stats INDEX_OR_TSV, or both");
+    let doc_stats = a
+        .index
+        .as_ref()
+        .or(a.doc_stats.as_ref())
+        .or(a.stats.as_ref());
+    if let Some(ix) = &a.index {
+        sieve_indexer::index::check_index_dir(ix)?;
+    }
+    if a.spam.is_empty() && doc_stats.is_none() {
+        bail!("give --spam FILES, --index DIR (or --doc-stats TSV), or both");
     }
     let thresholds = thresholds(a)?;
     thresholds.validate()?;
@@ -110,14 +124,14 @@ pub fn build(a: &BuildArgs) -> anyhow::Result<()> {
         .iter()
         .map(|p| format!("spam:{}", p.display()))
         .collect();
-    if let Some(s) = &a.stats {
+    if let Some(s) = doc_stats {
         let kind = if s.is_dir() { "index" } else { "stats" };
         sources.push(format!("{kind}:{}", s.display()));
     }
     let spec = FilterSpec {
         thresholds,
         spam: spam.as_ref(),
-        stats: a.stats.as_deref(),
+        stats: doc_stats.map(PathBuf::as_path),
         store: match a.store {
             StoreArg::Smaller => None,
             StoreArg::Keep => Some(ListKind::Keep),
@@ -129,18 +143,20 @@ pub fn build(a: &BuildArgs) -> anyhow::Result<()> {
     let header = build_filter(&spec, &a.out).map_err(with_flags)?;
     let c = header.counts;
     println!(
-        "{}: {} considered, {} kept, {} excluded, {} unscored; stores the {:?} list; unlisted docids are {:?}",
+        "{}: {} documents considered, {} kept, {} excluded ({} had no spam score); {}",
         a.out.display(),
         c.considered,
         c.kept,
         c.excluded,
         c.unscored,
-        header.stores,
-        header.unlisted
+        match header.stores {
+            ListKind::Keep => "the file lists the kept docids: any other docid is dropped",
+            ListKind::Exclude => "the file lists the excluded docids: any other docid is kept",
+        }
     );
     eprintln!("built in {:.3}s", started.elapsed().as_secs_f64());
     if let Some(m) = &spam
-        && a.stats.is_some()
+        && doc_stats.is_some()
     {
         eprintln!(
             "spam coverage: {} docs without a score; the map has {} docids",
@@ -158,7 +174,7 @@ fn with_flags(e: Error) -> anyhow::Error {
             path,
             needs: RuleInput::Counts,
         } => anyhow!(
-            "{}: error-rate thresholds need an index (--stats INDEX) for the per-document counts",
+            "{}: error-rate thresholds need an index (--index DIR) for the per-document counts",
             path.display()
         ),
         Error::RuleNeeds {

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use sieve_indexer::exit::ExitStatus;
+use sieve_indexer::exit::{ExitStatus, error_chain};
 
 /// UTF-8 error counts (Crane, Trotman & O'Keefe, ADCS 2013) and docid filters.
 #[derive(Debug, Parser)]
@@ -45,7 +45,17 @@ enum Command {
     },
 }
 
-fn main() -> anyhow::Result<ExitCode> {
+/// Runs the command line; errors are printed once, as one line without a
+/// backtrace, and exit with code 1 (see `sieve_indexer::exit`).
+fn main() -> ExitCode {
+    run().unwrap_or_else(|e| {
+        eprintln!("sieve-filter: error: {}", error_chain(e.as_ref()));
+        ExitCode::from(ExitStatus::Error.code())
+    })
+}
+
+/// Parses the command line and runs the subcommand.
+fn run() -> anyhow::Result<ExitCode> {
     let args = sieve_indexer::argv::normalize(std::env::args_os(), &[], "hV");
     let args = args.unwrap_or_else(|e| {
         clap::Error::raw(clap::error::ErrorKind::UnknownArgument, format!("{e}\n")).exit()

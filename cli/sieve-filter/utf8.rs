@@ -16,7 +16,7 @@ pub struct Args {
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Write the cleaned bytes here (needs exactly one input; `-` is stdout).
-    #[arg(long)]
+    #[arg(long = "output", alias = "out", value_name = "FILE")]
     out: Option<PathBuf>,
     /// Count as ATIRE would: leftover over-long bytes also count as
     /// unexpected continuation bytes (output bytes are the same).
@@ -37,7 +37,7 @@ struct Report<'a> {
 pub fn run(args: &Args) -> anyhow::Result<()> {
     if args.out.is_some() && args.files.len() != 1 {
         bail!(
-            "--out needs exactly one input file, got {}",
+            "--output needs exactly one input file, got {}",
             args.files.len()
         );
     }
@@ -79,7 +79,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     bytes,
                     counts,
                 })?;
-                // With `--out -` the cleaned bytes own stdout; the report goes to stderr.
+                // With `--output -` the cleaned bytes own stdout; the report goes to stderr.
                 if matches!(&args.out, Some(p) if p.as_os_str() == "-") {
                     eprintln!("{line}");
                 } else {

@@ -4,24 +4,25 @@
 //! parsed arguments into one library call and prints the result. Flag
 //! names appear only here (see [`with_flags`]).
 
+mod progress;
+
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, anyhow};
 use clap::{Parser, Subcommand, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
 use sieve_indexer::Error;
 use sieve_indexer::analysis::{AnalyzerConfig, Stemmer, Stopwords};
 use sieve_indexer::build::build;
 use sieve_indexer::charset::CharsetMode;
-use sieve_indexer::exit::ExitStatus;
+use sieve_indexer::exit::{ExitStatus, error_chain};
 use sieve_indexer::index::{STATS, create_private_dir, list_docids};
 use sieve_indexer::inputs::{self, Inputs};
-use sieve_indexer::options::{BuildOptions, DocTimeout, Progress, check_threads, default_threads};
+use sieve_indexer::options::{BuildOptions, DocTimeout, check_threads, default_threads};
 use sieve_indexer::report::{ReportOptions, write_report};
 use sieve_indexer::shard::{build_shard, merge_shards, read_stats};
-use sieve_indexer::stats::{BuildStats, FileStats};
+use sieve_indexer::stats::BuildStats;
 use sieve_indexer::summary::summary;
 
 /// Build tantivy indexes from WARC and TREC crawls.
@@ -35,23 +36,53 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Index crawl files (WARC, .warc.gz, TREC SGML) into DIR.
-    Build(BuildArgs),
-    /// Build one shard (single-threaded, written to a temporary directory and
-    /// renamed into place; a retried task is harmless). With `--input -`,
-    /// reads one input path per line from stdin (for Spark's RDD.pipe).
+    Build {
+        #[command(flatten)]
+        build: BuildArgs,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// When stderr is not a terminal (a log file, a cluster job), print a
+        /// progress line every SECS seconds (fractions allowed); 0 for none.
+        /// On a terminal a spinner shows progress instead.
+        #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+        progress_every: f64,
+        /// Continue an interrupted build in DIR.
+        #[arg(long)]
+        resume: bool,
+        /// Print the statistics as JSON instead of a summary.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Build one shard with one thread (Spark runs many shards at once),
+    /// written to a temporary directory and renamed into place, so a
+    /// retried task is harmless. With `--input -`, reads one input path per
+    /// line from stdin (for Spark's RDD.pipe).
     BuildShard {
         #[command(flatten)]
         build: BuildArgs,
         /// Print the shard record as one JSON line (for the driver).
         #[arg(long)]
         record: bool,
+        /// Ignored (a shard is built with one thread); accepted so that old
+        /// scripts keep working.
+        #[arg(long, hide = true)]
+        threads: Option<usize>,
+        /// Ignored (a shard is built whole or not at all, and a finished one
+        /// is kept); accepted so that old scripts keep working.
+        #[arg(long, hide = true)]
+        resume: bool,
+        /// Ignored (`--record` prints the shard record as JSON); accepted so
+        /// that old scripts keep working.
+        #[arg(long, hide = true)]
+        json: bool,
     },
     /// Read crawl files without indexing: one JSON line per file with the
     /// records, responses and HTML documents recovered, framing anomalies,
     /// the error that stopped reading (if any) and the seconds taken.
     Scan {
         /// Input files, directories (recursive) or glob patterns.
-        #[arg(long, short, required = true, num_args = 1..)]
+        #[arg(long, short, required = true, num_args = 1.., value_name = "PATH")]
         input: Vec<String>,
         /// Largest HTTP body kept per record, in bytes (as for build).
         #[arg(long, default_value_t = 10 * 1024 * 1024)]
@@ -60,23 +91,23 @@ enum Command {
     /// Merge finished shards into one index.
     Merge {
         /// Shard directories.
-        #[arg(long, required = true, num_args = 1..)]
+        #[arg(long, required = true, num_args = 1.., value_name = "DIR")]
         shards: Vec<PathBuf>,
-        /// The merged index directory (must not exist).
-        #[arg(long)]
+        /// The merged index directory (created; must not exist).
+        #[arg(long = "index", alias = "out", alias = "output", value_name = "DIR")]
         out: PathBuf,
     },
     /// Write the encoding-error report (the paper's Table 1 and Figure 5,
     /// significance tests, charset sources) from an index's fast fields.
     Report {
         /// The index directory.
-        #[arg(long)]
+        #[arg(long, value_name = "DIR")]
         index: PathBuf,
         /// Spam rankings to use instead of the index's stored percentiles.
-        #[arg(long, num_args = 1..)]
+        #[arg(long, num_args = 1.., value_name = "FILE")]
         spam: Vec<PathBuf>,
-        /// Output directory (created).
-        #[arg(long)]
+        /// Directory for the report's files (created).
+        #[arg(long = "output-dir", alias = "out", value_name = "DIR")]
         out: PathBuf,
         /// Add ATIRE-compatible counts to Table 1, side by side.
         #[arg(long)]
@@ -85,16 +116,16 @@ enum Command {
         #[arg(long)]
         deciles: bool,
     },
-    /// Print every docid of an index, one per line, sorted; with --stats,
-    /// a TSV of per-document statistics instead (the input format of
-    /// `sieve-filter build --stats FILE.tsv`).
+    /// Print every docid of an index, one per line, sorted; with
+    /// --doc-stats, a TSV of per-document statistics instead (the input of
+    /// `sieve-filter build --doc-stats FILE.tsv`).
     Docids {
         /// The index directory.
-        #[arg(long)]
+        #[arg(long, value_name = "DIR")]
         index: PathBuf,
         /// Print `docid bytes spam <seven class counts>` per document, in
         /// index order (streamed; not sorted).
-        #[arg(long)]
+        #[arg(long = "doc-stats", alias = "stats")]
         stats: bool,
     },
 }
@@ -118,14 +149,11 @@ enum DocTimeoutArg {
 #[derive(Debug, clap::Args)]
 struct BuildArgs {
     /// Input files, directories (recursive) or glob patterns.
-    #[arg(long, short, required = true, num_args = 1..)]
+    #[arg(long, short, required = true, num_args = 1.., value_name = "PATH")]
     input: Vec<String>,
-    /// The index directory (created).
-    #[arg(long)]
+    /// The index directory (created; its parent must exist).
+    #[arg(long, value_name = "DIR")]
     index: PathBuf,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
-    threads: Option<usize>,
     /// Charset handling.
     #[arg(long, value_enum, default_value = "auto")]
     charset: Charset,
@@ -162,53 +190,16 @@ struct BuildArgs {
     /// Keep stopwords.
     #[arg(long)]
     keep_stopwords: bool,
-    /// Continue an interrupted build in DIR.
-    #[arg(long)]
-    resume: bool,
     /// Drop documents this filter file (from `sieve-filter build`) does not keep.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     filter: Option<PathBuf>,
     /// Waterloo spam-ranking files (`percentile docid`, plain or .gz); the
     /// percentile is stored as a fast field.
-    #[arg(long, num_args = 1..)]
+    #[arg(long, num_args = 1.., value_name = "FILE")]
     spam: Vec<PathBuf>,
     /// Memory budget of the tantivy writer, in MB.
     #[arg(long, default_value_t = 256)]
     writer_mb: usize,
-    /// Print the statistics as JSON instead of a summary.
-    #[arg(long)]
-    json: bool,
-}
-
-struct Bar(Option<ProgressBar>);
-
-impl Progress for Bar {
-    fn file(&self, path: &Path, index: usize, total: usize) {
-        if let Some(b) = &self.0 {
-            b.set_message(format!("[{}/{}] {}", index + 1, total, path.display()));
-        }
-    }
-    fn docs(&self, docs: u64) {
-        if let Some(b) = &self.0 {
-            b.inc(docs);
-        }
-    }
-}
-
-impl Bar {
-    /// A spinner on a terminal, nothing otherwise.
-    fn new() -> Bar {
-        if !std::io::stderr().is_terminal() {
-            return Bar(None);
-        }
-        let b = ProgressBar::new_spinner();
-        b.set_style(
-            ProgressStyle::with_template("{spinner} {pos} docs {per_sec} {elapsed} {wide_msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        );
-        b.enable_steady_tick(std::time::Duration::from_millis(200));
-        Bar(Some(b))
-    }
 }
 
 /// Names the flag that fixes a library error (the library names none).
@@ -236,11 +227,11 @@ fn expand(specs: &[String]) -> anyhow::Result<Inputs> {
 }
 
 /// The library's options from the command line's plain values.
-fn build_options(a: &BuildArgs) -> anyhow::Result<BuildOptions> {
+fn build_options(a: &BuildArgs, threads: usize, resume: bool) -> anyhow::Result<BuildOptions> {
     let inputs = expand(&a.input)?;
     let mut opts = BuildOptions::new(inputs.files, a.index.clone());
     opts.skipped_inputs = inputs.skipped;
-    opts.threads = check_threads(a.threads.unwrap_or_else(default_threads))
+    opts.threads = check_threads(threads)
         .map_err(|_| anyhow!("--threads must be at least 1"))?
         .get();
     opts.charset = match a.charset {
@@ -269,7 +260,7 @@ fn build_options(a: &BuildArgs) -> anyhow::Result<BuildOptions> {
             Stopwords::Lucene
         },
     };
-    opts.resume = a.resume;
+    opts.resume = resume;
     opts.writer_heap = a.writer_mb.max(15) << 20;
     if let Some(f) = &a.filter {
         opts.set_filter_file(f)?;
@@ -279,34 +270,59 @@ fn build_options(a: &BuildArgs) -> anyhow::Result<BuildOptions> {
         let map_path = a.index.with_extension("spam.fst.tmp");
         let st = opts.set_spam_files(&a.spam, &map_path, tmp.path())?;
         eprintln!(
-            "spam scores: {} lines, {} docids ({} sorted runs)",
-            st.lines, st.docids, st.runs
+            "spam scores: {} lines read, {} distinct docids{}",
+            st.lines,
+            st.docids,
+            if st.runs > 1 {
+                format!(" (sorted on disk in {} parts)", st.runs)
+            } else {
+                String::new()
+            }
         );
     }
     Ok(opts)
 }
 
+/// The flags of `build` that `build-shard` does not honour.
+struct BuildOnly {
+    threads: Option<usize>,
+    progress_every: f64,
+    resume: bool,
+    json: bool,
+}
+
 /// `sieve-index build`.
-fn run_build(a: BuildArgs) -> anyhow::Result<ExitCode> {
-    let opts = build_options(&a)?;
-    let progress = Bar::new();
-    let stats = build(&opts, &progress).map_err(with_flags)?;
-    if let Some(b) = &progress.0 {
-        b.finish_and_clear();
-    }
-    if a.json {
+fn run_build(a: BuildArgs, flags: BuildOnly) -> anyhow::Result<ExitCode> {
+    let BuildOnly {
+        threads,
+        progress_every: every,
+        resume,
+        json,
+    } = flags;
+    anyhow::ensure!(
+        every.is_finite() && every >= 0.0,
+        "--progress-every {every}: expected a number of seconds, 0 for none"
+    );
+    let opts = build_options(&a, threads.unwrap_or_else(default_threads), resume)?;
+    let every = (every > 0.0).then(|| std::time::Duration::from_secs_f64(every));
+    let progress = progress::Reporter::new(std::io::stderr().is_terminal(), every);
+    let stats = build(&opts, &progress).map_err(with_flags);
+    progress.finish();
+    let stats = stats?;
+    if json {
         println!("{}", serde_json::to_string_pretty(&stats)?);
     } else {
         summary(&stats, &mut std::io::stdout())?;
-        println!("stats: {}", a.index.join(STATS).display());
+        println!("every count, per file: {}", a.index.join(STATS).display());
     }
-    Ok(build_exit(&stats))
+    Ok(build_exit(&stats, json))
 }
 
-/// Reports spam coverage and the files not read to their end; the exit
-/// status follows [`ExitStatus::of_build`] (3: a file lost in whole or in
+/// Reports spam coverage and the files not read to their end (with the
+/// reason when `json` replaced the summary that gives it); the exit status
+/// follows [`ExitStatus::of_build`] (3: a file lost in whole or in
 /// part, 4: nothing indexed).
-fn build_exit(stats: &BuildStats) -> ExitCode {
+fn build_exit(stats: &BuildStats, json: bool) -> ExitCode {
     if let Some(unscored) = stats.spam_without_doc {
         eprintln!(
             "spam coverage: {} indexed docs without a score, {} scores without an indexed doc",
@@ -314,8 +330,17 @@ fn build_exit(stats: &BuildStats) -> ExitCode {
             unscored
         );
     }
-    for f in stats.files.iter().filter_map(FileStats::failure) {
-        eprintln!("sieve-index: not read to the end: {f}");
+    for (file, f) in stats
+        .files
+        .iter()
+        .filter_map(|file| Some((file, file.failure()?)))
+    {
+        if json {
+            eprintln!("sieve-index: not read to the end: {f}");
+        } else {
+            // The summary on stdout gave the reason.
+            eprintln!("sieve-index: not read to the end: {}", file.path);
+        }
         let gaps = stats
             .totals
             .anomalies
@@ -326,7 +351,13 @@ fn build_exit(stats: &BuildStats) -> ExitCode {
             eprintln!("sieve-index: {gaps} damaged gzip member(s) skipped; see losses.jsonl");
         }
     }
-    exit(ExitStatus::of_build(stats))
+    let status = ExitStatus::of_build(stats);
+    if status == ExitStatus::PartialInput {
+        eprintln!(
+            "sieve-index: done, but part of the input was lost (see stats.json and losses.jsonl): exit code 3"
+        );
+    }
+    exit(status)
 }
 
 /// The process exit code of `status`.
@@ -335,7 +366,14 @@ fn exit(status: ExitStatus) -> ExitCode {
 }
 
 /// `sieve-index build-shard`.
-fn run_build_shard(mut build: BuildArgs, record: bool) -> anyhow::Result<ExitCode> {
+fn run_build_shard(
+    mut build: BuildArgs,
+    record: bool,
+    threads: Option<usize>,
+) -> anyhow::Result<ExitCode> {
+    if threads.is_some_and(|t| t != 1) {
+        eprintln!("sieve-index: build-shard builds with one thread; --threads is ignored");
+    }
     if build.input == ["-"] {
         build.input = std::io::stdin()
             .lines()
@@ -344,7 +382,7 @@ fn run_build_shard(mut build: BuildArgs, record: bool) -> anyhow::Result<ExitCod
             .collect::<Result<_, _>>()?;
     }
     let out = build.index.clone();
-    let opts = build_options(&build)?;
+    let opts = build_options(&build, 1, false)?;
     let rec = build_shard(opts, &out).map_err(with_flags)?;
     if record {
         println!("{}", serde_json::to_string(&rec)?);
@@ -374,6 +412,7 @@ fn run_report(
         let map_path = tmp.path().join("spam.fst");
         Some(sieve_indexer::spamfile::load_spam_map(spam, &map_path, tmp.path())?.0)
     };
+    sieve_indexer::index::check_index_dir(index)?;
     create_private_dir(out)?;
     let opts = ReportOptions {
         atire_counts,
@@ -433,14 +472,43 @@ fn run_docids(index: &Path, stats: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn main() -> anyhow::Result<ExitCode> {
+/// Runs the command line; errors are printed once, as one line without a
+/// backtrace, and exit with code 1 (see `sieve_indexer::exit`).
+fn main() -> ExitCode {
+    run().unwrap_or_else(|e| {
+        eprintln!("sieve-index: error: {}", error_chain(e.as_ref()));
+        exit(ExitStatus::Error)
+    })
+}
+
+/// Parses the command line and runs the subcommand.
+fn run() -> anyhow::Result<ExitCode> {
     let args = sieve_indexer::argv::normalize(std::env::args_os(), &[], "ihV");
     let args = args.unwrap_or_else(|e| {
         clap::Error::raw(clap::error::ErrorKind::UnknownArgument, format!("{e}\n")).exit()
     });
     match Cli::parse_from(args).command {
-        Command::Build(a) => run_build(a),
-        Command::BuildShard { build, record } => run_build_shard(build, record),
+        Command::Build {
+            build,
+            threads,
+            progress_every,
+            resume,
+            json,
+        } => run_build(
+            build,
+            BuildOnly {
+                threads,
+                progress_every,
+                resume,
+                json,
+            },
+        ),
+        Command::BuildShard {
+            build,
+            record,
+            threads,
+            ..
+        } => run_build_shard(build, record, threads),
         Command::Report {
             index,
             spam,

@@ -5,9 +5,11 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use sieve_indexer::exit::{ExitStatus, error_chain};
 use sieve_searcher::compare;
 use sieve_searcher::eval::{EvalOptions, Evaluation, Measure, MeasureSpec, evaluate};
 use sieve_searcher::qrels::read_qrels;
@@ -41,12 +43,13 @@ enum Cmd {
     /// Compare two runs: means, difference, wins/losses/ties, paired t-test,
     /// most changed topics.
     Compare(CompareArgs),
-    /// Two-stage search, stage 1: write the BM25 statistics (N, total
+    /// Two-stage search, stage 1: write the global BM25 statistics (N, total
     /// tokens, df of every analysed query term) of one or more indexes as
     /// JSON, for `sum-stats` and `run --global-stats`.
-    Stats(StatsArgs),
-    /// Sum statistics files written by `stats` (their headers must be
-    /// equal: same analyser, fields and topics) into one.
+    #[command(alias = "stats")]
+    GlobalStats(StatsArgs),
+    /// Sum global-statistics files written by `global-stats` (their headers
+    /// must be equal: same analyser, fields and topics) into one.
     SumStats(SumStatsArgs),
     /// Two-stage search, last step: merge shard runs (each searched with
     /// `run --global-stats`) into the best K hits per topic, ties broken as
@@ -58,7 +61,7 @@ enum Cmd {
 #[derive(clap::Args)]
 struct QueryArgs {
     /// The topic file (format detected).
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     topics: PathBuf,
     /// Which topic text is the query: title, desc or title+desc.
     #[arg(long, default_value = "title")]
@@ -70,23 +73,24 @@ struct QueryArgs {
 
 #[derive(clap::Args)]
 struct StatsArgs {
-    /// Index directories (the statistics are summed over them).
-    #[arg(long, required = true)]
+    /// Index directories (the statistics are summed over them): `--index A
+    /// B` or `--index A --index B`.
+    #[arg(long, required = true, num_args = 1.., value_name = "DIR")]
     index: Vec<PathBuf>,
     #[command(flatten)]
     query: QueryArgs,
     /// Output file (default stdout).
-    #[arg(long, visible_alias = "out")]
+    #[arg(long, alias = "out", value_name = "FILE")]
     output: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
 struct SumStatsArgs {
-    /// Statistics files from `stats`.
+    /// Global-statistics files from `global-stats`.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Output file (default stdout).
-    #[arg(long, visible_alias = "out")]
+    #[arg(long, alias = "out", value_name = "FILE")]
     output: Option<PathBuf>,
 }
 
@@ -99,28 +103,29 @@ struct MergeRunsArgs {
     #[arg(long, default_value_t = 1000)]
     hits: usize,
     /// Write topics in this topic file's order (default: first appearance).
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     topics: Option<PathBuf>,
     /// Run tag.
     #[arg(long, default_value = "sieve")]
     tag: String,
     /// Output run file (default stdout).
-    #[arg(long)]
+    #[arg(long, alias = "out", value_name = "FILE")]
     output: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
 struct RunArgs {
-    /// Index directories; several are searched as shards of one collection
-    /// with global BM25 statistics.
-    #[arg(long, required = true)]
+    /// Index directories (`--index A B` or `--index A --index B`); several
+    /// are searched as shards of one collection with global BM25 statistics.
+    #[arg(long, required = true, num_args = 1.., value_name = "DIR")]
     index: Vec<PathBuf>,
     #[command(flatten)]
     query: QueryArgs,
-    /// Score with these statistics (from `stats`, summed by `sum-stats`)
-    /// instead of those of the given indexes: stage 2 of a two-stage search.
-    /// Refused unless made for the same analyser, fields and topics.
-    #[arg(long)]
+    /// Score with these statistics (from `global-stats`, summed by
+    /// `sum-stats`) instead of those of the given indexes: stage 2 of a
+    /// two-stage search. Refused unless made for the same analyser, fields
+    /// and topics.
+    #[arg(long, value_name = "FILE")]
     global_stats: Option<PathBuf>,
     /// BM25 k1 (comma-separated list: one run per value).
     #[arg(long, value_delimiter = ',', default_value = "0.9")]
@@ -135,27 +140,36 @@ struct RunArgs {
     #[arg(long, default_value = "sieve")]
     tag: String,
     /// Output run file (one run; default stdout).
-    #[arg(long, conflicts_with = "output_dir")]
+    #[arg(
+        long,
+        alias = "out",
+        value_name = "FILE",
+        conflicts_with = "output_dir"
+    )]
     output: Option<PathBuf>,
     /// Directory for the run files when there are several (TAG.run names).
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     output_dir: Option<PathBuf>,
     /// Keep documents with spam percentile >= P (comma-separated list: one run each).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_name = "P")]
     min_spam_percentile: Vec<u8>,
     /// Drop documents with more than X invalid 4/5/6-byte sequences per KB
     /// (comma-separated list: one run each).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_name = "X")]
     max_invalid_456_per_kb: Vec<f64>,
-    /// Drop documents without a spam score when filtering on spam.
-    #[arg(long)]
+    /// Documents without a spam score, when filtering on spam: keep or drop.
+    #[arg(long, value_enum, default_value = "keep")]
+    unscored: UnscoredArg,
+    /// Old spelling of `--unscored drop`.
+    #[arg(long, hide = true, conflicts_with = "unscored")]
     drop_unscored: bool,
     /// Filter files from `sieve-filter build` (one run each).
-    #[arg(long)]
+    #[arg(long, num_args = 1.., value_name = "FILE")]
     filter: Vec<PathBuf>,
-    /// Collection statistics for filtered runs: full (as indexed) or
-    /// filtered (recomputed over the kept documents).
-    #[arg(long, default_value = "full")]
+    /// Which documents BM25's collection statistics (N, average length,
+    /// document frequencies) count in a filtered run: full (every indexed
+    /// document) or filtered (only the kept ones).
+    #[arg(long = "collection-stats", alias = "stats", default_value = "full")]
     stats: StatsArg,
     /// Worker threads (default: all cores).
     #[arg(long)]
@@ -166,6 +180,12 @@ struct RunArgs {
 enum SearchField {
     Body,
     Title,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum UnscoredArg {
+    Keep,
+    Drop,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -222,7 +242,7 @@ struct EvalArgs {
     /// ndcg_cut, success alone: trec_eval's default cutoffs) or a set
     /// (official, all_trec, gdeval). Default: num_ret, num_rel, num_rel_ret,
     /// map, P_5..P_30, recall_1000, ndcg@20, err@20.
-    #[arg(short = 'm', value_name = "MEASURE")]
+    #[arg(short = 'm', long, value_name = "MEASURE")]
     measure: Vec<String>,
     /// Keep the best-scored copy of a document retrieved twice for a topic
     /// instead of refusing the run (trec_eval refuses it).
@@ -247,8 +267,15 @@ struct CompareArgs {
     run_a: PathBuf,
     /// Run B.
     run_b: PathBuf,
-    /// Comma-separated measures (map, P@5, P@10, P@20, P@30, ndcg@20, err@20, recall@1000).
-    #[arg(long, value_delimiter = ',', default_value = "map,P@10,ndcg@20,err@20")]
+    /// Comma-separated measures, named as `eval` prints them (map, P_5,
+    /// P_10, P_20, P_30, recall_1000, ndcg_cut_10, Rprec, bpref, recip_rank,
+    /// ndcg@20, err@20, ...).
+    #[arg(
+        short = 'm',
+        long,
+        value_delimiter = ',',
+        default_value = "map,P_10,ndcg@20,err@20"
+    )]
     measure: Vec<Measure>,
     /// How many of the most changed topics to list per measure.
     #[arg(long, default_value_t = 10)]
@@ -258,7 +285,20 @@ struct CompareArgs {
     json: bool,
 }
 
-fn main() -> Result<()> {
+/// Runs the command line; errors are printed once, as one line without a
+/// backtrace, and exit with code 1 (see `sieve_indexer::exit`).
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("sieve-search: error: {}", error_chain(e.as_ref()));
+            ExitCode::from(ExitStatus::Error.code())
+        }
+    }
+}
+
+/// Parses the command line and runs the subcommand.
+fn run() -> Result<()> {
     let args = sieve_indexer::argv::normalize(
         std::env::args_os(),
         sieve_searcher::argv::ANSERINI,
@@ -272,7 +312,7 @@ fn main() -> Result<()> {
         Cmd::Topics(a) => cmd_topics(a),
         Cmd::Eval(a) => cmd_eval(a),
         Cmd::Compare(a) => cmd_compare(a),
-        Cmd::Stats(a) => cmd_stats(a),
+        Cmd::GlobalStats(a) => cmd_stats(a),
         Cmd::SumStats(a) => cmd_sum_stats(a),
         Cmd::MergeRuns(a) => cmd_merge_runs(a),
     }
@@ -359,25 +399,44 @@ fn cmd_topics(a: TopicsArgs) -> Result<()> {
     Ok(())
 }
 
+/// The qrels at `path`, refused when there is no judgement in them.
+fn read_judgements(path: &Path) -> Result<sieve_searcher::qrels::Qrels> {
+    let qrels = read_qrels(path)?;
+    anyhow::ensure!(
+        qrels.num_judgments() > 0,
+        "{}: the qrels file is empty (no `qid iter docno rel` line): nothing to evaluate against",
+        path.display()
+    );
+    Ok(qrels)
+}
+
+/// Evaluates the run file `run`, warning about refused gdeval measures;
+/// returns the evaluation and what [`Evaluation::coverage`] says of it.
 fn evaluate_file(
     dedup: bool,
     opts: EvalOptions,
     qrels: &sieve_searcher::qrels::Qrels,
     run: &Path,
-) -> Result<Evaluation> {
+) -> Result<(Evaluation, Option<String>)> {
     let dups = if dedup {
         Duplicates::KeepBest
     } else {
         Duplicates::Error
     };
     let r = read_run(run, dups)?;
+    anyhow::ensure!(
+        r.num_topics() > 0,
+        "{}: the run file is empty (no `qid Q0 docno rank score tag` line): nothing to evaluate",
+        run.display()
+    );
     let name = r.tag.clone().unwrap_or_else(|| run.display().to_string());
     let e = evaluate(qrels, &r, &name, opts)
         .with_context(|| format!("evaluating {}", run.display()))?;
     if let Some(why) = &e.gdeval_refused {
         eprintln!("warning: {}: {why}", run.display());
     }
-    Ok(e)
+    let note = e.coverage(r.num_topics());
+    Ok((e, note))
 }
 
 fn cmd_eval(a: EvalArgs) -> Result<()> {
@@ -392,7 +451,7 @@ fn cmd_eval(a: EvalArgs) -> Result<()> {
             (&a.files[0], &a.files[1..])
         }
     };
-    let qrels = read_qrels(qrels_path)?;
+    let qrels = read_judgements(qrels_path)?;
     let opts = EvalOptions {
         complete: a.complete,
         max_docs: a.max_docs,
@@ -400,7 +459,10 @@ fn cmd_eval(a: EvalArgs) -> Result<()> {
     let mut out = std::io::stdout().lock();
     let mut json = Vec::new();
     for run in runs {
-        let e = evaluate_file(a.dedup, opts, &qrels, run)?;
+        let (e, note) = evaluate_file(a.dedup, opts, &qrels, run)?;
+        if let Some(note) = note {
+            eprintln!("note: {}: {note}", run.display());
+        }
         if a.json {
             json.push(e.to_json_of(&measures));
         } else {
@@ -414,13 +476,24 @@ fn cmd_eval(a: EvalArgs) -> Result<()> {
 }
 
 fn cmd_compare(a: CompareArgs) -> Result<()> {
-    let qrels = read_qrels(&a.input.qrels)?;
+    let qrels = read_judgements(&a.input.qrels)?;
     let opts = EvalOptions {
         complete: a.input.complete,
         ..EvalOptions::default()
     };
-    let ea = evaluate_file(a.input.dedup, opts, &qrels, &a.run_a)?;
-    let eb = evaluate_file(a.input.dedup, opts, &qrels, &a.run_b)?;
+    let (ea, note_a) = evaluate_file(a.input.dedup, opts, &qrels, &a.run_a)?;
+    let (eb, note_b) = evaluate_file(a.input.dedup, opts, &qrels, &a.run_b)?;
+    if note_a == note_b {
+        if let Some(n) = note_a {
+            eprintln!("note: both runs: {n}");
+        }
+    } else {
+        for (run, note) in [(&a.run_a, note_a), (&a.run_b, note_b)] {
+            if let Some(n) = note {
+                eprintln!("note: {}: {n}", run.display());
+            }
+        }
+    }
     let cmp = compare::compare(&ea, &eb, &a.measure, a.top);
     let (na, nb) = (a.run_a.display().to_string(), a.run_b.display().to_string());
     let mut out = std::io::stdout().lock();
@@ -503,9 +576,10 @@ fn cmd_run(a: RunArgs) -> Result<()> {
         write_run(sink(run.output.as_deref())?, &run.variant.tag, res)?.flush()?;
     }
     eprintln!(
-        "{} topics x {} runs in {:.3}s ({:.2} ms per topic)",
+        "searched {} topics for each of {} run{} (one per k1, b and filter) in {:.3}s ({:.2} ms per topic, all runs)",
         topics.len(),
         runs.len(),
+        if runs.len() == 1 { "" } else { "s" },
         elapsed.as_secs_f64(),
         elapsed.as_secs_f64() * 1e3 / topics.len().max(1) as f64
     );
@@ -519,10 +593,9 @@ fn selections(a: &RunArgs) -> Result<Vec<sieve_searcher::batch::DocSelection>> {
     use sieve_indexer::filterbuild::load_filter;
     use sieve_searcher::runspec::{filter_selection, invalid_456_selection, spam_selection};
 
-    let unscored = if a.drop_unscored {
-        Unscored::Drop
-    } else {
-        Unscored::Keep
+    let unscored = match (a.unscored, a.drop_unscored) {
+        (UnscoredArg::Drop, _) | (_, true) => Unscored::Drop,
+        (UnscoredArg::Keep, false) => Unscored::Keep,
     };
     let mut selections = Vec::new();
     for p in &a.min_spam_percentile {

@@ -1,6 +1,6 @@
 //! Per-document statistics as tab-separated values: the input of
-//! `sieve-filter build --stats FILE.tsv` when there is no index, and the
-//! output of `sieve-index docids --index DIR --stats`.
+//! `sieve-filter build --doc-stats FILE.tsv` when there is no index, and the
+//! output of `sieve-index docids --index DIR --doc-stats`.
 //!
 //! # Format
 //!

@@ -42,6 +42,16 @@ pub enum Error {
         /// What is wrong with it.
         detail: String,
     },
+    /// A path given as an index is not one: missing, a file, or a directory
+    /// without `sieve.json` (`why` says which).
+    #[error("{path} is not a sieve index ({why})")]
+    NotAnIndex {
+        /// The path given as an index.
+        path: PathBuf,
+        /// What was found: `no such directory`, `a file, not a directory`,
+        /// `no sieve.json`.
+        why: &'static str,
+    },
     /// An index does not have the schema this version of sieve expects.
     #[error("index schema: expected {expected}: {detail}")]
     Schema {

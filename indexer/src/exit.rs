@@ -66,9 +66,43 @@ impl ExitStatus {
     }
 }
 
+/// The message of `error` followed by its causes, joined by `: `, leaving
+/// out each cause whose message the text before it already contains (an
+/// error that names its path and its I/O cause is printed once, not twice).
+/// This is what the binaries print for an error, instead of a `Debug` dump
+/// (which would add a backtrace when `RUST_BACKTRACE` is set).
+pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(c) = cause {
+        let msg = c.to_string();
+        if !msg.is_empty() && !text.contains(&msg) {
+            text.push_str(": ");
+            text.push_str(&msg);
+        }
+        cause = c.source();
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("{0}")]
+    struct Msg(String, #[source] Option<Box<Msg>>);
+
+    #[test]
+    fn error_chain_joins_causes_once() {
+        let io = Msg("No such file or directory (os error 2)".into(), None);
+        let named = Msg(format!("ix/sieve.json: {io}"), Some(Box::new(io)));
+        let ctx = Msg("opening the index".into(), Some(Box::new(named)));
+        assert_eq!(
+            error_chain(&ctx),
+            "opening the index: ix/sieve.json: No such file or directory (os error 2)"
+        );
+    }
 
     #[test]
     fn empty_wins_over_partial_and_codes_are_the_documented_ones() {

@@ -10,7 +10,7 @@ use std::path::Path;
 use serde::Serialize;
 use tantivy::Index;
 
-use crate::manifest::{Manifest, analyzer_config, read_manifest};
+use crate::manifest::{MANIFEST, Manifest, analyzer_config, read_manifest};
 use crate::schema::{self, SCHEMA_VERSION, register_analyzers};
 use crate::{Error, Result};
 
@@ -57,8 +57,25 @@ pub fn create_private_dir(dir: &Path) -> Result<()> {
     }
 }
 
+/// Checks that `dir` looks like an index: an existing directory holding
+/// `sieve.json`; otherwise [`Error::NotAnIndex`] saying which of the three it
+/// is not. (The manifest itself is read and checked by whoever opens it.)
+pub fn check_index_dir(dir: &Path) -> Result<()> {
+    let why = match std::fs::metadata(dir) {
+        Err(_) => "no such directory",
+        Ok(m) if !m.is_dir() => "a file, not a directory",
+        Ok(_) if !dir.join(MANIFEST).is_file() => "no sieve.json",
+        Ok(_) => return Ok(()),
+    };
+    Err(Error::NotAnIndex {
+        path: dir.to_path_buf(),
+        why,
+    })
+}
+
 /// Opens an index built by [`crate::build::build`], registering its analyser.
 pub fn open_index(dir: &Path) -> Result<(Index, Manifest)> {
+    check_index_dir(dir)?;
     let manifest = read_manifest(dir)?;
     if manifest.schema_version != SCHEMA_VERSION {
         return Err(Error::Schema {
@@ -128,5 +145,38 @@ pub fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |source| Error::Io {
         path: path.to_path_buf(),
         source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A missing path, a file and a directory without `sieve.json` are each
+    /// "not a sieve index", saying which, in one line without a
+    /// "No such file or directory" cause.
+    #[test]
+    fn not_a_sieve_index_says_why() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("file");
+        std::fs::write(&file, b"x").unwrap();
+        for (path, why) in [
+            (tmp.path().join("missing"), "no such directory"),
+            (file, "a file, not a directory"),
+            (tmp.path().to_path_buf(), "no sieve.json"),
+        ] {
+            let Err(e) = open_index(&path) else {
+                panic!("{} opened as an index", path.display());
+            };
+            assert!(
+                matches!(e, Error::NotAnIndex { why: w, .. } if w == why),
+                "{e:?}"
+            );
+            assert_eq!(
+                e.to_string(),
+                format!("{} is not a sieve index ({why})", path.display())
+            );
+            assert!(std::error::Error::source(&e).is_none());
+        }
     }
 }

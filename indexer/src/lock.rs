@@ -108,12 +108,19 @@ fn hostname() -> String {
 }
 
 /// Creates `dir` (mode 0750 on Unix) if it does not exist, but not its
-/// parents: a missing parent is [`Error::Input`] naming it. A directory
+/// parents: a missing parent is [`Error::Input`] naming it, and so is a
+/// file (or anything but a directory) at `dir`. A directory
 /// that already exists (or was created meanwhile by another process) is
 /// fine.
 pub fn create_last_dir(dir: &Path) -> Result<()> {
     if dir.is_dir() {
         return Ok(());
+    }
+    if dir.exists() {
+        return Err(Error::Input {
+            path: dir.to_path_buf(),
+            detail: "a file, not a directory: give a new or empty directory, or an index".into(),
+        });
     }
     if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty())
         && !parent.is_dir()

@@ -159,6 +159,7 @@ pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
     let mut indexes = Vec::new();
     let mut files: Vec<FileStats> = Vec::new();
     for s in shards {
+        crate::index::check_index_dir(s)?;
         let m = read_manifest(s)?;
         if let Some(first) = manifests.first()
             && (first.options != m.options || first.schema_version != m.schema_version)

@@ -7,13 +7,37 @@ use sieve_filters::utf8::ErrorClass;
 
 use crate::stats::BuildStats;
 
+/// `x` rounded to three significant figures, for rates read by people
+/// (`39.8283` gives `39.8`, `1234.5` gives `1230`, `0.012345` gives
+/// `0.0123`); zero, negative and non-finite values print as `0`.
+pub fn three_figures(x: f64) -> String {
+    if !x.is_finite() || x <= 0.0 {
+        return "0".into();
+    }
+    let magnitude = x.log10().floor() as i32;
+    if magnitude >= 2 {
+        let unit = 10f64.powi(magnitude - 2);
+        format!("{:.0}", (x / unit).round() * unit)
+    } else {
+        let decimals = (2 - magnitude) as usize;
+        let s = format!("{x:.decimals$}");
+        // Rounding up may add a digit (99.96 gives 100.0): drop the decimal.
+        if s.trim_start_matches(['0', '.']).replace('.', "").len() > 3 {
+            format!("{x:.0$}", decimals.saturating_sub(1))
+        } else {
+            s
+        }
+    }
+}
+
 /// Writes `stats` as a short human summary.
 pub fn summary(stats: &BuildStats, out: &mut impl Write) -> std::io::Result<()> {
     let t = &stats.totals;
     writeln!(
         out,
-        "files {}  records {}  responses {}  html {}  indexed {}  ({:.1}s)",
+        "read {} file{}: {} records, {} HTTP responses (TREC documents count as responses), {} HTML documents, {} indexed ({:.1}s)",
         stats.files.len(),
+        if stats.files.len() == 1 { "" } else { "s" },
         t.records,
         t.responses,
         t.html,
@@ -22,7 +46,7 @@ pub fn summary(stats: &BuildStats, out: &mut impl Write) -> std::io::Result<()> 
     )?;
     if !t.skipped.is_empty() {
         let s: Vec<String> = t.skipped.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        writeln!(out, "skipped: {}", s.join(" "))?;
+        writeln!(out, "records not indexed, by reason: {}", s.join(" "))?;
     }
     if !t.anomalies.is_empty() {
         let s: Vec<String> = t
@@ -32,17 +56,17 @@ pub fn summary(stats: &BuildStats, out: &mut impl Write) -> std::io::Result<()> 
             .collect();
         writeln!(
             out,
-            "anomalies ({} bytes): {}",
+            "framing anomalies (damage stepped over while reading; {} bytes affected): {}",
             t.anomaly_bytes,
             s.join(" ")
         )?;
     }
     if !t.caps.is_empty() {
         let s: Vec<String> = t.caps.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        writeln!(out, "caps hit: {}", s.join(" "))?;
+        writeln!(out, "size caps hit (each in losses.jsonl): {}", s.join(" "))?;
     }
     if t.quarantined > 0 {
-        writeln!(out, "quarantined: {}", t.quarantined)?;
+        writeln!(out, "quarantined records: {}", t.quarantined)?;
     }
     let e: Vec<String> = ErrorClass::ALL
         .iter()
@@ -55,7 +79,11 @@ pub fn summary(stats: &BuildStats, out: &mut impl Write) -> std::io::Result<()> 
             )
         })
         .collect();
-    writeln!(out, "utf8 errors (occurrences/docs): {}", e.join(" "))?;
+    writeln!(
+        out,
+        "UTF-8 errors, class=occurrences/documents: {}",
+        e.join(" ")
+    )?;
     let c: Vec<String> = t
         .charset_sources
         .iter()
@@ -63,12 +91,33 @@ pub fn summary(stats: &BuildStats, out: &mut impl Write) -> std::io::Result<()> 
         .collect();
     writeln!(
         out,
-        "charset sources: {}  (disagreements {})",
+        "charset decided by: {} (declared charsets disagreed in {} documents)",
         c.join(" "),
         t.charset_disagree
     )?;
     for f in &stats.failed_files {
-        writeln!(out, "FAILED: {f}")?;
+        writeln!(out, "FAILED (read in part or not at all): {f}")?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::three_figures;
+
+    #[test]
+    fn rates_are_rounded_to_three_significant_figures() {
+        for (x, want) in [
+            (39.8283, "39.8"),
+            (1234.5, "1230"),
+            (0.012345, "0.0123"),
+            (5.0, "5.00"),
+            (99.96, "100"),
+            (999.6, "1000"),
+            (0.0, "0"),
+            (f64::NAN, "0"),
+        ] {
+            assert_eq!(three_figures(x), want, "{x}");
+        }
+    }
 }

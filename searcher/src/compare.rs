@@ -214,6 +214,12 @@ pub fn to_text(cmp: &[MeasureComparison], name_a: &str, name_b: &str) -> String 
             fmt_opt(c.p_value)
         );
     }
+    let _ = writeln!(
+        s,
+        "(n: topics compared; B-A: mean of B minus mean of A; win/loss/tie: topics where B scores\n \
+         higher/lower/the same; t, p: paired two-sided t-test, p < 0.05 means the difference is\n \
+         unlikely to be chance; - when it cannot be computed)"
+    );
     for c in cmp {
         if c.most_changed.is_empty() {
             continue;

@@ -72,7 +72,7 @@ pub enum Error {
     },
 
     /// The topic file matches none of the supported formats.
-    #[error("unknown topic format (tried {tried}); first non-blank line {line}: {found:?}")]
+    #[error("{}", unknown_format_message(tried, *line, found))]
     UnknownTopicFormat {
         /// The formats that were tried, comma separated.
         tried: String,
@@ -293,4 +293,14 @@ pub enum Error {
         /// The accepted names.
         known: String,
     },
+}
+
+/// The message of [`Error::UnknownTopicFormat`]: a blank input (`line` 0)
+/// is said to be empty rather than in an unknown format.
+fn unknown_format_message(tried: &str, line: usize, found: &str) -> String {
+    if line == 0 {
+        format!("no topics: the topic file is empty or blank (formats read: {tried})")
+    } else {
+        format!("unknown topic format (tried {tried}); first non-blank line {line}: {found:?}")
+    }
 }

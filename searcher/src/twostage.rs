@@ -18,7 +18,7 @@
 //!
 //! # The statistics file
 //!
-//! JSON, one object (`sieve-search stats` writes it, `sieve-search
+//! JSON, one object (`sieve-search global-stats` writes it, `sieve-search
 //! sum-stats` sums several, `sieve-search run --global-stats` reads it);
 //! here the sum over five sample shards, `doc_freq` shortened:
 //!

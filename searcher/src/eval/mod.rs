@@ -58,6 +58,7 @@
 //!   but the gdeval ones are refused ([`Evaluation::gdeval_refused`] says
 //!   why; every gdeval value is `None` and no gdeval row is printed).
 
+mod coverage;
 mod measure;
 mod topic;
 
