@@ -628,3 +628,31 @@ sieve_test!(outputs_say_what_their_numbers_mean, |dir| {
         "{err}"
     );
 });
+
+// Found while naming flags: `run --index A --index A` failed with the run
+// writer's internal "is a duplicate; call rank_hits first".
+sieve_test!(same_index_twice_is_refused_naming_it, |dir| {
+    let index = dir.join("ix");
+    ok(dir
+        .cmd("sieve-index")
+        .args(["build", "--input"])
+        .arg(fixture("trec"))
+        .arg("--index")
+        .arg(&index));
+    let topics = dir.write("topics.txt", b"1:computer program\n");
+    let again = dir.path().join(".").join("ix");
+    let out = fails(
+        dir.cmd("sieve-search")
+            .arg("run")
+            .arg("--index")
+            .arg(&index)
+            .arg("--index")
+            .arg(&again)
+            .arg("--topics")
+            .arg(&topics),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the same index as"), "{err}");
+    assert!(!err.contains("rank_hits"), "{err}");
+    assert_eq!(out.status.code(), Some(1), "{err}");
+});

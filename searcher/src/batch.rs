@@ -64,12 +64,28 @@ impl DocSelection {
 }
 
 /// Opens the given index directories as shards and checks that they were
-/// built with the same analyser.
+/// built with the same analyser. The same directory given twice (under any
+/// spelling: the paths are compared after `canonicalize`) is refused: its
+/// documents would be counted twice in the statistics and listed twice in
+/// a run.
 pub fn open_shards(dirs: &[PathBuf]) -> Result<(Vec<Shard>, AnalyzerConfig)> {
     let mut shards = Vec::with_capacity(dirs.len());
     let mut config: Option<AnalyzerConfig> = None;
+    let mut seen: Vec<(PathBuf, &PathBuf)> = Vec::with_capacity(dirs.len());
     for dir in dirs {
         let (index, manifest) = open_index(dir)?;
+        if let Ok(real) = dir.canonicalize() {
+            if let Some((_, first)) = seen.iter().find(|(r, _)| *r == real) {
+                return Err(Error::Index {
+                    index: dir.display().to_string(),
+                    detail: format!(
+                        "the same index as {} given before it: each index may be given once",
+                        first.display()
+                    ),
+                });
+            }
+            seen.push((real, dir));
+        }
         let c = analyzer_config(&manifest);
         if config.is_some_and(|first| first != c) {
             return Err(Error::Index {
