@@ -120,6 +120,7 @@ pub enum CrawlEvent {
 pub struct RawDoc {
     /// WARC: `WARC-TREC-ID`, else `WARC-Record-ID` with angle brackets
     /// stripped (both trimmed, lossy UTF-8). TREC: the `DOCNO`, trimmed.
+    /// SMART: the `.I` value, trimmed.
     pub docid: String,
     /// WARC: `WARC-Target-URI` (lossy UTF-8, trimmed, `<...>` stripped).
     /// TREC: the first token of the `DOCHDR` first line if it looks like a
@@ -137,14 +138,16 @@ pub struct RawDoc {
     /// really is chunked; gunzipped if `Content-Encoding: gzip` (or
     /// `x-gzip`) and it really starts with `1f 8b`. At most
     /// `max_record_bytes` long. TREC: the bytes after `</DOCNO>` (and after
-    /// `</DOCHDR>` if present) up to `</DOC>`.
+    /// `</DOCHDR>` if present) up to `</DOC>`. SMART: the title, `\n`, the
+    /// text ([`Markup::Text`]).
     pub body: Vec<u8>,
     /// True if the body is incomplete: it hit `max_record_bytes`, or the input
-    /// ended inside the record.
+    /// ended inside the record (SMART: reading failed inside it).
     pub truncated: bool,
     /// Length of the entity body as stored in the record (before de-chunking,
     /// gunzipping and truncation); for a record cut short by the end of input,
-    /// the length its header declared.
+    /// the length its header declared. SMART: the record's length in the
+    /// input, from its `.I` line to the next.
     pub original_len: u64,
     /// True if the body hit `max_record_bytes` (stored, de-chunked or
     /// gunzipped): the per-record cap fired. Implies `truncated`.
@@ -171,7 +174,8 @@ pub enum Markup {
 pub struct RawBytes {
     /// The bytes as they are in the (decompressed) input, from the offset of
     /// the event: for a skipped WARC record its header and block, for a TREC
-    /// document from `<DOC>` on, for skipped garbage the garbage. At most
+    /// document from `<DOC>` on, for a SMART record from its `.I` line on, for
+    /// skipped garbage (or a dropped SMART field) the garbage. At most
     /// [`CrawlOptions::keep_limit`] bytes of a block.
     pub bytes: Vec<u8>,
     /// True if the input held more than `bytes` (the rest was streamed past).
