@@ -52,7 +52,9 @@ fn build_run_eval(
 fn map_p10(eval: &serde_json::Value) -> (String, String) {
     let mean = &eval["mean"];
     let get = |m: &str| {
-        let x = mean[m].as_f64().unwrap_or_else(|| panic!("no {m} in {mean}"));
+        let x = mean[m]
+            .as_f64()
+            .unwrap_or_else(|| panic!("no {m} in {mean}"));
         format!("{x:.4}")
     };
     (get("map"), get("P_10"))
@@ -112,5 +114,8 @@ sieve_test!(cranfield_bm25_matches_anserini, |dir| {
     // Anserini 1.7.1 (bench/peers/anserini_cranfield.sh), pytrec_eval over
     // the 225 queries: MAP 0.28792956658481406, P_10 0.22266666666666693.
     assert_eq!((map.as_str(), p10.as_str()), ("0.2879", "0.2227"), "{eval}");
-    assert!(run.lines().count() > 225 * 100, "top 1000 of 1398 documents");
+    assert!(
+        run.lines().count() > 225 * 100,
+        "top 1000 of 1398 documents"
+    );
 });

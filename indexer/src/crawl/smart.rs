@@ -242,8 +242,7 @@ impl SmartParser {
         }
         let mut field = Field::Lost;
         self.open_lost(&mut rec, src.offset(), false);
-        loop {
-            let Some((n, ends)) = piece(src) else { break };
+        while let Some((n, ends)) = piece(src) {
             let mark = if self.at_line_start {
                 marker(&src.avail()[..n])
             } else {
@@ -330,7 +329,7 @@ impl SmartParser {
             offset: l.offset,
             bytes: l.bytes,
             record_id: rec.docid.clone(),
-            raw: self.opts.keep_skipped.then(|| RawBytes {
+            raw: self.opts.keep_skipped.then_some(RawBytes {
                 truncated: (l.kept.len() as u64) < l.bytes,
                 bytes: l.kept,
             }),
@@ -341,7 +340,7 @@ impl SmartParser {
     /// Pushes the record's document (or skip), then its anomalies. `cut`:
     /// the input failed inside the record.
     fn finish(&self, rec: Record, cut: bool, out: &mut VecDeque<CrawlEvent>) {
-        let raw = self.opts.keep_skipped.then(|| RawBytes {
+        let raw = self.opts.keep_skipped.then_some(RawBytes {
             truncated: (rec.raw.len() as u64) < rec.total,
             bytes: rec.raw,
         });

@@ -23,7 +23,10 @@ fn smart_records_keep_title_and_text_like_ir_datasets() {
     let evs = events(TWO.as_bytes());
     let d = docs(&evs);
     assert_eq!(d.len(), 2, "{evs:?}");
-    assert!(anomalies(&evs).is_empty() && skips(&evs).is_empty(), "{evs:?}");
+    assert!(
+        anomalies(&evs).is_empty() && skips(&evs).is_empty(),
+        "{evs:?}"
+    );
     assert_eq!(d[0].docid, "1");
     assert_eq!(d[1].docid, "002", "the .I value as written");
     assert_eq!(d[0].markup, Markup::Text);
@@ -33,13 +36,19 @@ fn smart_records_keep_title_and_text_like_ir_datasets() {
         "experimental investigation of the aerodynamics of a wing .\n\
          experimental investigation .\n  an experimental study of a wing in a propeller slipstream ."
     );
-    assert!(!body.contains("brenckman") && !body.contains("1958"), "{body}");
+    assert!(
+        !body.contains("brenckman") && !body.contains("1958"),
+        "{body}"
+    );
     assert_eq!(d[0].offset, 0);
     let second = TWO.find(".I 002").unwrap();
     assert_eq!(d[0].original_len, second as u64);
     assert_eq!(d[1].offset, second as u64);
     assert_eq!(d[1].original_len, (TWO.len() - second) as u64);
-    assert_eq!(d[1].body, b"\nshear flow < b & c .", "no title: empty first line");
+    assert_eq!(
+        d[1].body, b"\nshear flow < b & c .",
+        "no title: empty first line"
+    );
     assert!(!d[0].truncated && !d[0].capped);
 }
 
@@ -90,7 +99,10 @@ fn regression_smart_unknown_marker_is_a_named_loss() {
     let d = docs(&evs);
     assert_eq!(d[0].body, b"title\nthe text");
     let lost = ".Q\nsecret words\nmore\n";
-    assert_eq!(anomalies(&evs), [(AnomalyKind::UnknownField, lost.len() as u64)]);
+    assert_eq!(
+        anomalies(&evs),
+        [(AnomalyKind::UnknownField, lost.len() as u64)]
+    );
     let CrawlEvent::Anomaly(a) = &evs[1] else {
         panic!("the anomaly follows the record: {evs:?}");
     };
@@ -122,7 +134,11 @@ fn smart_garbage_and_bom_before_first_record_are_resync() {
     assert!(anomalies(&evs).is_empty());
     assert_eq!(docs(&evs)[0].offset, 2);
     // `.I` not at a line start is not a SMART file.
-    let r = from_reader("t", std::io::Cursor::new(b"  .I 1\n"), &CrawlOptions::default());
+    let r = from_reader(
+        "t",
+        std::io::Cursor::new(b"  .I 1\n"),
+        &CrawlOptions::default(),
+    );
     assert!(matches!(r, Err(Error::UnknownCrawlFormat { .. })));
 }
 
@@ -213,7 +229,10 @@ fn smart_cranfield_slice_reads_fifty_documents() {
     let path = fixture("cranfield/cran.all.first50");
     let (evs, err) = collect(open(&path, &CrawlOptions::default()).unwrap());
     assert!(err.is_none());
-    assert!(anomalies(&evs).is_empty() && skips(&evs).is_empty(), "{evs:?}");
+    assert!(
+        anomalies(&evs).is_empty() && skips(&evs).is_empty(),
+        "{evs:?}"
+    );
     let d = docs(&evs);
     let ids: Vec<String> = d.iter().map(|d| d.docid.clone()).collect();
     let want: Vec<String> = (1..=50).map(|i| i.to_string()).collect();
