@@ -119,3 +119,58 @@ sieve_test!(cranfield_bm25_matches_anserini, |dir| {
         "top 1000 of 1398 documents"
     );
 });
+
+sieve_test!(regression_smart_losses_are_counted_and_named, |dir| {
+    // A damaged SMART file: an invalid UTF-8 byte in a title, an unknown
+    // field, a record with no `.I` number, an empty record and one over
+    // the per-record cap.
+    let mut bytes = b".I 1\n.T\ncaf\x80 title\n.W\nsome text\n.Q\nunknown field\n".to_vec();
+    bytes.extend_from_slice(b".I\n.W\nno number\n.I 3\n.A\nonly an author\n");
+    bytes.extend_from_slice(format!(".I 4\n.W\n{}\n", "long ".repeat(100)).as_bytes());
+    let input = dir.write("damaged.smart", &bytes);
+    let ix = dir.join("ix");
+    ok(dir
+        .cmd("sieve-index")
+        .args(["build", "--max-record-bytes", "100", "--input"])
+        .arg(&input)
+        .arg("--index")
+        .arg(&ix));
+    let stats: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(ix.join("stats.json")).unwrap()).unwrap();
+    let t = &stats["totals"];
+    assert_eq!(t["records"], 4, "{stats}");
+    assert_eq!(t["indexed"], 2, "{stats}");
+    assert_eq!(t["skipped"]["no_docid"], 1, "{stats}");
+    assert_eq!(t["skipped"]["empty_body"], 1, "{stats}");
+    assert_eq!(t["anomalies"]["unknown_field"], 1, "{stats}");
+    assert_eq!(t["caps"]["record_bytes"], 1, "{stats}");
+    // The same cleaner as every body: the stray continuation byte is counted.
+    assert_eq!(t["utf8_errors"]["unexpected_continuation"], 1, "{stats}");
+    let losses =
+        crate::util::json_lines(&std::fs::read_to_string(ix.join("losses.jsonl")).unwrap());
+    let has = |reason: &str, id: Option<&str>| {
+        losses
+            .iter()
+            .any(|l| l["reason"] == reason && l["record_id"].as_str() == id)
+    };
+    assert!(has("unknown_field", Some("1")), "{losses:?}");
+    assert!(has("no_docid", None), "{losses:?}");
+    assert!(has("empty_body", Some("3")), "{losses:?}");
+    assert!(has("cap", Some("4")), "{losses:?}");
+    assert_eq!(losses.len(), 4, "{losses:?}");
+    // The unknown field is not indexed; the record's own text is.
+    let run = dir.join("q.run");
+    let topics = dir.write("q.tsv", b"1\tunknown\n2\ttext\n");
+    ok(dir
+        .cmd("sieve-search")
+        .arg("run")
+        .arg("--index")
+        .arg(&ix)
+        .arg("--topics")
+        .arg(&topics)
+        .arg("--output")
+        .arg(&run));
+    let run = std::fs::read_to_string(&run).unwrap();
+    assert!(!run.lines().any(|l| l.starts_with("1 ")), "{run}");
+    assert!(run.lines().any(|l| l.starts_with("2 Q0 1 ")), "{run}");
+});

@@ -9,7 +9,9 @@
 //! letter, alone or followed by whitespace, starts a field; the lines up to
 //! the next marker belong to it (text after the marker on its own line
 //! does too). What is kept follows ir_datasets' Cranfield reader
-//! (`ir_datasets/datasets/cranfield.py`, `CranfieldDocs.docs_iter`: the
+//! (allenai/ir_datasets @ 0e0a8895885c, `ir_datasets/datasets/cranfield.py`
+//! lines 33-40 `prefix_sentinel_splitter` on `'.I '` and lines 52-70
+//! `CranfieldDocs.docs_iter`: the
 //! `.I` value is `doc_id`, `.T` lines are `title`, `.W` lines are `text`,
 //! `.A` and `.B` go to `author` and `bib`, not to the text; each field is its
 //! lines concatenated, then stripped; a field seen twice, as `.W` is in two
