@@ -21,8 +21,8 @@
 //! * **title**: the `.T` lines, each line end read as a space, stripped;
 //! * **text**: the `.W` lines, as they are, stripped;
 //! * `.A` (authors), `.B` (bibliographic data), `.X` (cross references),
-//!   `.K` (keywords) and `.N` (entry date), the other fields of CACM, CISI
-//!   and MED, are read and not indexed, as ir_datasets keeps authors and
+//!   `.K` (keywords), `.C` (CACM's CR categories) and `.N` (entry date),
+//!   the other fields of CACM, CISI and MED, are read and not indexed, as ir_datasets keeps authors and
 //!   bibliography out of the text. ir_datasets has no reader for CACM, CISI
 //!   or MED in SMART form, so the same rule is applied to them.
 //!
@@ -97,7 +97,7 @@ fn keep(v: &mut Vec<u8>, bytes: &[u8], limit: usize) {
 enum Field {
     Title,
     Text,
-    /// A known field that is not indexed (`.A .B .X .K .N`).
+    /// A known field that is not indexed (`.A .B .X .K .C .N`).
     Ignored,
     /// Text before the first marker, or under an unknown marker.
     Lost,
@@ -108,7 +108,7 @@ impl Field {
         match letter {
             b'T' => Field::Title,
             b'W' => Field::Text,
-            b'A' | b'B' | b'X' | b'K' | b'N' => Field::Ignored,
+            b'A' | b'B' | b'X' | b'K' | b'C' | b'N' => Field::Ignored,
             _ => Field::Lost,
         }
     }

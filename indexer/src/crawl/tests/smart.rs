@@ -250,6 +250,22 @@ fn smart_cranfield_slice_reads_fifty_documents() {
     assert_eq!(total, std::fs::metadata(&path).unwrap().len());
 }
 
+#[test]
+fn smart_cacm_original_from_shared_data() {
+    let Some(path) =
+        crate::testdata::shared_file("cacm/smart-original/cacm.all", "CACM in SMART form")
+    else {
+        return;
+    };
+    let (evs, err) = collect(open(&path, &CrawlOptions::default()).unwrap());
+    assert!(err.is_none());
+    assert_eq!(docs(&evs).len(), 3204);
+    assert!(skips(&evs).is_empty());
+    // `.C` (CR categories) is a known field. This copy breaks `.I 2856`
+    // over two lines (`.I 28`, then `56`): the stray `56` is the one loss.
+    assert_eq!(anomalies(&evs), [(AnomalyKind::UnknownField, 3)]);
+}
+
 proptest! {
     #[test]
     fn prop_smart_chunking_independent(sizes in proptest::collection::vec(1usize..64, 1..6)) {
