@@ -4,6 +4,7 @@
 #[macro_use]
 mod util;
 
+mod classic;
 mod conventions;
 mod eval_cli;
 mod hostile;

@@ -185,9 +185,9 @@ pub enum Error {
         /// The configured maximum ratio (decompressed / compressed).
         max_ratio: u64,
     },
-    /// A crawl file is neither WARC nor TREC SGML.
+    /// A crawl file is neither WARC, TREC SGML nor SMART.
     #[error(
-        "{path}: unknown crawl format: expected a line starting \"WARC/\" or \"<DOC>\", got {got:?}"
+        "{path}: unknown crawl format: expected a line starting \"WARC/\", \"<DOC>\" or \".I <id>\", got {got:?}"
     )]
     UnknownCrawlFormat {
         /// The crawl file.

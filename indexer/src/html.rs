@@ -554,5 +554,27 @@ pub fn extract_until(html: &str, opts: &HtmlOptions, deadline: Option<Instant>) 
     }
 }
 
+/// Plain text (a SMART record's body, [`crate::crawl::Markup::Text`]) to
+/// title and text: the first line is the title, the rest the text. Nothing
+/// is markup (`<` and `&` are text). Whitespace collapses as in
+/// [`extract`]'s `<pre>` (a run with a line break is one `"\n"`, others one
+/// space, blank lines collapse; no leading or trailing whitespace), and
+/// [`HtmlOptions::max_text_bytes`] cuts title and text as it does there.
+/// There is no nesting and no deadline: the scan is one linear pass.
+pub fn plain_text(text: &str, opts: &HtmlOptions) -> Extracted {
+    let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
+    let mut title = Out::new(opts.max_text_bytes, SPACE);
+    title.text(first, false);
+    let mut body = Out::new(opts.max_text_bytes, LINE);
+    body.text(rest, true);
+    Extracted {
+        title: title.buf,
+        text_truncated: body.truncated || title.truncated,
+        body: body.buf,
+        depth_capped: false,
+        timed_out: false,
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -14,9 +14,9 @@ use tantivy::IndexWriter;
 
 use crate::analysis::EnglishAnalyzer;
 use crate::charset::decode;
-use crate::crawl::{Anomaly, AnomalyKind, CrawlEvent, CrawlReader, RawDoc, Skip};
+use crate::crawl::{Anomaly, AnomalyKind, CrawlEvent, CrawlReader, Markup, RawDoc, Skip};
 use crate::document::{IndexDoc, SieveDocument};
-use crate::html::extract_until;
+use crate::html::{extract_until, plain_text};
 use crate::losses::{LossLine, file_error, log_loss};
 use crate::options::{BuildOptions, Cap, CapHits, DocTimeout, Progress};
 use crate::quarantine::{Content, Item, Quarantine};
@@ -128,7 +128,10 @@ fn process_doc(
             .saturating_sub(counts.unexpected_continuation),
         _ => 0,
     };
-    let text = extract_until(&decoded.text, &opts.html, deadline);
+    let text = match raw.markup {
+        Markup::Html => extract_until(&decoded.text, &opts.html, deadline),
+        Markup::Text => plain_text(&decoded.text, &opts.html),
+    };
     drop(decoded.text);
     caps.set(Cap::HtmlDepth, text.depth_capped);
     caps.set(Cap::TextBytes, text.text_truncated);

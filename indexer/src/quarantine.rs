@@ -19,7 +19,8 @@
 //!   ```
 //!
 //!   `content` says what the file holds: `record` (a record the reader
-//!   skipped: for WARC its header and block, for TREC from `<DOC>` on),
+//!   skipped: for WARC its header and block, for TREC from `<DOC>` on, for
+//!   SMART from its `.I` line on),
 //!   `body` (a document dropped or capped after reading: its HTTP entity
 //!   body as read, de-chunked and gunzipped), `garbage` (bytes skipped to
 //!   resynchronise between records), `gzip` (the compressed bytes of a

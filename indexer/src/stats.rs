@@ -14,11 +14,12 @@ use crate::options::Cap;
 pub struct FileStats {
     /// The file, as given.
     pub path: String,
-    /// Records read (WARC records of any type, or TREC documents).
+    /// Records read (WARC records of any type, or TREC or SMART documents).
     pub records: u64,
-    /// Records that are HTTP responses (TREC documents count as responses).
+    /// Records that are HTTP responses (TREC and SMART documents count as responses).
     pub responses: u64,
-    /// Responses kept as HTML (TREC documents: all non-empty ones).
+    /// Responses kept as HTML (TREC and SMART documents: all non-empty ones;
+    /// SMART text is read as plain text, not HTML).
     pub html: u64,
     /// Documents indexed.
     pub indexed: u64,

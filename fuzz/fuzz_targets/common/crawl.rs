@@ -1,4 +1,4 @@
-//! Shared by the `warc_reader` and `trec_reader` targets: read a crawl in
+//! Shared by the `warc_reader`, `trec_reader` and `smart_reader` targets: read a crawl in
 //! one go and again in small reads with skipped bytes kept, and check the
 //! reader's invariants on every event.
 use std::io::Read;

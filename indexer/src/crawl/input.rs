@@ -193,6 +193,11 @@ impl Source {
         self.ensure(1) == 0
     }
 
+    /// True if reading stopped on an error that has not been taken yet.
+    pub(crate) fn failed(&self) -> bool {
+        self.err.is_some()
+    }
+
     /// The deferred read error, if any (returned once).
     pub(crate) fn take_error(&mut self) -> Option<Error> {
         self.err.take()

@@ -1,9 +1,12 @@
 //! Streaming crawl readers: WARC (0.17, 0.18 incl. ClueWeb09 quirks, 1.0,
-//! 1.1) and TREC SGML, plain or gzipped (per-record members or one stream).
+//! 1.1), TREC SGML and SMART (the `.I`/`.T`/`.W` documents of Cranfield,
+//! CACM, CISI and MED as shipped), plain or gzipped (per-record members or
+//! one stream).
 //!
 //! [`open`] / [`from_reader`] detect gzip by its magic bytes (`1f 8b`) and the
 //! format by content (first non-blank line starts `WARC/` → WARC; starts with
-//! `<DOC>` → TREC), never by file name. The returned [`CrawlReader`] is an
+//! `<DOC>` → TREC; is `.I` followed by whitespace → SMART, see `smart.rs`),
+//! never by file name. The returned [`CrawlReader`] is an
 //! iterator of [`CrawlEvent`]s:
 //!
 //! * [`CrawlEvent::Doc`]: an HTML document to index ([`RawDoc`]);
@@ -29,11 +32,13 @@
 //! **Offsets** (`RawDoc::offset`, `Skip::offset`, `Anomaly::offset`) are byte
 //! offsets in the *decompressed* stream (for a plain file: the file offset).
 //! For a WARC record it is the offset of its `WARC/x.y` version line; for a
-//! TREC document the offset of its `<DOC>` tag.
+//! TREC document the offset of its `<DOC>` tag; for a SMART record the
+//! offset of its `.I` line.
 
 mod gzmember;
 mod http;
 mod input;
+mod smart;
 mod trec;
 mod warc;
 
@@ -115,6 +120,7 @@ pub enum CrawlEvent {
 pub struct RawDoc {
     /// WARC: `WARC-TREC-ID`, else `WARC-Record-ID` with angle brackets
     /// stripped (both trimmed, lossy UTF-8). TREC: the `DOCNO`, trimmed.
+    /// SMART: the `.I` value, trimmed.
     pub docid: String,
     /// WARC: `WARC-Target-URI` (lossy UTF-8, trimmed, `<...>` stripped).
     /// TREC: the first token of the `DOCHDR` first line if it looks like a
@@ -132,18 +138,34 @@ pub struct RawDoc {
     /// really is chunked; gunzipped if `Content-Encoding: gzip` (or
     /// `x-gzip`) and it really starts with `1f 8b`. At most
     /// `max_record_bytes` long. TREC: the bytes after `</DOCNO>` (and after
-    /// `</DOCHDR>` if present) up to `</DOC>`.
+    /// `</DOCHDR>` if present) up to `</DOC>`. SMART: the title, `\n`, the
+    /// text ([`Markup::Text`]).
     pub body: Vec<u8>,
     /// True if the body is incomplete: it hit `max_record_bytes`, or the input
-    /// ended inside the record.
+    /// ended inside the record (SMART: reading failed inside it).
     pub truncated: bool,
     /// Length of the entity body as stored in the record (before de-chunking,
     /// gunzipping and truncation); for a record cut short by the end of input,
-    /// the length its header declared.
+    /// the length its header declared. SMART: the record's length in the
+    /// input, from its `.I` line to the next.
     pub original_len: u64,
     /// True if the body hit `max_record_bytes` (stored, de-chunked or
     /// gunzipped): the per-record cap fired. Implies `truncated`.
     pub capped: bool,
+    /// How the body is read: HTML (WARC, TREC) or plain text (SMART).
+    pub markup: Markup,
+}
+
+/// What the body of a [`RawDoc`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Markup {
+    /// HTML: the title and the visible text are extracted from the markup
+    /// (WARC responses, TREC documents).
+    #[default]
+    Html,
+    /// Plain text, nothing in it is markup: the first line is the title,
+    /// the rest the text (SMART records: `.T`, then `.W`).
+    Text,
 }
 
 /// The bytes of something that was not indexed, kept for inspection when
@@ -152,7 +174,8 @@ pub struct RawDoc {
 pub struct RawBytes {
     /// The bytes as they are in the (decompressed) input, from the offset of
     /// the event: for a skipped WARC record its header and block, for a TREC
-    /// document from `<DOC>` on, for skipped garbage the garbage. At most
+    /// document from `<DOC>` on, for a SMART record from its `.I` line on, for
+    /// skipped garbage (or a dropped SMART field) the garbage. At most
     /// [`CrawlOptions::keep_limit`] bytes of a block.
     pub bytes: Vec<u8>,
     /// True if the input held more than `bytes` (the rest was streamed past).
@@ -283,6 +306,10 @@ pub enum AnomalyKind {
     /// A WARC record without a parsable Content-Length; the block runs to the
     /// next record header (`bytes` = block length).
     MissingContentLength,
+    /// SMART: a field under a marker sieve does not know (e.g. `.Q`), or
+    /// non-blank text between a record's `.I` line and its first marker,
+    /// was dropped (`bytes` = its length); the record is still read.
+    UnknownField,
     /// `Content-Encoding: gzip` body that starts like gzip but fails to
     /// decode (`bytes` = encoded length); the decoded prefix is kept if any,
     /// else the raw bytes.
@@ -308,6 +335,7 @@ impl AnomalyKind {
             AnomalyKind::TruncatedRecord => "truncated_record",
             AnomalyKind::BadHeaderLine => "bad_header_line",
             AnomalyKind::MissingContentLength => "missing_content_length",
+            AnomalyKind::UnknownField => "unknown_field",
             AnomalyKind::BadContentEncoding => "bad_content_encoding",
             AnomalyKind::OversizedHeader => "oversized_header",
             AnomalyKind::GzipMember => "gzip_member",
@@ -372,6 +400,8 @@ pub enum CrawlFormat {
     Warc,
     /// TREC SGML (`<DOC>` ... `</DOC>`).
     Trec,
+    /// SMART records (`.I <id>`, `.T`, `.W`, ...).
+    Smart,
     /// An empty (or whitespace-only) input.
     Empty,
 }
@@ -379,6 +409,7 @@ pub enum CrawlFormat {
 enum Parser {
     Warc(warc::WarcParser),
     Trec(trec::TrecParser),
+    Smart(smart::SmartParser),
     Empty,
 }
 
@@ -429,6 +460,7 @@ impl Iterator for CrawlReader {
             let more = match &mut self.parser {
                 Parser::Warc(p) => p.next_record(&mut self.src, &mut self.queue),
                 Parser::Trec(p) => p.next_doc(&mut self.src, &mut self.queue),
+                Parser::Smart(p) => p.next_doc(&mut self.src, &mut self.queue),
                 Parser::Empty => false,
             };
             if !more {
@@ -507,6 +539,7 @@ fn build(
     let parser = match format {
         CrawlFormat::Warc => Parser::Warc(warc::WarcParser::new(opts.clone())),
         CrawlFormat::Trec => Parser::Trec(trec::TrecParser::new(opts.clone())),
+        CrawlFormat::Smart => Parser::Smart(smart::SmartParser::new(opts.clone())),
         CrawlFormat::Empty => Parser::Empty,
     };
     Ok(CrawlReader {
@@ -552,6 +585,12 @@ fn detect(src: &mut Source) -> Result<CrawlFormat> {
             if after.first() == Some(&b'>') {
                 return Ok(CrawlFormat::Trec);
             }
+        }
+        // `.I` + whitespace at the start of a line (the parser recognises
+        // records only there).
+        let line_start = t.len() == b.len() || b[b.len() - t.len() - 1] == b'\n';
+        if line_start && t.starts_with(b".I") && t.get(2).is_some_and(u8::is_ascii_whitespace) {
+            return Ok(CrawlFormat::Smart);
         }
         let got = String::from_utf8_lossy(&t[..t.len().min(32)]).into_owned();
         if let Some(e) = src.take_error() {

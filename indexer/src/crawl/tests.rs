@@ -13,6 +13,7 @@ use super::*;
 use crate::Error;
 
 mod gzip;
+mod smart;
 
 // ------------------------------------------------------------------ helpers
 

@@ -236,6 +236,7 @@ impl TrecParser {
             truncated,
             original_len: body_total,
             capped,
+            markup: super::Markup::Html,
         }));
         true
     }

@@ -594,6 +594,7 @@ impl WarcParser {
             truncated,
             original_len,
             capped,
+            markup: super::Markup::Html,
         }));
     }
 }

@@ -1,0 +1,20 @@
+//! Checks that the SMART reader (`.I`/`.T`/`.W` records) never panics on
+//! arbitrary bytes behind a `.I 1` first line, that document and skip
+//! offsets never go backwards, that bodies never exceed `max_record_bytes`,
+//! and that 1..=7-byte reads give the same events. The dribbled read also
+//! keeps skipped bytes (`keep_skipped`): that must not change any event, and
+//! every kept byte string must be the input at its offset, at most the keep
+//! limit long.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+#[path = "common/crawl.rs"]
+mod common;
+
+fuzz_target!(|data: &[u8]| {
+    let mut input = b".I 1\n".to_vec();
+    input.extend_from_slice(data);
+    let step = 1 + data.first().map_or(0, |b| usize::from(b % 7));
+    // Behind ".I 1\n" the input is never gzip, so the events must always match.
+    common::check(input, step, 64, 64);
+});
