@@ -139,14 +139,23 @@ pub(super) fn series(bins: &[Bin], cumulative: bool) -> Vec<Vec<Option<f64>>> {
         .collect()
 }
 
-/// The legend's note for each class: nothing to draw, zero everywhere,
-/// or the same values as other classes (so their lines overlap).
-pub(super) fn notes(series: &[Vec<Option<f64>>]) -> Vec<Option<String>> {
+/// The legend's note for each class: nothing to draw (in cumulative form:
+/// the class never occurs in a scored document; else: no bin holds
+/// documents), zero everywhere, or the same values as other classes (so
+/// their lines overlap).
+pub(super) fn notes(series: &[Vec<Option<f64>>], cumulative: bool) -> Vec<Option<String>> {
     let label = |c: usize| ErrorClass::ALL[c].label();
     (0..series.len())
         .map(|c| {
             if series[c].iter().all(Option::is_none) {
-                return Some("nothing to draw (no data)".to_string());
+                return Some(
+                    if cumulative {
+                        "no occurrence in a scored document: no curve"
+                    } else {
+                        "nothing to draw: no document has a spam score"
+                    }
+                    .to_string(),
+                );
             }
             let same: Vec<usize> = (0..series.len())
                 .filter(|&k| k != c && series[k] == series[c])
@@ -249,7 +258,7 @@ pub(super) fn figure5_svg(bins: &[Bin], o: FigureOptions, warning: Option<&str>)
     for (c, values) in series.iter().enumerate() {
         draw_series(&mut s, &frame, c, values);
     }
-    draw_legend(&mut s, &notes(&series), o.log_y);
+    draw_legend(&mut s, &notes(&series, o.cumulative), o.log_y);
     if let Some(w) = warning {
         frame.draw_message(&mut s, w);
     }

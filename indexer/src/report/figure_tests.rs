@@ -223,7 +223,7 @@ fn coinciding_classes_are_named_in_the_legend() {
         vec![Some(0.5), None, Some(0.3)],
         vec![Some(0.5), None, Some(0.25)],
     ];
-    let n = notes(&s);
+    let n = notes(&s, false);
     let uc = ErrorClass::ALL[0].label();
     let mc = ErrorClass::ALL[1].label();
     assert_eq!(
@@ -235,7 +235,14 @@ fn coinciding_classes_are_named_in_the_legend() {
         Some(format!("same values as {uc} and 1 more").as_str())
     );
     assert_eq!(n[2].as_deref(), Some("0 in every bin"));
-    assert_eq!(n[3].as_deref(), Some("nothing to draw (no data)"));
+    assert_eq!(
+        n[3].as_deref(),
+        Some("nothing to draw: no document has a spam score")
+    );
+    assert_eq!(
+        notes(&s, true)[3].as_deref(),
+        Some("no occurrence in a scored document: no curve")
+    );
     assert_eq!(n[4], None);
 }
 
@@ -342,7 +349,7 @@ fn cumulative_is_the_percentage_of_occurrences_at_or_below_each_bin() {
     // 20 and 50 are not neighbours, so markers only.
     assert_eq!(count(&svg, "class=\"marker m-unexpected_continuation\""), 4);
     assert!(series_lines(&svg, "unexpected_continuation").is_empty());
-    assert!(note_text(&svg).contains("nothing to draw (no data)"));
+    assert!(note_text(&svg).contains("no occurrence in a scored document: no curve"));
 
     let tmp = tempfile::tempdir().expect("tmp");
     let opts = ReportOptions {
@@ -570,6 +577,38 @@ fn figure5_renders_to_a_png_that_is_not_blank() {
                 if log_y { "-log" } else { "" }
             );
             png.save_png(dir.join(file)).expect("png");
+        }
+    }
+}
+
+/// The README's sample (`docs/figure5-sample.svg`) and an empty figure
+/// with its warning also render to pictures that are not blank
+/// (`SIEVE_FIGURE_PNG=DIR` keeps the PNGs).
+#[test]
+fn sample_and_empty_figures_render_to_pngs_that_are_not_blank() {
+    let keep = std::env::var_os("SIEVE_FIGURE_PNG").map(PathBuf::from);
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/figure5-sample.svg");
+    let sample = std::fs::read_to_string(&sample).expect("docs/figure5-sample.svg");
+    assert!(sample.contains(&figure_title(true, true)));
+    let tmp = tempfile::tempdir().expect("tmp");
+    let docs = vec![doc("a", uc(1), 0, None)];
+    let (out, s) = report(tmp.path(), docs, &Default::default());
+    assert_eq!(
+        s.warnings,
+        [
+            "Figure 5 is empty: the index's one document has no spam score (the index \
+          holds no spam scores and no spam rankings were given)."
+        ]
+    );
+    let empty = read(&out, "figure5.svg");
+    for (name, svg, min_hues) in [("sample", sample, 3), ("empty", empty, 1)] {
+        let png = render(&svg);
+        let (ink, hues) = ink_and_hues(&png);
+        assert!(ink > 0.02, "{name}: {ink:.4} of pixels drawn");
+        assert!(hues >= min_hues, "{name}: {hues} hue sectors");
+        if let Some(dir) = &keep {
+            std::fs::create_dir_all(dir).expect("mkdir");
+            png.save_png(dir.join(format!("{name}.png"))).expect("png");
         }
     }
 }

@@ -151,8 +151,12 @@ fn figure_warning(t: &Tally, spam_given: bool) -> Option<String> {
         "the index has no documents".to_string()
     } else if scored == 0 {
         format!(
-            "none of the {} documents has a spam score ({})",
-            t.docs,
+            "{} ({})",
+            if t.docs == 1 {
+                "the index's one document has no spam score".to_string()
+            } else {
+                format!("none of the {} documents has a spam score", t.docs)
+            },
             if spam_given {
                 "no docid of the index is in the spam rankings given"
             } else {
@@ -161,8 +165,12 @@ fn figure_warning(t: &Tally, spam_given: bool) -> Option<String> {
         )
     } else if t.scored_occurrences.iter().flatten().all(|&n| n == 0) {
         format!(
-            "none of the {scored} documents with a spam score contains a UTF-8 error, \
-             so every class is 0 in every bin"
+            "{}, so every class is 0 in every bin",
+            if scored == 1 {
+                "the one document with a spam score contains no UTF-8 error".to_string()
+            } else {
+                format!("none of the {scored} documents with a spam score contains a UTF-8 error")
+            }
         )
     } else {
         return None;
