@@ -13,4 +13,5 @@ mod integrity_build;
 mod integrity_crawl;
 mod pipeline;
 mod repo;
+mod report;
 mod utf8;

@@ -112,9 +112,20 @@ enum Command {
         /// Add ATIRE-compatible counts to Table 1, side by side.
         #[arg(long)]
         atire_counts: bool,
-        /// Bin Figure 5 by spam decile instead of percentile.
+        /// Bin Figure 5 by spam decile instead of percentile (writes
+        /// by-decile.tsv and figure5-deciles.svg).
         #[arg(long)]
         deciles: bool,
+        /// Draw Figure 5 as the paper does: per class, the cumulative
+        /// percentage of its occurrences in documents at or below each
+        /// spam percentile (writes cumulative-by-*.tsv and
+        /// figure5-cumulative*.svg).
+        #[arg(long)]
+        cumulative: bool,
+        /// Draw Figure 5 on a logarithmic y axis (zeros are drawn as
+        /// hollow markers on a separate 0 line below the axis).
+        #[arg(long)]
+        log_y: bool,
     },
     /// Print every docid of an index, one per line, sorted; with
     /// --doc-stats, a TSV of per-document statistics instead (the input of
@@ -397,28 +408,21 @@ fn run_build_shard(
     Ok(exit(ExitStatus::of_build(&read_stats(&out)?)))
 }
 
-/// `sieve-index report`.
+/// `sieve-index report`: `opts` as given on the command line, its spam
+/// map loaded here from `spam` when that is not empty.
 fn run_report(
     index: &Path,
     spam: &[PathBuf],
     out: &Path,
-    atire_counts: bool,
-    deciles: bool,
+    mut opts: ReportOptions,
 ) -> anyhow::Result<ExitCode> {
-    let spam = if spam.is_empty() {
-        None
-    } else {
+    if !spam.is_empty() {
         let tmp = tempfile::tempdir().context("temporary directory")?;
         let map_path = tmp.path().join("spam.fst");
-        Some(sieve_indexer::spamfile::load_spam_map(spam, &map_path, tmp.path())?.0)
-    };
+        opts.spam = Some(sieve_indexer::spamfile::load_spam_map(spam, &map_path, tmp.path())?.0);
+    }
     sieve_indexer::index::check_index_dir(index)?;
     create_private_dir(out)?;
-    let opts = ReportOptions {
-        atire_counts,
-        spam,
-        deciles,
-    };
     let s = write_report(index, out, &opts)?;
     println!(
         "{} docs ({} without a spam score) in {:.3}s",
@@ -426,6 +430,9 @@ fn run_report(
     );
     for f in &s.files {
         println!("wrote {}", f.display());
+    }
+    for w in &s.warnings {
+        eprintln!("sieve-index report: warning: {w}");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -515,7 +522,20 @@ fn run() -> anyhow::Result<ExitCode> {
             out,
             atire_counts,
             deciles,
-        } => run_report(&index, &spam, &out, atire_counts, deciles),
+            cumulative,
+            log_y,
+        } => run_report(
+            &index,
+            &spam,
+            &out,
+            ReportOptions {
+                atire_counts,
+                spam: None,
+                deciles,
+                cumulative,
+                log_y,
+            },
+        ),
         Command::Merge { shards, out } => run_merge(&shards, &out),
         Command::Scan {
             input,

@@ -195,14 +195,6 @@ pub enum Error {
         /// The first bytes of the (decompressed) file, lossily decoded.
         got: String,
     },
-    /// Drawing a chart (the report's figure) failed.
-    #[error("{path}: drawing the chart failed: {detail}")]
-    Plot {
-        /// The chart file being written.
-        path: PathBuf,
-        /// The plotting library's error.
-        detail: String,
-    },
     /// A command-line word with one dash and several letters that is
     /// neither a known spelling (see [`crate::argv`]) nor a cluster of the
     /// command's one-letter options: one dash is for one-letter options.

@@ -23,13 +23,27 @@
 //!   only for unexpected continuation bytes: occurrences are
 //!   `err_unexpected_continuation + atire_extra`, and a document contains the
 //!   class when either is non-zero.
-//! * `by-percentile.tsv`, `figure5.svg`: for each spam bin (percentile 0–99,
-//!   0 spammiest, or decile 0–9 with [`ReportOptions::deciles`]; decile
-//!   `d` holds percentiles `10d..=10d+9`) the number of scored documents and,
-//!   per class, how many contain it and that proportion. Documents without a
-//!   spam score are left out (their number is [`ReportSummary::unscored`]).
-//!   The SVG is a line chart of the proportions, one labelled series per
-//!   class; bins with no documents are left out of the lines.
+//! * `by-percentile.tsv` (or `by-decile.tsv` with
+//!   [`ReportOptions::deciles`]): for each spam bin (percentile 0–99, 0
+//!   spammiest, or decile 0–9; decile `d` holds percentiles `10d..=10d+9`)
+//!   the number of scored documents and, per class, how many contain it
+//!   and that proportion (`NA` for a bin without documents). Documents
+//!   without a spam score are left out (their number is
+//!   [`ReportSummary::unscored`]).
+//! * With [`ReportOptions::cumulative`], `cumulative-by-percentile.tsv` (or
+//!   `cumulative-by-decile.tsv`): per bin, the scored documents and, per
+//!   class, its occurrences in the bin and the **cumulative percentage**:
+//!   the percentage of all the class's occurrences in scored documents
+//!   that lie in documents with spam percentile at most the bin's last
+//!   percentile (`NA` for a class without occurrences). This is the form
+//!   of the paper's Figure 5.
+//! * Figure 5, one SVG: `figure5.svg` (proportions by percentile),
+//!   `figure5-deciles.svg`, `figure5-cumulative.svg` or
+//!   `figure5-cumulative-deciles.svg`; a line chart of the proportions or
+//!   cumulative percentages, one series per class, linear or (with
+//!   [`ReportOptions::log_y`]) logarithmic y axis; see [`figure`] for what
+//!   it draws. When it has nothing to show, a warning says why, in the
+//!   figure, in `table1.md` and in [`ReportSummary::warnings`].
 //! * `significance.tsv`: per class, among scored documents, the mean spam
 //!   percentile of documents with and without the error, Welch's unequal
 //!   variance t-test (t, Welch–Satterthwaite df, two-sided p), and the
@@ -53,9 +67,12 @@
 //!
 //! [`tally`] reads the fast fields into counters, [`significance`] holds
 //! the two tests, [`tables`] formats the TSV and Markdown files and
-//! [`figure`] draws `figure5.svg`; this module writes them.
+//! [`figure`] (with [`axis`]) draws Figure 5; this module writes them.
 
+mod axis;
 mod figure;
+#[cfg(test)]
+mod figure_tests;
 mod significance;
 mod tables;
 mod tally;
@@ -72,12 +89,14 @@ use sieve_filters::spam::SpamMap;
 use crate::index::{create_file, open_index};
 use crate::{Error, Result};
 
-pub use figure::FIGURE5_TITLE;
+pub use figure::{FIGURE5_TITLE, figure_title};
 pub use significance::{MannWhitney, Welch};
 pub use tally::BLOCK_DOCS;
 
-use figure::figure5_svg;
-use tables::{bins, by_percentile_tsv, charsets_tsv, significance_tsv, table1_md, table1_tsv};
+use figure::{FigureOptions, figure_name, figure5_svg};
+use tables::{
+    bins, by_bin_tsv, charsets_tsv, cumulative_tsv, significance_tsv, table1_md, table1_tsv,
+};
 use tally::{Tally, scan_segment};
 
 /// What [`write_report`] computes.
@@ -90,9 +109,16 @@ pub struct ReportOptions {
     /// in the map, or maps to a value above 99, is unscored.
     pub spam: Option<SpamMap<Vec<u8>>>,
     /// Bin spam scores by decile (0–9) instead of percentile (0–99) in
-    /// `by-percentile.tsv` and `figure5.svg`. The significance tests always
-    /// use the percentiles.
+    /// the per-bin files and Figure 5 (`by-decile.tsv`,
+    /// `figure5-deciles.svg`). The significance tests always use the
+    /// percentiles.
     pub deciles: bool,
+    /// Draw Figure 5 in the paper's cumulative form (and write the
+    /// cumulative per-bin file) instead of proportions of documents.
+    pub cumulative: bool,
+    /// Draw Figure 5 on a logarithmic y axis (zeros on a separate
+    /// baseline below it).
+    pub log_y: bool,
 }
 
 /// What [`write_report`] did.
@@ -100,13 +126,56 @@ pub struct ReportOptions {
 pub struct ReportSummary {
     /// Live documents read.
     pub docs: u64,
-    /// Of those, documents without a spam score (left out of
-    /// `by-percentile.tsv`, `figure5.svg` and `significance.tsv`).
+    /// Of those, documents without a spam score (left out of the per-bin
+    /// files, Figure 5 and `significance.tsv`).
     pub unscored: u64,
     /// Wall-clock seconds (reading and writing).
     pub seconds: f64,
     /// The files written, in the order written.
     pub files: Vec<PathBuf>,
+    /// Warnings about the output, also written into `table1.md`. Today one
+    /// kind: "Figure 5 is empty: " and why (the index has no documents;
+    /// none has a spam score; or no scored document contains an error),
+    /// also written in the figure.
+    pub warnings: Vec<String>,
+}
+
+/// Why Figure 5 shows nothing, if it does not: the index has no
+/// documents; none has a spam score (`spam_given`: the scores came from
+/// rankings given to the report rather than the index); or no scored
+/// document contains any error class, so every proportion is 0 and no
+/// cumulative percentage is defined.
+fn figure_warning(t: &Tally, spam_given: bool) -> Option<String> {
+    let scored: u64 = t.scored.iter().sum();
+    let why = if t.docs == 0 {
+        "the index has no documents".to_string()
+    } else if scored == 0 {
+        format!(
+            "{} ({})",
+            if t.docs == 1 {
+                "the index's one document has no spam score".to_string()
+            } else {
+                format!("none of the {} documents has a spam score", t.docs)
+            },
+            if spam_given {
+                "no docid of the index is in the spam rankings given"
+            } else {
+                "the index holds no spam scores and no spam rankings were given"
+            }
+        )
+    } else if t.scored_occurrences.iter().flatten().all(|&n| n == 0) {
+        format!(
+            "{}, so every class is 0 in every bin",
+            if scored == 1 {
+                "the one document with a spam score contains no UTF-8 error".to_string()
+            } else {
+                format!("none of the {scored} documents with a spam score contains a UTF-8 error")
+            }
+        )
+    } else {
+        return None;
+    };
+    Some(format!("Figure 5 is empty: {why}."))
 }
 
 /// Writes the report of the index in `index_dir` into `out_dir` (created
@@ -139,15 +208,29 @@ pub fn write_report(
         files.push(path);
         Ok(())
     };
+    let warnings: Vec<String> = figure_warning(&tally, spam.is_some()).into_iter().collect();
     put("table1.tsv", table1_tsv(&tally, opts.atire_counts))?;
-    put("table1.md", table1_md(&tally, opts.atire_counts))?;
+    let mut md = table1_md(&tally, opts.atire_counts);
+    for w in &warnings {
+        md.push_str(&format!("\n**Warning:** {w}\n"));
+    }
+    put("table1.md", md)?;
     let bins = bins(&tally, opts.deciles);
-    put("by-percentile.tsv", by_percentile_tsv(&bins, opts.deciles))?;
-    let svg = figure5_svg(&bins, opts.deciles).map_err(|detail| Error::Plot {
-        path: out_dir.join("figure5.svg"),
-        detail,
-    })?;
-    put("figure5.svg", svg)?;
+    let by = if opts.deciles { "decile" } else { "percentile" };
+    put(&format!("by-{by}.tsv"), by_bin_tsv(&bins, opts.deciles))?;
+    if opts.cumulative {
+        put(
+            &format!("cumulative-by-{by}.tsv"),
+            cumulative_tsv(&bins, opts.deciles),
+        )?;
+    }
+    let fig = FigureOptions {
+        deciles: opts.deciles,
+        cumulative: opts.cumulative,
+        log_y: opts.log_y,
+    };
+    let svg = figure5_svg(&bins, fig, warnings.first().map(String::as_str));
+    put(figure_name(fig), svg)?;
     put("significance.tsv", significance_tsv(&tally))?;
     put("charsets.tsv", charsets_tsv(&tally))?;
     Ok(ReportSummary {
@@ -155,6 +238,7 @@ pub fn write_report(
         unscored: tally.unscored,
         seconds: started.elapsed().as_secs_f64(),
         files,
+        warnings,
     })
 }
 

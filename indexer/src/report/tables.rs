@@ -123,10 +123,15 @@ pub(super) fn table1_md(t: &Tally, atire: bool) -> String {
     s
 }
 
-/// One spam bin of Figure 5.
+/// One spam bin of Figure 5: a percentile, or a decile (`d` holds
+/// percentiles `10d..=10d+9`).
 pub(super) struct Bin {
+    /// Scored documents in the bin.
     pub(super) docs: u64,
+    /// Of those, documents containing each class.
     pub(super) with: [u64; CLASSES],
+    /// Occurrences of each class in the bin's documents.
+    pub(super) occurrences: [u64; CLASSES],
 }
 
 pub(super) fn bins(t: &Tally, deciles: bool) -> Vec<Bin> {
@@ -134,20 +139,27 @@ pub(super) fn bins(t: &Tally, deciles: bool) -> Vec<Bin> {
     (0..PERCENTILES / width)
         .map(|b| {
             let range = b * width..(b + 1) * width;
-            let mut with = [0; CLASSES];
-            for (c, w) in with.iter_mut().enumerate() {
-                *w = t.scored_with[c][range.clone()].iter().sum();
-            }
+            let sum = |counts: &[[u64; PERCENTILES]; CLASSES]| -> [u64; CLASSES] {
+                std::array::from_fn(|c| counts[c][range.clone()].iter().sum())
+            };
             Bin {
-                docs: t.scored[range].iter().sum(),
-                with,
+                docs: t.scored[range.clone()].iter().sum(),
+                with: sum(&t.scored_with),
+                occurrences: sum(&t.scored_occurrences),
             }
         })
         .collect()
 }
 
-pub(super) fn by_percentile_tsv(bins: &[Bin], deciles: bool) -> String {
-    let mut s = String::from(if deciles { "decile" } else { "percentile" });
+/// The first column's name of the per-bin files.
+fn bin_column(deciles: bool) -> &'static str {
+    if deciles { "decile" } else { "percentile" }
+}
+
+/// `by-percentile.tsv` or `by-decile.tsv`: per bin, the scored documents
+/// and, per class, how many contain it and that proportion.
+pub(super) fn by_bin_tsv(bins: &[Bin], deciles: bool) -> String {
+    let mut s = String::from(bin_column(deciles));
     s.push_str("\tdocuments");
     for class in ErrorClass::ALL {
         let _ = write!(s, "\t{0}_documents\t{0}_proportion", class.key());
@@ -157,6 +169,47 @@ pub(super) fn by_percentile_tsv(bins: &[Bin], deciles: bool) -> String {
         let _ = write!(s, "{b}\t{}", bin.docs);
         for w in bin.with {
             let _ = write!(s, "\t{w}\t{}", ratio(w, bin.docs));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// For class `c`, per bin `b`: the percentage of all the class's
+/// occurrences in scored documents that lie in bins `0..=b` (documents
+/// with spam percentile at most the bin's last percentile). `None` in every
+/// bin when scored documents hold no occurrence of the class.
+pub(super) fn cumulative_percent(bins: &[Bin], c: usize) -> Vec<Option<f64>> {
+    let total: u64 = bins.iter().map(|b| b.occurrences[c]).sum();
+    let mut upto = 0u64;
+    bins.iter()
+        .map(|b| {
+            upto += b.occurrences[c];
+            (total > 0).then(|| 100.0 * upto as f64 / total as f64)
+        })
+        .collect()
+}
+
+/// `cumulative-by-percentile.tsv` or `cumulative-by-decile.tsv`: per bin,
+/// the scored documents and, per class, the occurrences in the bin and
+/// [`cumulative_percent`] (six decimals, `NA` for a class without
+/// occurrences).
+pub(super) fn cumulative_tsv(bins: &[Bin], deciles: bool) -> String {
+    let mut s = String::from(bin_column(deciles));
+    s.push_str("\tdocuments");
+    for class in ErrorClass::ALL {
+        let _ = write!(s, "\t{0}_occurrences\t{0}_cumulative_percent", class.key());
+    }
+    s.push('\n');
+    let cumulative: Vec<Vec<Option<f64>>> =
+        (0..CLASSES).map(|c| cumulative_percent(bins, c)).collect();
+    for (b, bin) in bins.iter().enumerate() {
+        let _ = write!(s, "{b}\t{}", bin.docs);
+        for (c, occ) in bin.occurrences.iter().enumerate() {
+            let _ = match cumulative[c][b] {
+                Some(p) => write!(s, "\t{occ}\t{p:.6}"),
+                None => write!(s, "\t{occ}\tNA"),
+            };
         }
         s.push('\n');
     }

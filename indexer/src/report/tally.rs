@@ -43,6 +43,8 @@ pub(super) struct Tally {
     pub(super) scored: [u64; PERCENTILES],
     /// Scored documents containing each class, per percentile.
     pub(super) scored_with: [[u64; PERCENTILES]; CLASSES],
+    /// Occurrences of each class in scored documents, per percentile.
+    pub(super) scored_occurrences: [[u64; PERCENTILES]; CLASSES],
     /// `[docs, disagreeing]` per charset-source code below [`SMALL_CODES`].
     pub(super) charset_small: [[u64; 2]; SMALL_CODES],
     /// The same for larger codes.
@@ -63,6 +65,7 @@ impl Default for Tally {
             unscored: 0,
             scored: [0; PERCENTILES],
             scored_with: [[0; PERCENTILES]; CLASSES],
+            scored_occurrences: [[0; PERCENTILES]; CLASSES],
             charset_small: [[0; 2]; SMALL_CODES],
             charset_other: BTreeMap::new(),
         }
@@ -79,6 +82,7 @@ impl Tally {
             self.docs_with[c] += o.docs_with[c];
             for p in 0..PERCENTILES {
                 self.scored_with[c][p] += o.scored_with[c][p];
+                self.scored_occurrences[c][p] += o.scored_occurrences[c][p];
             }
         }
         self.docs_any += o.docs_any;
@@ -194,6 +198,7 @@ impl Tally {
                 t.docs_with[c] += 1;
                 if scored {
                     t.scored_with[c][percentile] += 1;
+                    t.scored_occurrences[c][percentile] += n;
                 }
             }
         }
