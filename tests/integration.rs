@@ -5,6 +5,7 @@
 mod util;
 
 mod conventions;
+mod determinism;
 mod eval_cli;
 mod hostile;
 mod integrity;

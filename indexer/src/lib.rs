@@ -27,6 +27,8 @@
 //! * `extsort` (private): external sorting of docid lines.
 //! * [`spamfile`]: Waterloo spam rankings to an in-memory FST map (and
 //!   into [`options::BuildOptions`]).
+//! * [`order`]: input-order segments: order-preserving merges and the
+//!   final segment list of a build.
 //! * [`filterbuild`]: building and loading docid filter files (and loading
 //!   one into [`options::BuildOptions`]).
 //! * [`quarantine`]: the bytes of everything not indexed.
@@ -63,6 +65,7 @@ pub mod lock;
 mod losses;
 pub mod manifest;
 pub mod options;
+pub mod order;
 mod pipeline;
 pub mod quarantine;
 pub mod report;
