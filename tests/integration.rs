@@ -12,5 +12,6 @@ mod integrity;
 mod integrity_build;
 mod integrity_crawl;
 mod pipeline;
+mod queries;
 mod repo;
 mod utf8;
