@@ -221,3 +221,58 @@ sieve_test!(
         code(dir.cmd("sieve-filter").arg("--no-such-flag"), 2);
     }
 );
+
+sieve_test!(
+    foreign_quarantine_refused_before_the_index_is_created,
+    |dir| {
+        let input = fixture("warc/jwarc__cc.warc.gz");
+        dir.write("q/notes.txt", b"the user's notes\n");
+        // A directory of the user's, and one whose parent is missing.
+        for (n, q) in [dir.join("q"), dir.join("missing/q")].iter().enumerate() {
+            let before = snapshot(dir.path());
+            let index = dir.join(&format!("new{n}"));
+            let out = fails(build_cmd(&dir, &input, &index).arg("--quarantine").arg(q));
+            let err = String::from_utf8_lossy(&out.stderr);
+            let named = if n == 0 {
+                q.clone()
+            } else {
+                dir.join("missing")
+            };
+            assert!(err.contains(&named.display().to_string()), "{err}");
+            assert!(!index.exists(), "{} was created: {err}", index.display());
+            assert_eq!(
+                snapshot(dir.path()),
+                before,
+                "the refused run changed files"
+            );
+        }
+    }
+);
+
+sieve_test!(refused_spam_build_writes_nothing_beside_the_index, |dir| {
+    let input = fixture("warc/jwarc__cc.warc.gz");
+    let spam = fixture("spam/made-up-spam.txt");
+    let index = dir.join("idx");
+    // A user's file named like the old temporary spam map, and a build
+    // holding the index's lock.
+    dir.write("idx.spam.fst.tmp", b"the user's file\n");
+    let _held = hold_lock(&index);
+    let before = snapshot(dir.path());
+    let out = fails(build_cmd(&dir, &input, &index).arg("--spam").arg(&spam));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        snapshot(dir.path()),
+        before,
+        "the refused run changed files"
+    );
+    // Without the lock, the build succeeds and still leaves the file alone.
+    drop(_held);
+    ok(build_cmd(&dir, &input, &dir.join("idx2"))
+        .arg("--spam")
+        .arg(&spam));
+    assert_eq!(
+        std::fs::read(dir.join("idx.spam.fst.tmp")).unwrap(),
+        b"the user's file\n"
+    );
+    assert!(!dir.join("idx2.spam.fst.tmp").exists());
+});

@@ -111,6 +111,10 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
             .map(|p| input_info(p))
             .collect::<Result<_>>()?,
     };
+    // Refuse a quarantine directory before creating the index directory.
+    if let Some(q) = &opts.quarantine {
+        Quarantine::precheck(q, opts.resume)?;
+    }
     let (index, checkpoint, _lock) = open_or_create(opts, &manifest)?;
     register_analyzers(&index, opts.analyzer);
     let fields = Fields::from_schema(&index.schema())?;
