@@ -276,3 +276,74 @@ sieve_test!(refused_spam_build_writes_nothing_beside_the_index, |dir| {
     );
     assert!(!dir.join("idx2.spam.fst.tmp").exists());
 });
+
+/// `bytes` with the first digit after `"key": ` changed.
+fn flip_value(bytes: &[u8], key: &str) -> Vec<u8> {
+    let pat = format!("\"{key}\": ");
+    let at = bytes
+        .windows(pat.len())
+        .position(|w| w == pat.as_bytes())
+        .unwrap_or_else(|| panic!("no {key}"))
+        + pat.len();
+    let mut out = bytes.to_vec();
+    let i = (at..out.len()).find(|&i| out[i].is_ascii_digit()).unwrap();
+    out[i] = if out[i] == b'7' { b'8' } else { b'7' };
+    out
+}
+
+sieve_test!(
+    damaged_or_edited_index_json_is_refused_naming_the_file,
+    |dir| {
+        let input = fixture("warc/jwarc__cc.warc.gz");
+        let shard = dir.join("s1");
+        ok(dir
+            .cmd("sieve-index")
+            .args(["build-shard", "--input"])
+            .arg(&input)
+            .arg("--index")
+            .arg(&shard));
+        let topics = dir.write("t.txt", b"1:common\n");
+        for (file, key) in [("sieve.json", "schema_version"), ("stats.json", "indexed")] {
+            let path = shard.join(file);
+            let good = std::fs::read(&path).unwrap();
+            let value: serde_json::Value = serde_json::from_slice(&good).unwrap();
+            assert!(value.get("sieve_seal").is_some(), "{file} has no seal");
+            // A flipped byte inside a value, and the file re-serialised by hand
+            // (same values, other bytes).
+            let rewritten = serde_json::to_vec_pretty(&value).unwrap();
+            for (what, bad) in [
+                ("flipped", flip_value(&good, key)),
+                ("rewritten", rewritten),
+            ] {
+                std::fs::write(&path, &bad).unwrap();
+                let mut cmds = vec![{
+                    let mut c = dir.cmd("sieve-index");
+                    c.args(["merge", "--out", "merged", "--shards"]).arg(&shard);
+                    c
+                }];
+                if file == "sieve.json" {
+                    let mut run = dir.cmd("sieve-search");
+                    run.args(["run", "--topics"])
+                        .arg(&topics)
+                        .arg("--index")
+                        .arg(&shard);
+                    let mut resume = build_cmd(&dir, &input, &shard);
+                    resume.arg("--resume");
+                    cmds.extend([run, resume]);
+                }
+                for mut c in cmds {
+                    let out = fails(&mut c);
+                    let err = String::from_utf8_lossy(&out.stderr);
+                    assert_eq!(out.status.code(), Some(1), "{what} {file}: {c:?}\n{err}");
+                    assert!(
+                        err.contains(&path.display().to_string()) && err.contains("seal"),
+                        "{what} {file}: {c:?}\n{err}"
+                    );
+                    assert!(!err.contains("panicked"), "{err}");
+                }
+                assert!(!dir.join("merged").exists());
+            }
+            std::fs::write(&path, &good).unwrap();
+        }
+    }
+);

@@ -167,6 +167,10 @@ fn open_or_create(
     opts: &BuildOptions,
     manifest: &Manifest,
 ) -> Result<(Index, Checkpoint, DirLock)> {
+    // A damaged manifest is named as such, not as a foreign directory.
+    if opts.resume && opts.index.join(MANIFEST).is_file() {
+        read_manifest(&opts.index)?;
+    }
     // A non-empty directory is refused unless it holds a valid manifest.
     let lock = claim_dir(&opts.index, |_| read_manifest(&opts.index).is_ok())?;
     if !opts.index.join("meta.json").exists() {

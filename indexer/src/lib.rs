@@ -18,6 +18,7 @@
 //!   the thread check and progress callbacks.
 //! * [`lock`]: the exclusive lock on an output directory, creating only
 //!   its last component, and listing what else it holds.
+//! * [`jsonfile`]: sealed JSON files (`sieve.json`, `stats.json`).
 //! * [`stats`]: per-file and total build statistics (`stats.json`).
 //! * [`manifest`]: the manifest (`sieve.json`), the commit checkpoint and
 //!   the resume checks.
@@ -61,6 +62,7 @@ pub mod filterbuild;
 pub mod html;
 pub mod index;
 pub mod inputs;
+pub mod jsonfile;
 pub mod lock;
 mod losses;
 pub mod manifest;
