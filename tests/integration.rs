@@ -6,12 +6,14 @@ mod util;
 
 mod classic;
 mod conventions;
+mod determinism;
 mod eval_cli;
 mod hostile;
 mod integrity;
 mod integrity_build;
 mod integrity_crawl;
 mod pipeline;
+mod queries;
 mod repo;
 mod report;
 mod utf8;

@@ -221,3 +221,129 @@ sieve_test!(
         code(dir.cmd("sieve-filter").arg("--no-such-flag"), 2);
     }
 );
+
+sieve_test!(
+    foreign_quarantine_refused_before_the_index_is_created,
+    |dir| {
+        let input = fixture("warc/jwarc__cc.warc.gz");
+        dir.write("q/notes.txt", b"the user's notes\n");
+        // A directory of the user's, and one whose parent is missing.
+        for (n, q) in [dir.join("q"), dir.join("missing/q")].iter().enumerate() {
+            let before = snapshot(dir.path());
+            let index = dir.join(&format!("new{n}"));
+            let out = fails(build_cmd(&dir, &input, &index).arg("--quarantine").arg(q));
+            let err = String::from_utf8_lossy(&out.stderr);
+            let named = if n == 0 {
+                q.clone()
+            } else {
+                dir.join("missing")
+            };
+            assert!(err.contains(&named.display().to_string()), "{err}");
+            assert!(!index.exists(), "{} was created: {err}", index.display());
+            assert_eq!(
+                snapshot(dir.path()),
+                before,
+                "the refused run changed files"
+            );
+        }
+    }
+);
+
+sieve_test!(refused_spam_build_writes_nothing_beside_the_index, |dir| {
+    let input = fixture("warc/jwarc__cc.warc.gz");
+    let spam = fixture("spam/made-up-spam.txt");
+    let index = dir.join("idx");
+    // A user's file named like the old temporary spam map, and a build
+    // holding the index's lock.
+    dir.write("idx.spam.fst.tmp", b"the user's file\n");
+    let _held = hold_lock(&index);
+    let before = snapshot(dir.path());
+    let out = fails(build_cmd(&dir, &input, &index).arg("--spam").arg(&spam));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        snapshot(dir.path()),
+        before,
+        "the refused run changed files"
+    );
+    // Without the lock, the build succeeds and still leaves the file alone.
+    drop(_held);
+    ok(build_cmd(&dir, &input, &dir.join("idx2"))
+        .arg("--spam")
+        .arg(&spam));
+    assert_eq!(
+        std::fs::read(dir.join("idx.spam.fst.tmp")).unwrap(),
+        b"the user's file\n"
+    );
+    assert!(!dir.join("idx2.spam.fst.tmp").exists());
+});
+
+/// `bytes` with the first digit after `"key": ` changed.
+fn flip_value(bytes: &[u8], key: &str) -> Vec<u8> {
+    let pat = format!("\"{key}\": ");
+    let at = bytes
+        .windows(pat.len())
+        .position(|w| w == pat.as_bytes())
+        .unwrap_or_else(|| panic!("no {key}"))
+        + pat.len();
+    let mut out = bytes.to_vec();
+    let i = (at..out.len()).find(|&i| out[i].is_ascii_digit()).unwrap();
+    out[i] = if out[i] == b'7' { b'8' } else { b'7' };
+    out
+}
+
+sieve_test!(
+    damaged_or_edited_index_json_is_refused_naming_the_file,
+    |dir| {
+        let input = fixture("warc/jwarc__cc.warc.gz");
+        let shard = dir.join("s1");
+        ok(dir
+            .cmd("sieve-index")
+            .args(["build-shard", "--input"])
+            .arg(&input)
+            .arg("--index")
+            .arg(&shard));
+        let topics = dir.write("t.txt", b"1:common\n");
+        for (file, key) in [("sieve.json", "schema_version"), ("stats.json", "indexed")] {
+            let path = shard.join(file);
+            let good = std::fs::read(&path).unwrap();
+            let value: serde_json::Value = serde_json::from_slice(&good).unwrap();
+            assert!(value.get("sieve_seal").is_some(), "{file} has no seal");
+            // A flipped byte inside a value, and the file re-serialised by hand
+            // (same values, other bytes).
+            let rewritten = serde_json::to_vec_pretty(&value).unwrap();
+            for (what, bad) in [
+                ("flipped", flip_value(&good, key)),
+                ("rewritten", rewritten),
+            ] {
+                std::fs::write(&path, &bad).unwrap();
+                let mut cmds = vec![{
+                    let mut c = dir.cmd("sieve-index");
+                    c.args(["merge", "--out", "merged", "--shards"]).arg(&shard);
+                    c
+                }];
+                if file == "sieve.json" {
+                    let mut run = dir.cmd("sieve-search");
+                    run.args(["run", "--topics"])
+                        .arg(&topics)
+                        .arg("--index")
+                        .arg(&shard);
+                    let mut resume = build_cmd(&dir, &input, &shard);
+                    resume.arg("--resume");
+                    cmds.extend([run, resume]);
+                }
+                for mut c in cmds {
+                    let out = fails(&mut c);
+                    let err = String::from_utf8_lossy(&out.stderr);
+                    assert_eq!(out.status.code(), Some(1), "{what} {file}: {c:?}\n{err}");
+                    assert!(
+                        err.contains(&path.display().to_string()) && err.contains("seal"),
+                        "{what} {file}: {c:?}\n{err}"
+                    );
+                    assert!(!err.contains("panicked"), "{err}");
+                }
+                assert!(!dir.join("merged").exists());
+            }
+            std::fs::write(&path, &good).unwrap();
+        }
+    }
+);

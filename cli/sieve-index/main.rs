@@ -278,7 +278,9 @@ fn build_options(a: &BuildArgs, threads: usize, resume: bool) -> anyhow::Result<
     }
     if !a.spam.is_empty() {
         let tmp = tempfile::tempdir().context("temporary directory for sorting spam scores")?;
-        let map_path = a.index.with_extension("spam.fst.tmp");
+        // In the temporary directory: nothing is written beside the index
+        // before the build holds its lock.
+        let map_path = tmp.path().join("spam.fst");
         let st = opts.set_spam_files(&a.spam, &map_path, tmp.path())?;
         eprintln!(
             "spam scores: {} lines read, {} distinct docids{}",

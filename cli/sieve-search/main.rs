@@ -69,6 +69,11 @@ struct QueryArgs {
     /// Index field searched: body (title + text) or title.
     #[arg(long, default_value = "body")]
     search_field: SearchField,
+    /// Unique analysed terms searched per topic: the first N in query order
+    /// are kept, the rest dropped with a warning naming the topic.
+    #[arg(long, default_value_t = sieve_searcher::queries::DEFAULT_MAX_QUERY_TERMS,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    max_query_terms: usize,
 }
 
 #[derive(clap::Args)]
@@ -337,15 +342,38 @@ fn sink(path: Option<&Path>) -> Result<Box<dyn Write>> {
     })
 }
 
+/// Prints a warning for every topic whose query was capped or has no
+/// searchable terms (`--max-query-terms`).
+fn warn_queries(
+    analyzer: &sieve_indexer::analysis::EnglishAnalyzer,
+    topics: &[sieve_searcher::topics::Topic],
+    q: &QueryArgs,
+) {
+    for note in sieve_searcher::queries::query_notes(analyzer, topics, q.field, q.max_query_terms) {
+        match note {
+            sieve_searcher::queries::QueryNote::Capped { .. } => {
+                eprintln!("warning: {note} (--max-query-terms)")
+            }
+            _ => eprintln!("warning: {note}"),
+        }
+    }
+}
+
 fn cmd_stats(a: StatsArgs) -> Result<()> {
     let (shards, config) = sieve_searcher::batch::open_shards(&a.index)?;
     let (_, topics) = read_topics(&a.query.topics)?;
+    warn_queries(
+        &sieve_indexer::analysis::EnglishAnalyzer::new(config),
+        &topics,
+        &a.query,
+    );
     let stats = twostage::gather_stats(
         &shards,
         config,
         &topics,
         a.query.field,
         a.query.search_field.text_field(),
+        a.query.max_query_terms,
     )?;
     let mut out = sink(a.output.as_deref())?;
     out.write_all(stats.to_json().as_bytes())?;
@@ -525,6 +553,7 @@ fn cmd_run(a: RunArgs) -> Result<()> {
     let (shards, config) = sieve_searcher::batch::open_shards(&a.index)?;
     let analyzer = sieve_indexer::analysis::EnglishAnalyzer::new(config);
     let (_, topics) = read_topics(&a.query.topics)?;
+    warn_queries(&analyzer, &topics, &a.query);
     let field = a.query.search_field.text_field();
     let global = match &a.global_stats {
         Some(p) => Some(twostage::open_global_stats(
@@ -534,6 +563,7 @@ fn cmd_run(a: RunArgs) -> Result<()> {
             &topics,
             a.query.field,
             field,
+            a.query.max_query_terms,
         )?),
         None => None,
     };
@@ -549,6 +579,7 @@ fn cmd_run(a: RunArgs) -> Result<()> {
         hits: a.hits,
         output: a.output,
         output_dir: a.output_dir,
+        max_query_terms: Some(a.query.max_query_terms),
     };
     let runs = spec.runs()?;
     if runs.len() > 1 && spec.output_dir.is_none() {

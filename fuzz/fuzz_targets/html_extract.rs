@@ -16,14 +16,34 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let (label, body) = rest.split_at(rest.len().min(16));
-    let label = std::str::from_utf8(label).ok().map(|l| l.trim_end_matches('\0'));
-    let mode = if ctl & 1 == 1 { CharsetMode::ForceUtf8 } else { CharsetMode::Auto };
-    let counting = if ctl & 2 == 2 { Counting::Atire } else { Counting::Exact };
+    let label = std::str::from_utf8(label)
+        .ok()
+        .map(|l| l.trim_end_matches('\0'));
+    let mode = if ctl & 1 == 1 {
+        CharsetMode::ForceUtf8
+    } else {
+        CharsetMode::Auto
+    };
+    let counting = if ctl & 2 == 2 {
+        Counting::Atire
+    } else {
+        Counting::Exact
+    };
     let opts = HtmlOptions {
         max_depth: usize::from(ctl >> 4),
-        max_text_bytes: if ctl & 4 == 4 { usize::from(ctl) * 3 } else { 1 << 20 },
+        max_text_bytes: if ctl & 4 == 4 {
+            usize::from(ctl) * 3
+        } else {
+            1 << 20
+        },
     };
-    let d = decode(body.to_vec(), label, Some("http://example.ru/"), mode, counting);
+    let d = decode(
+        body.to_vec(),
+        label,
+        Some("http://example.ru/"),
+        mode,
+        counting,
+    );
     let e = extract(&d.text, &opts);
     assert!(e.body.len() <= opts.max_text_bytes);
     assert!(e.title.len() <= opts.max_text_bytes);

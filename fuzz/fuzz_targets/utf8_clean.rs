@@ -13,7 +13,11 @@ fuzz_target!(|data: &[u8]| {
     let Some((&ctl, input)) = data.split_first() else {
         return;
     };
-    let counting = if ctl & 1 == 1 { Counting::Atire } else { Counting::Exact };
+    let counting = if ctl & 1 == 1 {
+        Counting::Atire
+    } else {
+        Counting::Exact
+    };
     let (want, want_counts) = reference_clean(input, counting);
 
     let mut got = input.to_vec();

@@ -10,7 +10,8 @@
 //! ([`crate::html`]) and analyses it ([`crate::analysis`]). Results are put
 //! back in record order and added to one tantivy writer, so the index holds
 //! the same documents in the same order, and `stats.json` is the same, for
-//! any `threads`.
+//! any `threads`. Merges keep that order and the final segment list is
+//! written in it ([`crate::order`]): the index order is input order.
 //!
 //! # Nothing lost silently
 //!
@@ -88,6 +89,7 @@ use crate::manifest::{
     Checkpoint, MANIFEST, Manifest, check_resume, input_info, manifest_options, read_manifest,
 };
 use crate::options::{BuildOptions, Progress, check_threads};
+use crate::order::{SegmentOrder, seal_order};
 use crate::pipeline::{FileSink, Pipeline};
 use crate::quarantine::Quarantine;
 use crate::schema::{Fields, SCHEMA_VERSION, build_schema, register_analyzers};
@@ -109,11 +111,19 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
             .map(|p| input_info(p))
             .collect::<Result<_>>()?,
     };
+    // Refuse a quarantine directory before creating the index directory.
+    if let Some(q) = &opts.quarantine {
+        Quarantine::precheck(q, opts.resume)?;
+    }
     let (index, checkpoint, _lock) = open_or_create(opts, &manifest)?;
     register_analyzers(&index, opts.analyzer);
     let fields = Fields::from_schema(&index.schema())?;
     let mut writer: IndexWriter<SieveDocument> =
         index.writer_with_num_threads(1, opts.writer_heap.max(15 << 20))?;
+    // Merges keep the input order (see crate::order); tantivy's own policy
+    // would not.
+    writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+    let mut order = SegmentOrder::new(&opts.inputs);
     let mut out = Outputs::open(opts, &checkpoint)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.get())
@@ -142,8 +152,10 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
         let fs = out.index_file(&pipeline, &mut writer, path, &name, i)?;
         completed.push(fs);
         out.commit(&mut writer, &completed)?;
+        order.after_commit(&index, &mut writer)?;
     }
     writer.wait_merging_threads()?;
+    seal_order(&index, &mut order)?;
     let stats = final_stats(opts, &completed, started);
     write_json(&opts.index.join(STATS), &stats)?;
     Ok(stats)
@@ -155,6 +167,10 @@ fn open_or_create(
     opts: &BuildOptions,
     manifest: &Manifest,
 ) -> Result<(Index, Checkpoint, DirLock)> {
+    // A damaged manifest is named as such, not as a foreign directory.
+    if opts.resume && opts.index.join(MANIFEST).is_file() {
+        read_manifest(&opts.index)?;
+    }
     // A non-empty directory is refused unless it holds a valid manifest.
     let lock = claim_dir(&opts.index, |_| read_manifest(&opts.index).is_ok())?;
     if !opts.index.join("meta.json").exists() {

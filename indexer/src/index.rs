@@ -7,7 +7,6 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 
-use serde::Serialize;
 use tantivy::Index;
 
 use crate::manifest::{MANIFEST, Manifest, analyzer_config, read_manifest};
@@ -19,22 +18,7 @@ pub const STATS: &str = "stats.json";
 /// Name of the losses log in the index directory.
 pub const LOSSES: &str = "losses.jsonl";
 
-/// Writes `value` as pretty JSON and a newline to `path`, through a
-/// temporary file renamed into place.
-pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
-    let tmp = path.with_extension("json.tmp");
-    let io = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| Error::Input {
-        path: path.to_path_buf(),
-        detail: e.to_string(),
-    })?;
-    bytes.push(b'\n');
-    std::fs::write(&tmp, bytes).map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)
-}
+pub use crate::jsonfile::{read_json, write_json};
 
 /// Creates `dir` (and parents) readable only by its owner on Unix.
 pub fn create_private_dir(dir: &Path) -> Result<()> {

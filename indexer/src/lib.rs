@@ -18,6 +18,7 @@
 //!   the thread check and progress callbacks.
 //! * [`lock`]: the exclusive lock on an output directory, creating only
 //!   its last component, and listing what else it holds.
+//! * [`jsonfile`]: sealed JSON files (`sieve.json`, `stats.json`).
 //! * [`stats`]: per-file and total build statistics (`stats.json`).
 //! * [`manifest`]: the manifest (`sieve.json`), the commit checkpoint and
 //!   the resume checks.
@@ -27,6 +28,8 @@
 //! * `extsort` (private): external sorting of docid lines.
 //! * [`spamfile`]: Waterloo spam rankings to an in-memory FST map (and
 //!   into [`options::BuildOptions`]).
+//! * [`order`]: input-order segments: order-preserving merges and the
+//!   final segment list of a build.
 //! * [`filterbuild`]: building and loading docid filter files (and loading
 //!   one into [`options::BuildOptions`]).
 //! * [`quarantine`]: the bytes of everything not indexed.
@@ -59,10 +62,12 @@ pub mod filterbuild;
 pub mod html;
 pub mod index;
 pub mod inputs;
+pub mod jsonfile;
 pub mod lock;
 mod losses;
 pub mod manifest;
 pub mod options;
+pub mod order;
 mod pipeline;
 pub mod quarantine;
 pub mod report;

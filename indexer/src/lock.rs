@@ -122,17 +122,7 @@ pub fn create_last_dir(dir: &Path) -> Result<()> {
             detail: "a file, not a directory: give a new or empty directory, or an index".into(),
         });
     }
-    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty())
-        && !parent.is_dir()
-    {
-        return Err(Error::Input {
-            path: parent.to_path_buf(),
-            detail: format!(
-                "the parent directory of {} does not exist (only the last component is created)",
-                dir.display()
-            ),
-        });
-    }
+    missing_parent(dir)?;
     let mut b = std::fs::DirBuilder::new();
     #[cfg(unix)]
     {
@@ -147,6 +137,42 @@ pub fn create_last_dir(dir: &Path) -> Result<()> {
             source,
         }),
     }
+}
+
+/// Refuses a `dir` whose parent does not exist (only the last component
+/// of an output directory is ever created).
+fn missing_parent(dir: &Path) -> Result<()> {
+    match dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(parent) if !parent.is_dir() => Err(Error::Input {
+            path: parent.to_path_buf(),
+            detail: format!(
+                "the parent directory of {} does not exist (only the last component is created)",
+                dir.display()
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Checks, without creating or writing anything, that [`claim_dir`] could
+/// claim `dir`: its parent exists (if `dir` does not), and a directory
+/// without a lock file holds nothing that `ours` does not accept. Lets a
+/// build refuse a later output directory before it creates an earlier one.
+pub fn check_claimable(dir: &Path, ours: impl Fn(&[String]) -> bool) -> Result<()> {
+    if !dir.is_dir() {
+        return missing_parent(dir);
+    }
+    if dir.join(LOCK).exists() {
+        return Ok(());
+    }
+    let found = foreign_files(dir)?;
+    if found.is_empty() || ours(&found) {
+        return Ok(());
+    }
+    Err(Error::Foreign {
+        path: dir.to_path_buf(),
+        found,
+    })
 }
 
 /// Claims the output directory `dir` for one build: creates it (last

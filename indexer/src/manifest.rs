@@ -138,15 +138,7 @@ pub(crate) fn manifest_options(o: &BuildOptions) -> ManifestOptions {
 
 /// Reads the manifest of an index directory.
 pub fn read_manifest(index: &Path) -> Result<Manifest> {
-    let p = index.join(MANIFEST);
-    let bytes = std::fs::read(&p).map_err(|source| Error::Io {
-        path: p.clone(),
-        source,
-    })?;
-    serde_json::from_slice(&bytes).map_err(|e| Error::Input {
-        path: p,
-        detail: e.to_string(),
-    })
+    crate::jsonfile::read_json(&index.join(MANIFEST))
 }
 
 /// The analyser configuration an index was built with.

@@ -123,6 +123,29 @@ pub struct Quarantine {
 }
 
 impl Quarantine {
+    /// Checks, creating nothing, that [`Quarantine::open`] would accept
+    /// `dir`: no foreign files (see [`crate::lock::check_claimable`]) and,
+    /// unless `resume`, no quarantine in it already. A build calls this
+    /// before it creates its index directory.
+    pub fn precheck(dir: &Path, resume: bool) -> Result<()> {
+        crate::lock::check_claimable(dir, |found| found.iter().any(|f| f == INDEX))?;
+        Self::check_existing(dir, resume).map(|_| ())
+    }
+
+    /// The length of the quarantine index in `dir` (0 if none); refused
+    /// when it is not empty and this is not a resume.
+    fn check_existing(dir: &Path, resume: bool) -> Result<u64> {
+        let path = dir.join(INDEX);
+        let existing = std::fs::metadata(&path).map_or(0, |m| m.len());
+        if !resume && existing > 0 {
+            return Err(Error::Input {
+                path,
+                detail: "this quarantine directory already holds a quarantine; choose a new or empty one".into(),
+            });
+        }
+        Ok(existing)
+    }
+
     /// Opens `dir` (created 0750 if missing), with its index cut back to
     /// `committed_len` bytes (0 for a new build: an existing non-empty index
     /// is then an error, so two builds never mix in one directory). Items
@@ -139,16 +162,7 @@ impl Quarantine {
             path: path.clone(),
             source,
         };
-        let existing = match std::fs::metadata(&path) {
-            Ok(m) => m.len(),
-            Err(_) => 0,
-        };
-        if !resume && existing > 0 {
-            return Err(Error::Input {
-                path: path.clone(),
-                detail: "this quarantine directory already holds a quarantine; choose a new or empty one".into(),
-            });
-        }
+        let existing = Self::check_existing(dir, resume)?;
         let file = OpenOptions::new()
             .create(true)
             .append(true)

@@ -49,12 +49,7 @@ fn finished(dir: &Path) -> bool {
 
 /// Reads the `stats.json` of a finished shard (or any index) in `dir`.
 pub fn read_stats(dir: &Path) -> Result<BuildStats> {
-    let p = dir.join(STATS);
-    let bytes = std::fs::read(&p).map_err(io(&p))?;
-    serde_json::from_slice(&bytes).map_err(|e| Error::Input {
-        path: p,
-        detail: e.to_string(),
-    })
+    crate::jsonfile::read_json(&dir.join(STATS))
 }
 
 /// Builds the shard `out` from `opts.inputs` (single-threaded; `opts.index`

@@ -73,6 +73,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &EnglishAnalyzer::new(config),
         &topics,
         TopicField::Title,
+        sieve_searcher::queries::DEFAULT_MAX_QUERY_TERMS,
         TextField::Body,
         &selections,
         StatsMode::Full,

@@ -30,9 +30,9 @@ use sieve_indexer::schema::{Fields, RuleColumns, TextField};
 use tantivy::query::Bm25StatisticsProvider;
 
 use crate::bm25::{Bm25Params, Hit, Shard, Subset, Variant, search};
+use crate::queries::analyse_topics;
 use crate::stats::{GlobalStats, SubsetStats};
 use crate::topics::{Topic, TopicField};
-use crate::twostage::analyse_topics;
 use crate::{Error, Result};
 
 /// Which collection statistics a filtered run uses.
@@ -163,7 +163,8 @@ pub struct RunVariant {
 pub type RunResults = Vec<(String, Vec<Hit>)>;
 
 /// Runs `topics` for every variant. Returns one result list per variant,
-/// in the order of `variants`.
+/// in the order of `variants`. Each topic is searched with at most
+/// `max_terms` unique analysed terms ([`crate::queries`]).
 ///
 /// The collection statistics are `global` when given (e.g. a
 /// [`crate::twostage::GlobalStatsFile`] summed over shards searched
@@ -176,6 +177,7 @@ pub fn run_batch(
     analyzer: &EnglishAnalyzer,
     topics: &[Topic],
     topic_field: TopicField,
+    max_terms: usize,
     field: TextField,
     selections: &[DocSelection],
     stats_mode: StatsMode,
@@ -206,7 +208,7 @@ pub fn run_batch(
             .map(|s| SubsetStats::new(shards, s))
             .collect::<Result<_>>()?,
     };
-    let queries = analyse_topics(analyzer, topics, topic_field);
+    let queries = analyse_topics(analyzer, topics, topic_field, max_terms);
     let per_topic: Vec<Vec<Vec<Hit>>> = queries
         .par_iter()
         .map(|(_, query)| {

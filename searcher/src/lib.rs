@@ -21,6 +21,8 @@
 //! Searching:
 //! - [`bm25`]: BM25 over tantivy shards with any k1/b, several settings and
 //!   document subsets scored in one pass.
+//! - [`queries`]: topics to bounded queries (a cap on unique terms per
+//!   topic) with a note per capped or term-less topic.
 //! - [`stats`]: collection statistics summed over shards or recomputed over
 //!   a subset.
 //! - [`batch`]: many topics x settings x document selections, in parallel.
@@ -33,8 +35,8 @@
 //! - [`eval`]: trec_eval and gdeval measures of a run against qrels.
 //! - [`compare`]: two runs compared per topic (paired t-test, wins/losses).
 //!
-//! No module cycles: `text` <- `topics`, `qrels`, `run`; `bm25` <- `stats`
-//! <- `twostage` (also using `topics`) <- `batch` <- `runspec` (also writing
+//! No module cycles: `text` <- `topics`, `qrels`, `run`; `bm25` <- `queries`
+//! (also using `topics`) <- `stats` <- `twostage` <- `batch` <- `runspec` (also writing
 //! through `run`); `qrels`, `run` <- `eval` <- `compare`.
 
 pub mod argv;
@@ -44,6 +46,7 @@ pub mod compare;
 pub mod error;
 pub mod eval;
 pub mod qrels;
+pub mod queries;
 pub mod run;
 pub mod runspec;
 pub mod stats;

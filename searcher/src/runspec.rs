@@ -92,6 +92,9 @@ pub struct RunSpec {
     pub output: Option<PathBuf>,
     /// The directory for run files named `TAG.run` ([`run_path`]).
     pub output_dir: Option<PathBuf>,
+    /// Unique analysed terms searched per topic (see [`crate::queries`]);
+    /// `None`: [`crate::queries::DEFAULT_MAX_QUERY_TERMS`].
+    pub max_query_terms: Option<usize>,
 }
 
 /// One run of a [`RunSpec`]: what to search and where its file goes.
@@ -167,6 +170,8 @@ impl RunSpec {
             analyzer,
             topics,
             topic_field,
+            self.max_query_terms
+                .unwrap_or(crate::queries::DEFAULT_MAX_QUERY_TERMS),
             field,
             &self.selections,
             self.stats,

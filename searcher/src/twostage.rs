@@ -69,6 +69,7 @@ use tantivy::query::Bm25StatisticsProvider;
 use tantivy::schema::Field;
 
 use crate::bm25::{BagOfWords, Hit, Shard, trec_order};
+use crate::queries::analyse_topics;
 use crate::stats::GlobalStats;
 use crate::topics::{Topic, TopicField};
 use crate::{Error, Result};
@@ -103,7 +104,7 @@ pub struct StatsHeader {
 }
 
 impl StatsHeader {
-    /// The header for `queries` (from [`analyse_topics`]) analysed with
+    /// The header for `queries` (from [`crate::queries::analyse_topics`]) analysed with
     /// `analyzer` and searched in `field`.
     pub fn new(
         analyzer: AnalyzerConfig,
@@ -201,24 +202,6 @@ impl Fnv1a {
             self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
         }
     }
-}
-
-/// Every topic's id and analysed query, in topic-file order: exactly what
-/// [`crate::batch::run_batch`] searches for.
-pub fn analyse_topics(
-    analyzer: &EnglishAnalyzer,
-    topics: &[Topic],
-    topic_field: TopicField,
-) -> Vec<(String, BagOfWords)> {
-    topics
-        .iter()
-        .map(|t| {
-            (
-                t.id.clone(),
-                BagOfWords::from_terms(analyzer.terms(&t.query(topic_field))),
-            )
-        })
-        .collect()
 }
 
 fn distinct_terms(queries: &[(String, BagOfWords)]) -> Vec<&str> {
@@ -357,15 +340,22 @@ impl ShardStats {
     }
 }
 
-/// Stage 1 in one call: the statistics of `shards` for `topics`.
+/// Stage 1 in one call: the statistics of `shards` for `topics`, each
+/// capped at `max_terms` unique terms ([`crate::queries`]).
 pub fn gather_stats(
     shards: &[Shard],
     analyzer: AnalyzerConfig,
     topics: &[Topic],
     topic_field: TopicField,
     field: TextField,
+    max_terms: usize,
 ) -> Result<ShardStats> {
-    let queries = analyse_topics(&EnglishAnalyzer::new(analyzer), topics, topic_field);
+    let queries = analyse_topics(
+        &EnglishAnalyzer::new(analyzer),
+        topics,
+        topic_field,
+        max_terms,
+    );
     let header = StatsHeader::new(analyzer, field, topic_field, &queries);
     ShardStats::gather(shards, header, field, &queries)
 }
@@ -379,8 +369,14 @@ pub fn open_global_stats(
     topics: &[Topic],
     topic_field: TopicField,
     field: TextField,
+    max_terms: usize,
 ) -> Result<GlobalStatsFile> {
-    let queries = analyse_topics(&EnglishAnalyzer::new(analyzer), topics, topic_field);
+    let queries = analyse_topics(
+        &EnglishAnalyzer::new(analyzer),
+        topics,
+        topic_field,
+        max_terms,
+    );
     let header = StatsHeader::new(analyzer, field, topic_field, &queries);
     GlobalStatsFile::open(path, shards, &header, field, &queries)
 }

@@ -52,11 +52,7 @@ pub(super) fn build_index(dir: &Path, batches: Vec<Vec<IndexDoc>>) -> Index {
         },
         inputs: Vec::new(),
     };
-    std::fs::write(
-        dir.join(MANIFEST),
-        serde_json::to_vec_pretty(&manifest).expect("json"),
-    )
-    .expect("manifest");
+    crate::index::write_json(&dir.join(MANIFEST), &manifest).expect("manifest");
     index
 }
 

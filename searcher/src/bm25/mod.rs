@@ -38,7 +38,7 @@
 //! or thread count.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 
 use roaring::RoaringBitmap;
 use sieve_indexer::schema::{Fields, TextField};
@@ -95,14 +95,35 @@ pub struct BagOfWords {
 impl BagOfWords {
     /// Collapses analysed query terms (duplicates kept) into a bag.
     pub fn from_terms<I: IntoIterator<Item = String>>(terms: I) -> BagOfWords {
+        Self::capped(terms, usize::MAX).0
+    }
+
+    /// Collapses analysed terms (duplicates kept) into a bag of at most
+    /// `max_terms` unique terms, the first in query order, each with its
+    /// full count; returns the bag and the number of unique terms dropped.
+    /// Linear in the number of terms.
+    pub fn capped<I: IntoIterator<Item = String>>(
+        terms: I,
+        max_terms: usize,
+    ) -> (BagOfWords, usize) {
         let mut out: Vec<(String, u32)> = Vec::new();
+        // Each term seen: its slot in `out`, or None when it was dropped.
+        let mut slot: HashMap<String, Option<usize>> = HashMap::new();
         for t in terms {
-            match out.iter_mut().find(|(s, _)| *s == t) {
-                Some((_, n)) => *n += 1,
-                None => out.push((t, 1)),
+            match slot.get(&t) {
+                Some(Some(i)) => out[*i].1 += 1,
+                Some(None) => {}
+                None if out.len() < max_terms => {
+                    slot.insert(t.clone(), Some(out.len()));
+                    out.push((t, 1));
+                }
+                None => {
+                    slot.insert(t, None);
+                }
             }
         }
-        BagOfWords { terms: out }
+        let dropped = slot.len() - out.len();
+        (BagOfWords { terms: out }, dropped)
     }
 
     /// True when analysis left no terms (e.g. a query of stopwords only).

@@ -533,3 +533,14 @@ fn maxscore_pruning_equals_brute_force() {
         "no window was pruned: the test does not exercise MaxScore"
     );
 }
+
+#[test]
+fn capped_bag_keeps_the_first_unique_terms_with_their_counts() {
+    let words = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+    let (bag, dropped) = BagOfWords::capped(words("a b a c d b c e"), 2);
+    assert_eq!(bag.terms, vec![("a".into(), 2), ("b".into(), 2)]);
+    assert_eq!(dropped, 3);
+    let (bag, dropped) = BagOfWords::capped(words("a b a"), 5);
+    assert_eq!(bag.terms, vec![("a".into(), 2), ("b".into(), 1)]);
+    assert_eq!(dropped, 0);
+}
