@@ -144,6 +144,7 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
         out.commit(&mut writer, &completed)?;
     }
     writer.wait_merging_threads()?;
+    crate::bounds::write_index_bounds(&opts.index, &index)?;
     let stats = final_stats(opts, &completed, started);
     write_json(&opts.index.join(STATS), &stats)?;
     Ok(stats)
