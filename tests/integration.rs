@@ -4,6 +4,7 @@
 #[macro_use]
 mod util;
 
+mod bounds;
 mod conventions;
 mod eval_cli;
 mod hostile;
