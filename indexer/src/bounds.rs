@@ -1,8 +1,8 @@
 //! Block-max bounds that hold for every BM25 setting: one sealed sidecar
 //! file per segment, `IDX/bounds/<segment id>.bmx`.
 //!
-//! BM25's contribution of a term to a document, `w · tf / (tf + k1 · (1 − b
-//! + b · dl / avgdl))`, rises with `tf` and falls with the field length
+//! BM25's contribution of a term to a document,
+//! `w · tf / (tf + k1 · (1 − b + b · dl / avgdl))`, rises with `tf` and falls with the field length
 //! `dl` for every `k1 >= 0`, `0 <= b <= 1`, `avgdl > 0` and term weight
 //! `w >= 0`. So for a set of postings, the Pareto frontier of its (tf,
 //! fieldnorm id) points (no point has both a larger tf and a smaller
@@ -241,8 +241,7 @@ pub fn segment_payload(segment: &SegmentReader, schema: &Schema) -> Result<Vec<u
             if info.doc_freq < MIN_DOC_FREQ {
                 continue;
             }
-            let mut postings =
-                inverted
+            let mut postings = inverted
                 .read_postings_from_terminfo(&info, IndexRecordOption::WithFreqs)
                 .map_err(tantivy::TantivyError::from)?;
             if let Some(d) = term_data(&mut postings, &fieldnorms, info.doc_freq) {
@@ -437,7 +436,9 @@ impl SegmentBounds {
         r.expect("max_doc", segment.max_doc(), |r| r.u32("max_doc"))?;
         r.expect("block size", BLOCK_DOCS, |r| r.u32("block size"))?;
         let handles = field_handles(schema);
-        r.expect("field count", handles.len() as u32, |r| r.u32("field count"))?;
+        r.expect("field count", handles.len() as u32, |r| {
+            r.u32("field count")
+        })?;
         let mut fields = Vec::with_capacity(handles.len());
         for (name, field) in handles {
             let inverted = segment.inverted_index(field)?;
@@ -453,7 +454,9 @@ impl SegmentBounds {
             if n > terms {
                 return Err(r.err("stored terms", format!("<= {terms}"), n.to_string()));
             }
-            let term_ords = (0..n).map(|_| r.u64("term ordinal")).collect::<Result<_>>()?;
+            let term_ords = (0..n)
+                .map(|_| r.u64("term ordinal"))
+                .collect::<Result<_>>()?;
             let offsets: Vec<u64> = (0..=n).map(|_| r.u64("offset")).collect::<Result<_>>()?;
             let len = r.u64("data length")?;
             if offsets.windows(2).any(|w| w[0] > w[1]) || offsets.last() != Some(&len) {
@@ -469,7 +472,11 @@ impl SegmentBounds {
         }
         let left = payload.len() - r.pos;
         if left != 0 {
-            return Err(r.err("end", "the end of the payload".into(), format!("{left} bytes")));
+            return Err(r.err(
+                "end",
+                "the end of the payload".into(),
+                format!("{left} bytes"),
+            ));
         }
         Ok(SegmentBounds {
             path: path.to_path_buf(),

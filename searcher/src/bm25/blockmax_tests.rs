@@ -101,7 +101,13 @@ fn random_subset(shards: &[Shard], seed: u64, percent: u64) -> Subset {
             s.searcher
                 .segment_readers()
                 .iter()
-                .map(|seg| Some((0..seg.max_doc()).filter(|_| r.below(100) < percent).collect()))
+                .map(|seg| {
+                    Some(
+                        (0..seg.max_doc())
+                            .filter(|_| r.below(100) < percent)
+                            .collect(),
+                    )
+                })
                 .collect()
         })
         .collect()
@@ -113,7 +119,11 @@ fn assert_identical(pruned: &[Vec<Hit>], exhaustive: &[Vec<Hit>], what: &str) {
         assert_eq!(p.len(), e.len(), "{what}");
         for (a, b) in p.iter().zip(e) {
             assert_eq!(a.docid, b.docid, "{what}\npruned {p:?}\nexhaustive {e:?}");
-            assert_eq!(a.score.to_bits(), b.score.to_bits(), "{what}: {a:?} vs {b:?}");
+            assert_eq!(
+                a.score.to_bits(),
+                b.score.to_bits(),
+                "{what}: {a:?} vs {b:?}"
+            );
         }
     }
 }
@@ -158,7 +168,10 @@ fn compare(
                 .collect();
             search(shards, TextField::Body, q, &vs, k).unwrap()
         };
-        let what = format!("{mode:?} k={k} {params:?} {q:?} filter={}", subset.is_some());
+        let what = format!(
+            "{mode:?} k={k} {params:?} {q:?} filter={}",
+            subset.is_some()
+        );
         assert_identical(&run(bounded), &run(&plain), &what);
     }
 }
@@ -231,7 +244,10 @@ fn block_max_skips_windows_and_equals_brute_force() {
     let docs: Vec<(String, String)> = (0..6000)
         .map(|i| {
             let body = if i < 500 {
-                format!("alpha alpha alpha beta{}", if i % 3 == 0 { " gamma" } else { "" })
+                format!(
+                    "alpha alpha alpha beta{}",
+                    if i % 3 == 0 { " gamma" } else { "" }
+                )
             } else {
                 let filler = "gamma delta eps zeta eta theta ".repeat(6);
                 format!("alpha {filler}{}", if i % 2 == 0 { "beta" } else { "" })
@@ -250,7 +266,14 @@ fn block_max_skips_windows_and_equals_brute_force() {
     ];
     for text in ["alpha", "alpha beta", "beta alpha gamma"] {
         let q = query(text);
-        compare(shards, Mode::Full, None, &params, std::slice::from_ref(&q), 10);
+        compare(
+            shards,
+            Mode::Full,
+            None,
+            &params,
+            std::slice::from_ref(&q),
+            10,
+        );
         for p in params {
             let ours = run(shards, &q, p, 10);
             let want = brute_force(&docs, &|_| true, &q, p, 10);

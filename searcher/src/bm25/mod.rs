@@ -331,15 +331,7 @@ pub fn search(
                 field_name: field.name(),
                 bounds: shard.bounds.get(seg_idx).and_then(|b| b.as_deref()),
             };
-            score_segment(
-                &seg,
-                &terms,
-                &weights,
-                &subsets,
-                &mut heaps,
-                shard,
-                &docids,
-            )?;
+            score_segment(&seg, &terms, &weights, &subsets, &mut heaps, shard, &docids)?;
             for (out, heap) in results.iter_mut().zip(heaps) {
                 // One sorted walk of the docid dictionary for all hits (a
                 // lookup per hit would decode a dictionary block each time).
@@ -474,7 +466,12 @@ impl Cursor {
         let mut m: Score = 0.0;
         let mut i = self.next_block;
         while i < tb.blocks.len() && tb.blocks[i] <= last {
-            m = m.max(frontier_bound(tb.block(i), self.term_idx, active, self.bound));
+            m = m.max(frontier_bound(
+                tb.block(i),
+                self.term_idx,
+                active,
+                self.bound,
+            ));
             i += 1;
         }
         m
@@ -551,7 +548,11 @@ fn open_cursors(
                 .terms()
                 .term_ord(term.serialized_value_bytes())
                 .map_err(index_err)?;
-            if let Some(tb) = ord.map(|o| b.term(seg.field_name, o)).transpose()?.flatten() {
+            if let Some(tb) = ord
+                .map(|o| b.term(seg.field_name, o))
+                .transpose()?
+                .flatten()
+            {
                 bound = frontier_bound(&tb.global, term_idx, active, bound);
                 blocks = Some(tb);
             }
