@@ -5,6 +5,7 @@
 mod util;
 
 mod classic;
+mod bounds;
 mod conventions;
 mod determinism;
 mod eval_cli;

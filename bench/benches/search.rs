@@ -26,6 +26,11 @@
 //! The one-off cost of turning a filter into bitmaps (`batch::select`) is
 //! reported separately, per million documents.
 //!
+//! **Block-max bounds** (issue 17): the build writes them; an index built
+//! before gets them from `sieve_indexer::bounds::write_index_bounds`, timed
+//! and sized here. `SIEVE_BENCH_PRUNING=off` drops them (today's scorer
+//! without block-max pruning); `SIEVE_BENCH_HITS` sets k (default 1000).
+//!
 //! `cargo bench -p sieve-bench --bench search`
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
@@ -46,8 +51,6 @@ use sieve_searcher::topics::{TopicField, read_topics};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
-
-const HITS: usize = 1000;
 
 /// SplitMix64: a small deterministic generator (no dependency, same corpus
 /// on every machine).
@@ -186,6 +189,41 @@ fn bench_index(docs: usize) -> PathBuf {
     index
 }
 
+/// Times the bounds pass over the whole index (rewriting every file) and
+/// prints its time and size beside the index's.
+fn bounds_pass(index: &Path) {
+    let _ = std::fs::remove_dir_all(index.join(sieve_indexer::bounds::BOUNDS_DIR));
+    let tantivy_index = tantivy::Index::open_in_dir(index).expect("open bench index");
+    let t = Instant::now();
+    let s = sieve_indexer::bounds::write_index_bounds(index, &tantivy_index).expect("bounds");
+    let secs = t.elapsed().as_secs_f64();
+    let total: u64 = std::fs::read_dir(index)
+        .expect("index dir")
+        .filter_map(|e| e.ok()?.metadata().ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum();
+    // `"seconds": S` in stats.json (the build's wall time).
+    let build_secs = std::fs::read_to_string(index.join("stats.json"))
+        .ok()
+        .and_then(|t| {
+            let rest = &t[t.rfind("\"seconds\":")? + 10..];
+            let end = rest.find([',', '\n', '}']).unwrap_or(rest.len());
+            rest[..end].trim().parse::<f64>().ok()
+        })
+        .unwrap_or(f64::NAN);
+    println!(
+        "block-max bounds: {} segment(s), {:.2} s ({:.1}% of the build's {:.1} s), {} bytes ({:.2}% of the index's other files, {} bytes)",
+        s.segments,
+        secs,
+        100.0 * secs / build_secs,
+        build_secs,
+        s.bytes,
+        100.0 * s.bytes as f64 / total as f64,
+        total
+    );
+}
+
 struct Latency {
     mean: f64,
     p50: f64,
@@ -214,8 +252,20 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(5);
+    let hits: usize = std::env::var("SIEVE_BENCH_HITS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
     let index = bench_index(docs);
-    let (shards, config) = open_shards(std::slice::from_ref(&index)).expect("open bench index");
+    bounds_pass(&index);
+    let (mut shards, config) = open_shards(std::slice::from_ref(&index)).expect("open bench index");
+    let pruning = std::env::var("SIEVE_BENCH_PRUNING").map_or(true, |v| v != "off");
+    if !pruning {
+        for s in &mut shards {
+            s.bounds.clear();
+        }
+    }
+    println!("block-max pruning: {}", if pruning { "on" } else { "off" });
     let analyzer = EnglishAnalyzer::new(config);
     assert_eq!(config, AnalyzerConfig::default());
 
@@ -239,7 +289,7 @@ fn main() {
     let num_docs = searcher.num_docs();
     let body = shards[0].fields.text(TextField::Body);
     println!(
-        "bench index: {num_docs} docs, {} segment(s); {} topics (Web 1-200 + robust04 titles); top {HITS}; 1 thread; median of {runs} runs per topic",
+        "bench index: {num_docs} docs, {} segment(s); {} topics (Web 1-200 + robust04 titles); top {hits}; 1 thread; median of {runs} runs per topic",
         searcher.segment_readers().len(),
         queries.len()
     );
@@ -276,7 +326,7 @@ fn main() {
         searcher
             .search(
                 &BooleanQuery::new(clauses),
-                &TopDocs::with_limit(HITS).order_by_score(),
+                &TopDocs::with_limit(hits).order_by_score(),
             )
             .expect("tantivy search")
             .len()
@@ -295,7 +345,7 @@ fn main() {
             stats: &global,
             subset: None,
         }];
-        search(&shards, TextField::Body, q, &v, HITS).expect("search")[0].len()
+        search(&shards, TextField::Body, q, &v, hits).expect("search")[0].len()
     });
     print("sieve BM25 0.9/0.4, no filter", &plain, &baseline);
 
@@ -317,7 +367,7 @@ fn main() {
             stats: &global,
             subset: Some(&subset),
         }];
-        search(&shards, TextField::Body, q, &v, HITS).expect("search")[0].len()
+        search(&shards, TextField::Body, q, &v, hits).expect("search")[0].len()
     });
     print(
         "sieve + filter spam>=70, --collection-stats full",
@@ -331,7 +381,7 @@ fn main() {
             stats: &sub_stats,
             subset: Some(&subset),
         }];
-        search(&shards, TextField::Body, q, &v, HITS).expect("search")[0].len()
+        search(&shards, TextField::Body, q, &v, hits).expect("search")[0].len()
     });
     print(
         "sieve + filter spam>=70, --collection-stats filtered",
@@ -347,7 +397,7 @@ fn main() {
                 subset: None,
             })
             .collect();
-        search(&shards, TextField::Body, q, &v, HITS)
+        search(&shards, TextField::Body, q, &v, hits)
             .expect("search")
             .len()
     });

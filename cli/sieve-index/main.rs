@@ -127,6 +127,15 @@ enum Command {
         #[arg(long)]
         log_y: bool,
     },
+    /// (Re)build the block-max bounds files (IDX/bounds/<segment>.bmx) of
+    /// an index built before they existed, or whose bounds are damaged:
+    /// valid files are kept, missing or invalid ones rewritten, files of
+    /// segments no longer in the index removed.
+    Bounds {
+        /// The index directory.
+        #[arg(long, value_name = "DIR")]
+        index: PathBuf,
+    },
     /// Print every docid of an index, one per line, sorted; with
     /// --doc-stats, a TSV of per-document statistics instead (the input of
     /// `sieve-filter build --doc-stats FILE.tsv`).
@@ -481,6 +490,18 @@ fn run_docids(index: &Path, stats: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `sieve-index bounds`.
+fn run_bounds(index: &Path) -> anyhow::Result<ExitCode> {
+    let (tantivy_index, _) = sieve_indexer::index::open_index(index)?;
+    let _lock = sieve_indexer::lock::DirLock::acquire(index)?;
+    let s = sieve_indexer::bounds::write_index_bounds(index, &tantivy_index)?;
+    println!(
+        "bounds: {} segment(s), {} file(s) written, {} stale removed, {} bytes",
+        s.segments, s.written, s.removed, s.bytes
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Runs the command line; errors are printed once, as one line without a
 /// backtrace, and exit with code 1 (see `sieve_indexer::exit`).
 fn main() -> ExitCode {
@@ -544,5 +565,6 @@ fn run() -> anyhow::Result<ExitCode> {
             max_record_bytes,
         } => run_scan(&input, max_record_bytes),
         Command::Docids { index, stats } => run_docids(&index, stats),
+        Command::Bounds { index } => run_bounds(&index),
     }
 }

@@ -359,8 +359,23 @@ fn warn_queries(
     }
 }
 
+/// Warns about index segments without block-max bounds: they are scored
+/// without block-max pruning (same results, more postings read).
+fn warn_missing_bounds(shards: &[sieve_searcher::bm25::Shard]) {
+    for s in shards {
+        let n = s.segments_without_bounds();
+        if n > 0 {
+            eprintln!(
+                "sieve-search: warning: {}: {n} segment(s) without block-max bounds, scored without block-max pruning (same results, slower); `sieve-index bounds --index {}` builds them",
+                s.name, s.name
+            );
+        }
+    }
+}
+
 fn cmd_stats(a: StatsArgs) -> Result<()> {
     let (shards, config) = sieve_searcher::batch::open_shards(&a.index)?;
+    warn_missing_bounds(&shards);
     let (_, topics) = read_topics(&a.query.topics)?;
     warn_queries(
         &sieve_indexer::analysis::EnglishAnalyzer::new(config),
@@ -551,6 +566,7 @@ fn cmd_run(a: RunArgs) -> Result<()> {
     }
     anyhow::ensure!(a.hits >= 1, "--hits must be at least 1");
     let (shards, config) = sieve_searcher::batch::open_shards(&a.index)?;
+    warn_missing_bounds(&shards);
     let analyzer = sieve_indexer::analysis::EnglishAnalyzer::new(config);
     let (_, topics) = read_topics(&a.query.topics)?;
     warn_queries(&analyzer, &topics, &a.query);

@@ -156,6 +156,7 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     }
     writer.wait_merging_threads()?;
     seal_order(&index, &mut order)?;
+    crate::bounds::write_index_bounds(&opts.index, &index)?;
     let stats = final_stats(opts, &completed, started);
     write_json(&opts.index.join(STATS), &stats)?;
     Ok(stats)

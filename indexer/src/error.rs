@@ -26,6 +26,28 @@ impl std::fmt::Display for RuleInput {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// A block-max bounds file (see [`crate::bounds`]) that does not
+    /// belong to its segment or cannot be read.
+    #[error("{path}: block-max bounds: {what}: expected {expected}, found {found}")]
+    Bounds {
+        /// The bounds file.
+        path: PathBuf,
+        /// What was checked (the segment id, a count, a part of the file).
+        what: &'static str,
+        /// What the segment (or the format) requires.
+        expected: String,
+        /// What the file holds.
+        found: String,
+    },
+    /// A block-max bounds file whose seal does not verify (damaged,
+    /// truncated, of another kind or version).
+    #[error("{path}: block-max bounds: {source}")]
+    BoundsSeal {
+        /// The bounds file.
+        path: PathBuf,
+        /// What the seal check found.
+        source: sieve_filters::Error,
+    },
     /// An I/O error on a named file.
     #[error("{path}: {source}")]
     Io {

@@ -51,6 +51,7 @@
 
 pub mod analysis;
 pub mod argv;
+pub mod bounds;
 pub mod build;
 pub mod charset;
 pub mod crawl;

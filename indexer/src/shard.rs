@@ -183,7 +183,8 @@ pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
         path: tmp.clone(),
         detail: e.to_string(),
     })?;
-    tantivy::indexer::merge_indices(&indexes, dir)?;
+    let index = tantivy::indexer::merge_indices(&indexes, dir)?;
+    crate::bounds::write_index_bounds(&tmp, &index)?;
     let mut merged = manifests[0].clone();
     merged.inputs = manifests.iter().flat_map(|m| m.inputs.clone()).collect();
     write_json(&tmp.join(MANIFEST), &merged)?;

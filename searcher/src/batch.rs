@@ -19,11 +19,13 @@
 //! an index built from the kept documents only.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use roaring::RoaringBitmap;
 use sieve_filters::docfilter::{DocFilter, Thresholds};
 use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
+use sieve_indexer::bounds::SegmentBounds;
 use sieve_indexer::index::open_index;
 use sieve_indexer::manifest::analyzer_config;
 use sieve_indexer::schema::{Fields, RuleColumns, TextField};
@@ -95,10 +97,21 @@ pub fn open_shards(dirs: &[PathBuf]) -> Result<(Vec<Shard>, AnalyzerConfig)> {
         }
         config = Some(c);
         let reader = index.reader()?;
+        let searcher = reader.searcher();
+        let schema = index.schema();
+        // A missing bounds file leaves its segment without block-max
+        // pruning (see `Shard::segments_without_bounds`); a stale or
+        // damaged one is refused.
+        let bounds = searcher
+            .segment_readers()
+            .iter()
+            .map(|seg| Ok(SegmentBounds::open(dir, seg, &schema)?.map(Arc::new)))
+            .collect::<Result<_>>()?;
         shards.push(Shard {
             name: dir.display().to_string(),
-            searcher: reader.searcher(),
-            fields: Fields::from_schema(&index.schema())?,
+            searcher,
+            fields: Fields::from_schema(&schema)?,
+            bounds,
         });
     }
     config

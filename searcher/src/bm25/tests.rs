@@ -38,7 +38,7 @@ fn index_doc(docid: &str, body: &str) -> IndexDoc {
 
 /// An in-RAM index of `docs`, committed in `segments` roughly equal
 /// segments (never merged).
-fn build(docs: &[(String, String)], segments: usize) -> Index {
+pub(super) fn build(docs: &[(String, String)], segments: usize) -> Index {
     let index = Index::create_in_ram(build_schema());
     register_analyzers(&index, AnalyzerConfig::default());
     let fields = Fields::from_schema(&index.schema()).unwrap();
@@ -58,15 +58,16 @@ fn build(docs: &[(String, String)], segments: usize) -> Index {
     index
 }
 
-fn shard(name: &str, index: &Index) -> Shard {
+pub(super) fn shard(name: &str, index: &Index) -> Shard {
     Shard {
         name: name.into(),
         searcher: index.reader().unwrap().searcher(),
         fields: Fields::from_schema(&index.schema()).unwrap(),
+        bounds: Vec::new(),
     }
 }
 
-fn query(text: &str) -> BagOfWords {
+pub(super) fn query(text: &str) -> BagOfWords {
     BagOfWords::from_terms(analyzer().terms(text))
 }
 
@@ -181,7 +182,7 @@ fn same_ranking_as_tantivy() {
 
 /// Brute force: every document, scored from its stored tokens with the
 /// formula in the module docs, sorted by `trec_order`, cut at `k`.
-fn brute_force(
+pub(super) fn brute_force(
     docs: &[(String, String)],
     kept: &dyn Fn(usize) -> bool,
     q: &BagOfWords,
@@ -472,6 +473,8 @@ thread_local! {
     /// this thread (counted by the scorer in test builds), so a test can
     /// show that the pruning really ran.
     pub(super) static PRUNED_WINDOWS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Windows skipped whole by block-max bounds on this thread.
+    pub(super) static BLOCK_PRUNED_WINDOWS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// MaxScore pruning against brute force: a corpus of several windows with

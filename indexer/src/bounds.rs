@@ -1,0 +1,521 @@
+//! Block-max bounds that hold for every BM25 setting: one sealed sidecar
+//! file per segment, `IDX/bounds/<segment id>.bmx`.
+//!
+//! BM25's contribution of a term to a document,
+//! `w · tf / (tf + k1 · (1 − b + b · dl / avgdl))`, rises with `tf` and falls with the field length
+//! `dl` for every `k1 >= 0`, `0 <= b <= 1`, `avgdl > 0` and term weight
+//! `w >= 0`. So for a set of postings, the Pareto frontier of its (tf,
+//! fieldnorm id) points (no point has both a larger tf and a smaller
+//! fieldnorm id) bounds the contribution of every posting in the set for
+//! every parameter setting and every collection statistics (one index,
+//! global over shards, filtered): the bound is the maximum of the formula
+//! over the frontier points. Frontiers are cut to a few points by merging
+//! two neighbours into (larger tf, smaller fieldnorm id), which dominates
+//! both, so a cut frontier is still a bound.
+//!
+//! For each indexed text field, each term with at least [`MIN_DOC_FREQ`]
+//! postings gets a frontier over all its postings (at most [`TERM_POINTS`]
+//! points) and one per block of [`BLOCK_DOCS`] doc ids it has postings in
+//! (block `i` holds doc ids `i·BLOCK_DOCS .. (i+1)·BLOCK_DOCS`; at most
+//! [`BLOCK_POINTS`] points). Rarer terms have no entry: their postings are
+//! short enough to score without bounds. Deleted documents keep their
+//! postings, so the bounds cover them too (a bound may only be too high).
+//!
+//! # File format
+//!
+//! A sealed binary file ([`sieve_filters::sealed`], kind `SIEVE-BLOCKMAX`,
+//! version [`VERSION`]) whose payload is, integers little-endian:
+//!
+//! ```text
+//! segment id (32 ASCII hex digits), max_doc u32, BLOCK_DOCS u32, field count u32
+//! per field: name length u32, name, term count u64, total tokens u64,
+//!            stored terms n u64, term ordinals n × u64 (ascending),
+//!            offsets (n + 1) × u64 into the data, data length u64, data
+//! per stored term (data): global frontier, block count (varint),
+//!            per block: block index delta (varint; the first is absolute),
+//!            frontier
+//! frontier: point count u8, per point tf (varint) and fieldnorm id u8,
+//!            fieldnorm ids ascending, tfs ascending
+//! ```
+//!
+//! The segment id, `max_doc` and each field's term count and total token
+//! count are the segment's fingerprint: a file from another segment, or
+//! from an older state of this one, is refused ([`Error::Bounds`]).
+
+use std::path::{Path, PathBuf};
+
+use sieve_filters::sealed;
+use tantivy::postings::Postings;
+use tantivy::schema::{Field, IndexRecordOption, Schema};
+use tantivy::{Index, ReloadPolicy, SegmentReader, TERMINATED};
+
+use crate::index::{create_private_dir, io_err};
+use crate::schema::{BODY, TITLE};
+use crate::{Error, Result};
+
+/// The directory, inside an index directory, of the bounds files.
+pub const BOUNDS_DIR: &str = "bounds";
+/// Doc ids per block.
+pub const BLOCK_DOCS: u32 = 1024;
+/// Terms with fewer postings in a segment get no bounds.
+pub const MIN_DOC_FREQ: u32 = 256;
+/// Most frontier points kept per block.
+pub const BLOCK_POINTS: usize = 4;
+/// Most frontier points kept per term.
+pub const TERM_POINTS: usize = 8;
+/// The file format's version.
+pub const VERSION: u32 = 1;
+const MAGIC: &str = "SIEVE-BLOCKMAX";
+/// The text fields that get bounds.
+const FIELDS: [&str; 2] = [BODY, TITLE];
+
+/// One frontier point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Point {
+    /// A term frequency.
+    pub tf: u32,
+    /// A fieldnorm id (tantivy's one-byte quantised field length).
+    pub fid: u8,
+}
+
+/// Replaces `points` by their Pareto frontier (a point is dropped when
+/// another has a tf at least as large and a fieldnorm id at least as
+/// small), fieldnorm ids ascending (so tfs strictly ascending), cut to at
+/// most `max` (>= 1) points by merging neighbours into (larger tf, smaller
+/// fieldnorm id). Every input point is dominated by an output point.
+pub fn frontier(points: &mut Vec<Point>, max: usize) {
+    points.sort_unstable_by(|a, b| a.fid.cmp(&b.fid).then(b.tf.cmp(&a.tf)));
+    let mut best = 0;
+    points.retain(|p| {
+        let keep = p.tf > best;
+        best = best.max(p.tf);
+        keep
+    });
+    while points.len() > max.max(1) {
+        // Merge the neighbours whose merged point overstates least.
+        let cost = |i: usize| {
+            let (a, b) = (points[i], points[i + 1]);
+            (b.tf - a.tf) as f32 / b.tf as f32 + f32::from(b.fid - a.fid) / 256.0
+        };
+        let i = (0..points.len() - 1)
+            .min_by(|&x, &y| cost(x).total_cmp(&cost(y)))
+            .unwrap_or(0);
+        points[i].tf = points[i + 1].tf;
+        points.remove(i + 1);
+    }
+}
+
+/// The bounds of one term in one segment.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TermBounds {
+    /// Frontier over all the term's postings.
+    pub global: Vec<Point>,
+    /// Indexes of the blocks holding postings, ascending.
+    pub blocks: Vec<u32>,
+    /// `starts[i]..starts[i + 1]` are block `blocks[i]`'s points.
+    pub starts: Vec<u32>,
+    /// Every block's frontier points, block after block.
+    pub points: Vec<Point>,
+}
+
+impl TermBounds {
+    /// The frontier of the `i`-th stored block (not block index `i`).
+    pub fn block(&self, i: usize) -> &[Point] {
+        &self.points[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+}
+
+/// The bounds of one segment, read from its sidecar file.
+#[derive(Debug)]
+pub struct SegmentBounds {
+    path: PathBuf,
+    fields: Vec<FieldBounds>,
+}
+
+#[derive(Debug)]
+struct FieldBounds {
+    name: String,
+    term_ords: Vec<u64>,
+    offsets: Vec<u64>,
+    data: Vec<u8>,
+}
+
+/// The sidecar file of `segment` in the index directory `dir`.
+pub fn bounds_path(dir: &Path, segment: &SegmentReader) -> PathBuf {
+    dir.join(BOUNDS_DIR)
+        .join(format!("{}.bmx", segment.segment_id().uuid_string()))
+}
+
+fn field_handles(schema: &Schema) -> Vec<(&'static str, Field)> {
+    FIELDS
+        .iter()
+        .filter_map(|n| schema.get_field(n).ok().map(|f| (*n, f)))
+        .collect()
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn put_frontier(out: &mut Vec<u8>, points: &[Point]) {
+    out.push(points.len() as u8);
+    for p in points {
+        put_varint(out, u64::from(p.tf));
+        out.push(p.fid);
+    }
+}
+
+/// The bounds of one term's postings (`None` below [`MIN_DOC_FREQ`]),
+/// encoded as in the module docs.
+fn term_data(
+    postings: &mut dyn Postings,
+    fieldnorms: &tantivy::fieldnorm::FieldNormReader,
+    doc_freq: u32,
+) -> Option<Vec<u8>> {
+    if doc_freq < MIN_DOC_FREQ {
+        return None;
+    }
+    let mut global: Vec<Point> = Vec::new();
+    let mut block: Vec<Point> = Vec::new();
+    let mut blocks = Vec::new();
+    let mut current = u32::MAX;
+    let mut count = 0u64;
+    let mut prev: Option<u32> = None;
+    let mut flush = |idx: u32, block: &mut Vec<Point>, global: &mut Vec<Point>| {
+        frontier(block, BLOCK_POINTS);
+        put_varint(&mut blocks, u64::from(idx - prev.map_or(0, |p| p + 1)));
+        put_frontier(&mut blocks, block);
+        global.extend_from_slice(block);
+        frontier(global, TERM_POINTS);
+        prev = Some(idx);
+        block.clear();
+    };
+    let mut doc = postings.doc();
+    while doc != TERMINATED {
+        let idx = doc / BLOCK_DOCS;
+        if idx != current {
+            if current != u32::MAX {
+                flush(current, &mut block, &mut global);
+                count += 1;
+            }
+            current = idx;
+        }
+        block.push(Point {
+            tf: postings.term_freq().max(1),
+            fid: fieldnorms.fieldnorm_id(doc),
+        });
+        doc = postings.advance();
+    }
+    if current != u32::MAX {
+        flush(current, &mut block, &mut global);
+        count += 1;
+    }
+    let mut out = Vec::with_capacity(blocks.len() + 24);
+    put_frontier(&mut out, &global);
+    put_varint(&mut out, count);
+    out.extend_from_slice(&blocks);
+    Some(out)
+}
+
+/// The sidecar payload of `segment` (see the module docs).
+pub fn segment_payload(segment: &SegmentReader, schema: &Schema) -> Result<Vec<u8>> {
+    let fields = field_handles(schema);
+    let mut out = segment.segment_id().uuid_string().into_bytes();
+    out.extend_from_slice(&segment.max_doc().to_le_bytes());
+    out.extend_from_slice(&BLOCK_DOCS.to_le_bytes());
+    out.extend_from_slice(&(fields.len() as u32).to_le_bytes());
+    for (name, field) in fields {
+        let inverted = segment.inverted_index(field)?;
+        let fieldnorms = segment.get_fieldnorms_reader(field)?;
+        let (mut ords, mut offsets, mut data) = (Vec::new(), vec![0u64], Vec::new());
+        let mut stream = inverted
+            .terms()
+            .stream()
+            .map_err(tantivy::TantivyError::from)?;
+        while stream.advance() {
+            let info = stream.value().clone();
+            if info.doc_freq < MIN_DOC_FREQ {
+                continue;
+            }
+            let mut postings = inverted
+                .read_postings_from_terminfo(&info, IndexRecordOption::WithFreqs)
+                .map_err(tantivy::TantivyError::from)?;
+            if let Some(d) = term_data(&mut postings, &fieldnorms, info.doc_freq) {
+                ords.push(stream.term_ord());
+                data.extend_from_slice(&d);
+                offsets.push(data.len() as u64);
+            }
+        }
+        out.extend_from_slice(&(name.len() as u32).to_le_bytes());
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(&(inverted.terms().num_terms() as u64).to_le_bytes());
+        out.extend_from_slice(&inverted.total_num_tokens().to_le_bytes());
+        out.extend_from_slice(&(ords.len() as u64).to_le_bytes());
+        for v in ords.iter().chain(&offsets) {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&(data.len() as u64).to_le_bytes());
+        out.extend_from_slice(&data);
+    }
+    Ok(out)
+}
+
+/// What [`write_index_bounds`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BoundsSummary {
+    /// Segments in the index.
+    pub segments: usize,
+    /// Files written (the others were already valid).
+    pub written: usize,
+    /// Stale files removed (of segments no longer in the index).
+    pub removed: usize,
+    /// Total size of the bounds files, in bytes.
+    pub bytes: u64,
+}
+
+/// Writes the sidecar file of every segment of the index in `dir` that
+/// lacks a valid one (each through a temporary file renamed into place),
+/// and removes the files of segments no longer in the index.
+pub fn write_index_bounds(dir: &Path, index: &Index) -> Result<BoundsSummary> {
+    let reader = index
+        .reader_builder()
+        .reload_policy(ReloadPolicy::Manual)
+        .try_into()?;
+    let searcher = reader.searcher();
+    let bdir = dir.join(BOUNDS_DIR);
+    create_private_dir(&bdir)?;
+    let schema = index.schema();
+    let mut summary = BoundsSummary::default();
+    let mut keep = std::collections::HashSet::new();
+    for segment in searcher.segment_readers() {
+        summary.segments += 1;
+        let path = bounds_path(dir, segment);
+        keep.insert(path.clone());
+        if !matches!(SegmentBounds::open(dir, segment, &schema), Ok(Some(_))) {
+            let payload = segment_payload(segment, &schema)?;
+            let bytes = sealed::seal_binary(MAGIC, VERSION, &payload);
+            let tmp = path.with_extension("bmx.tmp");
+            std::fs::write(&tmp, &bytes).map_err(io_err(&tmp))?;
+            std::fs::rename(&tmp, &path).map_err(io_err(&path))?;
+            summary.written += 1;
+        }
+        summary.bytes += std::fs::metadata(&path).map_err(io_err(&path))?.len();
+    }
+    for entry in std::fs::read_dir(&bdir).map_err(io_err(&bdir))? {
+        let path = entry.map_err(io_err(&bdir))?.path();
+        if !keep.contains(&path) {
+            std::fs::remove_file(&path).map_err(io_err(&path))?;
+            summary.removed += 1;
+        }
+    }
+    Ok(summary)
+}
+
+/// Reads the payload of a sidecar file, refusing anything out of place.
+struct Reader<'a> {
+    path: &'a Path,
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn err(&self, what: &'static str, expected: String, found: String) -> Error {
+        Error::Bounds {
+            path: self.path.to_path_buf(),
+            what,
+            expected,
+            found,
+        }
+    }
+
+    fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8]> {
+        let end = self.pos.checked_add(n).filter(|e| *e <= self.bytes.len());
+        let Some(end) = end else {
+            return Err(self.err(
+                what,
+                format!("{n} bytes at payload offset {}", self.pos),
+                format!("{} bytes left", self.bytes.len() - self.pos),
+            ));
+        };
+        let out = &self.bytes[self.pos..end];
+        self.pos = end;
+        Ok(out)
+    }
+
+    fn u32(&mut self, what: &'static str) -> Result<u32> {
+        let b = self.take(4, what)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn u64(&mut self, what: &'static str) -> Result<u64> {
+        let b = self.take(8, what)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_le_bytes(a))
+    }
+
+    fn varint(&mut self, what: &'static str) -> Result<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.take(1, what)?[0];
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(self.err(what, "a varint of at most 10 bytes".into(), "longer".into()))
+    }
+
+    fn frontier(&mut self, out: &mut Vec<Point>) -> Result<()> {
+        let n = self.take(1, "frontier length")?[0];
+        for _ in 0..n {
+            let tf = u32::try_from(self.varint("term frequency")?).unwrap_or(u32::MAX);
+            let fid = self.take(1, "fieldnorm id")?[0];
+            out.push(Point { tf, fid });
+        }
+        Ok(())
+    }
+
+    /// Checks that the next value read with `read` equals `expected`.
+    fn expect<T: PartialEq + std::fmt::Display>(
+        &mut self,
+        what: &'static str,
+        expected: T,
+        read: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<()> {
+        let found = read(self)?;
+        if found != expected {
+            return Err(self.err(what, expected.to_string(), found.to_string()));
+        }
+        Ok(())
+    }
+}
+
+impl SegmentBounds {
+    /// Reads and checks the sidecar file of `segment` in the index
+    /// directory `dir`; `Ok(None)` when there is none. A damaged file, one
+    /// of another version, or one whose fingerprint (segment id, max_doc,
+    /// per-field term and token counts) differs from `segment` is an error.
+    pub fn open(dir: &Path, segment: &SegmentReader, schema: &Schema) -> Result<Option<Self>> {
+        let path = bounds_path(dir, segment);
+        let file = match std::fs::read(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io_err(&path)(e)),
+        };
+        let start = sealed::open_binary(MAGIC, VERSION, &file, "an older bounds file: rebuild it")
+            .map_err(|source| Error::BoundsSeal {
+                path: path.clone(),
+                source,
+            })?;
+        Self::from_payload(&path, &file[start..], segment, schema).map(Some)
+    }
+
+    /// Parses a payload made by [`segment_payload`] (for in-memory
+    /// indexes; `path` only names it in errors), checking it against
+    /// `segment` as [`SegmentBounds::open`] does.
+    pub fn from_payload(
+        path: &Path,
+        payload: &[u8],
+        segment: &SegmentReader,
+        schema: &Schema,
+    ) -> Result<Self> {
+        let mut r = Reader {
+            path,
+            bytes: payload,
+            pos: 0,
+        };
+        let id = segment.segment_id().uuid_string();
+        r.expect("segment id", id.clone(), |r| {
+            Ok(String::from_utf8_lossy(r.take(id.len(), "segment id")?).into_owned())
+        })?;
+        r.expect("max_doc", segment.max_doc(), |r| r.u32("max_doc"))?;
+        r.expect("block size", BLOCK_DOCS, |r| r.u32("block size"))?;
+        let handles = field_handles(schema);
+        r.expect("field count", handles.len() as u32, |r| {
+            r.u32("field count")
+        })?;
+        let mut fields = Vec::with_capacity(handles.len());
+        for (name, field) in handles {
+            let inverted = segment.inverted_index(field)?;
+            r.expect("field name", name.to_string(), |r| {
+                let n = r.u32("field name length")? as usize;
+                Ok(String::from_utf8_lossy(r.take(n, "field name")?).into_owned())
+            })?;
+            let terms = inverted.terms().num_terms() as u64;
+            r.expect("term count", terms, |r| r.u64("term count"))?;
+            let tokens = inverted.total_num_tokens();
+            r.expect("total tokens", tokens, |r| r.u64("total tokens"))?;
+            let n = r.u64("stored terms")?;
+            if n > terms {
+                return Err(r.err("stored terms", format!("<= {terms}"), n.to_string()));
+            }
+            let term_ords = (0..n)
+                .map(|_| r.u64("term ordinal"))
+                .collect::<Result<_>>()?;
+            let offsets: Vec<u64> = (0..=n).map(|_| r.u64("offset")).collect::<Result<_>>()?;
+            let len = r.u64("data length")?;
+            if offsets.windows(2).any(|w| w[0] > w[1]) || offsets.last() != Some(&len) {
+                return Err(r.err("offsets", format!("ascending to {len}"), "not".into()));
+            }
+            let data = r.take(len as usize, "term data")?.to_vec();
+            fields.push(FieldBounds {
+                name: name.to_string(),
+                term_ords,
+                offsets,
+                data,
+            });
+        }
+        let left = payload.len() - r.pos;
+        if left != 0 {
+            return Err(r.err(
+                "end",
+                "the end of the payload".into(),
+                format!("{left} bytes"),
+            ));
+        }
+        Ok(SegmentBounds {
+            path: path.to_path_buf(),
+            fields,
+        })
+    }
+
+    /// The bounds of the term with ordinal `term_ord` in `field`'s term
+    /// dictionary; `None` for a term without bounds (one with fewer than
+    /// [`MIN_DOC_FREQ`] postings, or not in the segment).
+    pub fn term(&self, field: &str, term_ord: u64) -> Result<Option<TermBounds>> {
+        let Some(f) = self.fields.iter().find(|f| f.name == field) else {
+            return Ok(None);
+        };
+        let Ok(i) = f.term_ords.binary_search(&term_ord) else {
+            return Ok(None);
+        };
+        let (start, end) = (f.offsets[i] as usize, f.offsets[i + 1] as usize);
+        let mut r = Reader {
+            path: &self.path,
+            bytes: &f.data[start..end],
+            pos: 0,
+        };
+        let mut t = TermBounds::default();
+        r.frontier(&mut t.global)?;
+        let n = r.varint("block count")?;
+        let mut idx: Option<u32> = None;
+        t.starts.push(0);
+        for _ in 0..n {
+            let delta = u32::try_from(r.varint("block index")?).unwrap_or(u32::MAX);
+            let next = idx.map_or(Some(delta), |i| i.checked_add(delta)?.checked_add(1));
+            let Some(next) = next else {
+                return Err(r.err("block index", "below 2^32".into(), "larger".into()));
+            };
+            idx = Some(next);
+            t.blocks.push(next);
+            r.frontier(&mut t.points)?;
+            t.starts.push(t.points.len() as u32);
+        }
+        Ok(Some(t))
+    }
+}

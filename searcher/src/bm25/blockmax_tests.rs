@@ -1,0 +1,299 @@
+//! Block-max pruning against the scorer without bounds: random k1 (0 to
+//! 3, 0 included), b (0, 1 and between), filters, full, filtered and
+//! global statistics, k of 1, 10 and 1000, on random indexes with skewed
+//! term frequencies and lengths and many ties. Results must be identical:
+//! same documents, same order, same score bits.
+
+use super::tests::{BLOCK_PRUNED_WINDOWS, brute_force, build, query, shard};
+use super::*;
+use crate::stats::{GlobalStats, SubsetStats};
+use proptest::prelude::*;
+use sieve_indexer::bounds::segment_payload;
+use tantivy::Index;
+
+const WORDS: &[&str] = &[
+    "alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta", "omega",
+];
+
+/// A xorshift generator, so one proptest seed makes a whole corpus.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// `n` documents: a third of them one to three words long (many equal
+/// lengths), Zipf-like words ("alpha" in most documents, "theta" rare,
+/// "omega" never), some with a word repeated up to 40 times, a quarter
+/// copies of the previous document (equal scores, ties broken by docid).
+fn corpus(seed: u64, n: usize) -> Vec<(String, String)> {
+    let mut r = Rng(seed | 1);
+    let mut docs: Vec<(String, String)> = Vec::with_capacity(n);
+    for i in 0..n {
+        // Docids are not in insertion order (100003 is prime).
+        let id = format!("x{:06}", (i * 7919) % 100_003);
+        if i > 0 && r.below(4) == 0 {
+            let body = docs[i - 1].1.clone();
+            docs.push((id, body));
+            continue;
+        }
+        let len = if r.below(3) == 0 {
+            1 + r.below(3)
+        } else {
+            3 + r.below(80)
+        };
+        let mut words: Vec<&str> = (0..len)
+            .map(|_| {
+                let z = (r.next() | (1 << 7)).trailing_zeros() as usize;
+                WORDS[z.min(WORDS.len() - 2)]
+            })
+            .collect();
+        if r.below(5) == 0 {
+            let w = WORDS[r.below(WORDS.len() as u64 - 1) as usize];
+            words.extend(std::iter::repeat_n(w, 1 + r.below(40) as usize));
+        }
+        docs.push((id, words.join(" ")));
+    }
+    docs
+}
+
+/// A shard over `index` with the block-max bounds of every segment.
+fn with_bounds(name: &str, index: &Index) -> Shard {
+    let mut s = shard(name, index);
+    let schema = index.schema();
+    let path = std::path::Path::new("in-memory");
+    s.bounds = s
+        .searcher
+        .segment_readers()
+        .iter()
+        .map(|seg| {
+            let payload = segment_payload(seg, &schema).unwrap();
+            Some(Arc::new(
+                SegmentBounds::from_payload(path, &payload, seg, &schema).unwrap(),
+            ))
+        })
+        .collect();
+    s
+}
+
+/// The same shard without bounds: today's scorer.
+fn without_bounds(s: &Shard) -> Shard {
+    Shard {
+        bounds: Vec::new(),
+        ..s.clone()
+    }
+}
+
+/// A random subset keeping about `percent` % of every segment.
+fn random_subset(shards: &[Shard], seed: u64, percent: u64) -> Subset {
+    let mut r = Rng(seed | 1);
+    shards
+        .iter()
+        .map(|s| {
+            s.searcher
+                .segment_readers()
+                .iter()
+                .map(|seg| {
+                    Some(
+                        (0..seg.max_doc())
+                            .filter(|_| r.below(100) < percent)
+                            .collect(),
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn assert_identical(pruned: &[Vec<Hit>], exhaustive: &[Vec<Hit>], what: &str) {
+    assert_eq!(pruned.len(), exhaustive.len());
+    for (p, e) in pruned.iter().zip(exhaustive) {
+        assert_eq!(p.len(), e.len(), "{what}");
+        for (a, b) in p.iter().zip(e) {
+            assert_eq!(a.docid, b.docid, "{what}\npruned {p:?}\nexhaustive {e:?}");
+            assert_eq!(
+                a.score.to_bits(),
+                b.score.to_bits(),
+                "{what}: {a:?} vs {b:?}"
+            );
+        }
+    }
+}
+
+/// How the statistics and filter of a case are chosen.
+#[derive(Debug, Clone, Copy)]
+enum Mode {
+    /// One index, statistics of every document.
+    Full,
+    /// One index, statistics of the documents the filter keeps.
+    Filtered,
+    /// Two shards, statistics summed over both.
+    Global,
+}
+
+/// Runs `queries` with and without bounds and compares every variant.
+#[allow(clippy::too_many_arguments)]
+fn compare(
+    bounded: &[Shard],
+    mode: Mode,
+    subset: Option<&Subset>,
+    params: &[Bm25Params],
+    queries: &[BagOfWords],
+    k: usize,
+) {
+    let plain: Vec<Shard> = bounded.iter().map(without_bounds).collect();
+    for q in queries {
+        let run = |shards: &[Shard]| {
+            let global = GlobalStats::new(shards);
+            let filtered = subset.map(|s| SubsetStats::new(shards, s).unwrap());
+            let stats: &dyn Bm25StatisticsProvider = match (&mode, &filtered) {
+                (Mode::Filtered, Some(f)) => f,
+                _ => &global,
+            };
+            let vs: Vec<Variant<'_>> = params
+                .iter()
+                .map(|&p| Variant {
+                    params: p,
+                    stats,
+                    subset,
+                })
+                .collect();
+            search(shards, TextField::Body, q, &vs, k).unwrap()
+        };
+        let what = format!(
+            "{mode:?} k={k} {params:?} {q:?} filter={}",
+            subset.is_some()
+        );
+        assert_identical(&run(bounded), &run(&plain), &what);
+    }
+}
+
+fn setting(k1_pick: u8, k1: f32, b_pick: u8, b: f32) -> Bm25Params {
+    Bm25Params {
+        k1: if k1_pick == 0 { 0.0 } else { k1 },
+        b: match b_pick {
+            0 => 0.0,
+            1 => 1.0,
+            _ => b,
+        },
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn block_max_equals_exhaustive_for_any_k1_b_filter_and_statistics(
+        seed in any::<u64>(),
+        n in 1500usize..4000,
+        segments in 1usize..3,
+        mode in 0u8..3,
+        k_pick in 0usize..3,
+        settings in proptest::collection::vec((0u8..3, 0.0f32..3.0, 0u8..3, 0.0f32..=1.0), 1..4),
+        filter in proptest::option::of(10u64..95),
+    ) {
+        let docs = corpus(seed, n);
+        let k = [1, 10, 1000][k_pick];
+        let params: Vec<Bm25Params> =
+            settings.iter().map(|&(kp, k1, bp, b)| setting(kp, k1, bp, b)).collect();
+        let mut r = Rng(seed.rotate_left(17) | 1);
+        let queries: Vec<BagOfWords> = (0..4)
+            .map(|_| {
+                let len = 1 + r.below(5) as usize;
+                let text: Vec<&str> =
+                    (0..len).map(|_| WORDS[r.below(WORDS.len() as u64) as usize]).collect();
+                query(&text.join(" "))
+            })
+            .collect();
+        let (mode, indexes) = match mode {
+            0 => (Mode::Full, vec![build(&docs, segments)]),
+            1 => (Mode::Filtered, vec![build(&docs, segments)]),
+            _ => {
+                let cut = n / 3;
+                (Mode::Global, vec![build(&docs[..cut], 1), build(&docs[cut..], segments)])
+            }
+        };
+        let shards: Vec<Shard> =
+            indexes.iter().enumerate().map(|(i, x)| with_bounds(&format!("s{i}"), x)).collect();
+        // The corpus is large enough for bounds to exist.
+        prop_assert!(shards.iter().all(|s| s.segments_without_bounds() == 0));
+        let filter = match mode {
+            Mode::Filtered => Some(filter.unwrap_or(50)),
+            _ => filter,
+        };
+        let subset = filter.map(|p| random_subset(&shards, seed ^ 0x9e37, p));
+        compare(&shards, mode, subset.as_ref(), &params, &queries, k);
+    }
+}
+
+/// A corpus where the first block holds short documents repeating
+/// "alpha", and every later one long documents with one "alpha": once the
+/// top 10 is full of first-block documents, the later blocks' bounds are
+/// below the threshold for every setting, so whole windows are skipped,
+/// and the results still equal brute force and the scorer without bounds.
+#[test]
+fn block_max_skips_windows_and_equals_brute_force() {
+    let docs: Vec<(String, String)> = (0..6000)
+        .map(|i| {
+            let body = if i < 500 {
+                format!(
+                    "alpha alpha alpha beta{}",
+                    if i % 3 == 0 { " gamma" } else { "" }
+                )
+            } else {
+                let filler = "gamma delta eps zeta eta theta ".repeat(6);
+                format!("alpha {filler}{}", if i % 2 == 0 { "beta" } else { "" })
+            };
+            (format!("y{:05}", (i * 7919) % 100_003), body)
+        })
+        .collect();
+    let index = build(&docs, 1);
+    let s = with_bounds("s", &index);
+    let shards = std::slice::from_ref(&s);
+    let before = BLOCK_PRUNED_WINDOWS.with(|n| n.get());
+    let params = [
+        Bm25Params::ANSERINI,
+        Bm25Params { k1: 0.0, b: 0.0 },
+        Bm25Params { k1: 3.0, b: 1.0 },
+    ];
+    for text in ["alpha", "alpha beta", "beta alpha gamma"] {
+        let q = query(text);
+        compare(
+            shards,
+            Mode::Full,
+            None,
+            &params,
+            std::slice::from_ref(&q),
+            10,
+        );
+        for p in params {
+            let ours = run(shards, &q, p, 10);
+            let want = brute_force(&docs, &|_| true, &q, p, 10);
+            assert_identical(&[ours], &[want], text);
+        }
+    }
+    assert!(
+        BLOCK_PRUNED_WINDOWS.with(|n| n.get()) > before,
+        "no window was skipped: the test does not exercise block-max bounds"
+    );
+}
+
+fn run(shards: &[Shard], q: &BagOfWords, params: Bm25Params, k: usize) -> Vec<Hit> {
+    let stats = GlobalStats::new(shards);
+    let v = Variant {
+        params,
+        stats: &stats,
+        subset: None,
+    };
+    search(shards, TextField::Body, q, &[v], k)
+        .unwrap()
+        .remove(0)
+}
