@@ -43,6 +43,7 @@ seeds_of() {
         html_extract) echo tests/data/html ;;
         stats_tsv) echo tests/data/report ;;
         spam_reader) echo tests/data/spam ;;
+        index_json) echo fuzz/seeds/index_json ;;
     esac
 }
 
