@@ -4,8 +4,8 @@
 #[macro_use]
 mod util;
 
-mod classic;
 mod bounds;
+mod classic;
 mod conventions;
 mod determinism;
 mod eval_cli;
