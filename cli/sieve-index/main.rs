@@ -286,11 +286,9 @@ fn build_options(a: &BuildArgs, threads: usize, resume: bool) -> anyhow::Result<
         opts.set_filter_file(f)?;
     }
     if !a.spam.is_empty() {
-        let tmp = tempfile::tempdir().context("temporary directory for sorting spam scores")?;
         // In the temporary directory: nothing is written beside the index
         // before the build holds its lock.
-        let map_path = tmp.path().join("spam.fst");
-        let st = opts.set_spam_files(&a.spam, &map_path, tmp.path())?;
+        let st = opts.set_spam_files_in_temp(&a.spam)?;
         eprintln!(
             "spam scores: {} lines read, {} distinct docids{}",
             st.lines,
