@@ -72,8 +72,29 @@ def _int(name: str, v: Any) -> int:
     return int(v)
 
 
+def _check_utf8(qids: List[str], queries: List[str]) -> None:
+    """Refuses a qid or query that cannot be UTF-8 (a lone surrogate)."""
+    for qid, q in zip(qids, queries):
+        for what, s in (("qid", qid), ("query", q)):
+            try:
+                s.encode("utf-8")
+            except UnicodeEncodeError as e:
+                raise ParameterError(
+                    f"invalid topics: the {what} of topic {qid!r} is not valid UTF-8 "
+                    f"({e.reason} at character {e.start})",
+                    kind="InvalidUtf8",
+                    offset=e.start,
+                ) from None
+
+
 def _topics_args(topics: Topics) -> Tuple[Optional[str], Optional[pd.DataFrame], List[str], List[str]]:
     """(topic file, topics frame, qids, queries) for the extension."""
+    path, frame, qids, queries = _topics_args_unchecked(topics)
+    _check_utf8(qids, queries)
+    return path, frame, qids, queries
+
+
+def _topics_args_unchecked(topics: Topics) -> Tuple[Optional[str], Optional[pd.DataFrame], List[str], List[str]]:
     if isinstance(topics, os.PathLike):
         return os.fspath(topics), None, [], []
     if isinstance(topics, pd.DataFrame):
@@ -102,6 +123,7 @@ def _topics_args(topics: Topics) -> Tuple[Optional[str], Optional[pd.DataFrame],
                 found=repr(type(topics)),
             )
         qids = [str(i + 1) for i in range(len(queries))]
+    _check_utf8(qids, queries)
     frame = pd.DataFrame({"qid": qids, "query": queries})
     return None, frame, qids, queries
 

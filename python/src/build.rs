@@ -15,7 +15,7 @@ use sieve_indexer::charset::CharsetMode;
 use sieve_indexer::exit::ExitStatus;
 use sieve_indexer::options::{BuildOptions, DocTimeout, Progress, check_threads, default_threads};
 
-use crate::errors::{IntoPy, parameter};
+use crate::errors::{IntoPy, catch_panic, panicked, parameter};
 
 /// What the progress callable last saw, and when.
 struct State {
@@ -186,11 +186,7 @@ pub fn build_index(
             opts.set_filter_file(f)?;
         }
         if !spam.is_empty() {
-            let st = opts.set_spam_files_in_temp(&spam)?;
-            notes.push(format!(
-                "spam scores: {} lines read, {} distinct docids",
-                st.lines, st.docids
-            ));
+            opts.set_spam_files_in_temp(&spam)?;
         }
         Ok((opts, notes))
     });
@@ -208,7 +204,10 @@ pub fn build_index(
         }),
         error: Mutex::new(None),
     };
-    let stats = py.detach(|| build(&opts, &progress)).py_err()?;
+    let stats = py
+        .detach(|| catch_panic(|| build(&opts, &progress)))
+        .map_err(|m| panicked("building", m, false))?
+        .py_err()?;
     progress.report(true);
     if let Ok(mut e) = progress.error.lock()
         && let Some(e) = e.take()
@@ -217,7 +216,9 @@ pub fn build_index(
             "the progress callable raised {e}; it was not called again"
         ));
     }
-    if let Some(unscored) = stats.spam_without_doc {
+    if let Some(unscored) = stats.spam_without_doc
+        && (unscored > 0 || stats.totals.indexed > stats.totals.spam_scored)
+    {
         notes.push(format!(
             "spam coverage: {} indexed docs without a score, {} scores without an indexed doc",
             stats.totals.indexed - stats.totals.spam_scored,

@@ -25,6 +25,8 @@ pub enum Class {
     Input,
     /// A directory sieve will not write into.
     Refused,
+    /// Anything else (a panic outside a search: a bug).
+    Internal,
 }
 
 impl Class {
@@ -35,6 +37,7 @@ impl Class {
             Class::BadIndex => "BadIndexError",
             Class::Input => "InputError",
             Class::Refused => "RefusedError",
+            Class::Internal => "SieveError",
         }
     }
 }
@@ -140,7 +143,10 @@ fn indexer(e: &sieve_indexer::Error, ev: Evidence) -> (Class, Evidence) {
         E::ReadAt { path, offset, .. } => {
             (Class::Input, ev.kind("ReadAt").path(path).offset(*offset))
         }
-        E::Input { path, .. } => (Class::Data, ev.kind("Input").path(path)),
+        // A path that exists was read and refused (a damaged sieve file);
+        // one that does not is missing (or a pattern matching nothing).
+        E::Input { path, .. } if path.exists() => (Class::Data, ev.kind("Input").path(path)),
+        E::Input { path, .. } => (Class::Input, ev.kind("Input").path(path)),
         E::NotAnIndex { path, .. } => (Class::BadIndex, ev.kind("NotAnIndex").path(path)),
         E::Schema { expected, .. } => (Class::BadIndex, ev.kind("Schema").expected(expected)),
         E::Tantivy(_) => (Class::BadIndex, ev.kind("Tantivy")),
@@ -291,6 +297,18 @@ pub fn from_searcher(e: sieve_searcher::Error) -> PyErr {
     Python::attach(|py| make(py, class, error_chain(&e), ev))
 }
 
+/// A searcher error met while opening an index, as a [`Class::BadIndex`]
+/// exception (whatever its kind: a missing directory, a damaged file in it).
+pub fn bad_index(e: sieve_searcher::Error) -> PyErr {
+    let (class, ev) = searcher(&e, Evidence::default());
+    let class = if class == Class::Parameter {
+        class
+    } else {
+        Class::BadIndex
+    };
+    Python::attach(|py| make(py, class, error_chain(&e), ev))
+}
+
 /// An indexer error as a Python exception.
 pub fn from_indexer(e: sieve_indexer::Error) -> PyErr {
     let (class, ev) = indexer(&e, Evidence::default());
@@ -310,6 +328,37 @@ pub fn parameter(name: &str, expected: &str, got: impl std::fmt::Display) -> PyE
 /// Data refused by the binding itself (a DataFrame column, a row).
 pub fn data(kind: &str, message: String) -> PyErr {
     Python::attach(|py| make(py, Class::Data, message, Evidence::default().kind(kind)))
+}
+
+/// Runs `f`, catching a panic (in it or in the worker threads it uses):
+/// `Err` with the panic's message. The binding turns it into an exception
+/// instead of letting PyO3 raise a `PanicException`, which is not an
+/// `Exception` and so escapes `except Exception`.
+pub fn catch_panic<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(no message)".into())
+    })
+}
+
+/// A panic caught by [`catch_panic`] while `what`: a [`Class::BadIndex`]
+/// exception when an index was being read (a damaged index file is the
+/// likely cause), else the base class.
+pub fn panicked(what: &str, message: String, reading_index: bool) -> PyErr {
+    let (class, cause) = if reading_index {
+        (
+            Class::BadIndex,
+            "the index may be damaged, or this is a bug",
+        )
+    } else {
+        (Class::Internal, "this is a bug")
+    };
+    let ev = Evidence::default().kind("Panic");
+    let message = format!("{what}: sieve panicked ({cause}): {message}");
+    Python::attach(|py| make(py, class, message, ev))
 }
 
 /// Extension trait: `.py()?` on library results.

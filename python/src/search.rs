@@ -24,7 +24,7 @@ use sieve_searcher::runspec::{PlannedRun, RunSpec, SelectionSpec};
 use sieve_searcher::topics::{Topic, TopicField, read_topics};
 use sieve_searcher::twostage;
 
-use crate::errors::{IntoPy, parameter};
+use crate::errors::{IntoPy, catch_panic, panicked, parameter};
 
 /// Opened indexes: the shards of one collection, searched with the BM25
 /// statistics summed over them.
@@ -219,7 +219,11 @@ impl NativeIndex {
         if paths.is_empty() {
             return Err(parameter("index", "at least one index directory", "none"));
         }
-        let (shards, config) = py.detach(|| open_shards(&paths)).py_err()?;
+        let what = || format!("opening {}", paths[0].display());
+        let (shards, config) = py
+            .detach(|| catch_panic(|| open_shards(&paths)))
+            .map_err(|m| panicked(&what(), m, true))?
+            .map_err(crate::errors::bad_index)?;
         Ok(NativeIndex { shards, config })
     }
 
@@ -362,20 +366,23 @@ impl NativeIndex {
         let topic_field = req.topic_field;
         let max_terms = req.max_query_terms;
         let (topics, notes, runs, results, selection_names) = py
-            .detach(|| -> sieve_searcher::Result<_> {
-                let topics = topics_of(topics_path, qids, queries)?;
-                let notes: Vec<String> = query_notes(
-                    &EnglishAnalyzer::new(self.config),
-                    &topics,
-                    topic_field,
-                    max_terms,
-                )
-                .iter()
-                .map(ToString::to_string)
-                .collect();
-                let (runs, results, names) = self.run(req, &topics, threads)?;
-                Ok((topics, notes, runs, results, names))
+            .detach(|| {
+                catch_panic(|| -> sieve_searcher::Result<_> {
+                    let topics = topics_of(topics_path, qids, queries)?;
+                    let notes: Vec<String> = query_notes(
+                        &EnglishAnalyzer::new(self.config),
+                        &topics,
+                        topic_field,
+                        max_terms,
+                    )
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect();
+                    let (runs, results, names) = self.run(req, &topics, threads)?;
+                    Ok((topics, notes, runs, results, names))
+                })
             })
+            .map_err(|m| panicked("searching", m, true))?
             .py_err()?;
         let out = PyList::empty(py);
         for (run, res) in runs.iter().zip(&results) {
@@ -443,18 +450,21 @@ impl NativeIndex {
         }
         let topic_field = parse_field(topic_field)?;
         let field = parse_search_field(search_field)?;
-        py.detach(|| -> sieve_searcher::Result<String> {
-            let topics = topics_of(topics_path, qids, queries)?;
-            let stats = twostage::gather_stats(
-                &self.shards,
-                self.config,
-                &topics,
-                topic_field,
-                field,
-                max_query_terms as usize,
-            )?;
-            Ok(stats.to_json())
+        py.detach(|| {
+            catch_panic(|| -> sieve_searcher::Result<String> {
+                let topics = topics_of(topics_path, qids, queries)?;
+                let stats = twostage::gather_stats(
+                    &self.shards,
+                    self.config,
+                    &topics,
+                    topic_field,
+                    field,
+                    max_query_terms as usize,
+                )?;
+                Ok(stats.to_json())
+            })
         })
+        .map_err(|m| panicked("gathering statistics", m, true))?
         .py_err()
     }
 }
