@@ -507,9 +507,9 @@ def write_run(results: pd.DataFrame, path: PathLike, tag: str = "sieve", sort: b
         )
     _native.write_run_file(
         os.fspath(path),
-        [str(q) for q in df["qid"]],
-        [str(d) for d in df["docno"]],
-        np.asarray(df["score"], dtype=np.float64).tolist(),
+        _frames.str_column(df["qid"], "qid"),
+        _frames.str_column(df["docno"], "docno"),
+        _frames.float_column(df["score"]),
         tag=tag,
     )
 
@@ -535,8 +535,8 @@ def _qrels_arg(qrels: QrelsLike) -> Any:
                 kind="InvalidParameter", expected="integer labels", found=str(labels.dtype),
             )
         return (
-            [str(q) for q in qrels["qid"]],
-            [str(d) for d in qrels["docno"]],
+            _frames.str_column(qrels["qid"], "qid"),
+            _frames.str_column(qrels["docno"], "docno"),
             [int(x) for x in labels],
         )
     return os.fspath(qrels)
@@ -553,9 +553,9 @@ def _run_arg(run: RunLike, name: Optional[str] = None) -> Any:
         if name is None:
             name = run.attrs.get("name") or (str(run["name"].iloc[0]) if "name" in run.columns and len(run) else "DataFrame")
         return (
-            [str(q) for q in run["qid"]],
-            [str(d) for d in run["docno"]],
-            np.asarray(run["score"], dtype=np.float64).tolist(),
+            _frames.str_column(run["qid"], "qid"),
+            _frames.str_column(run["docno"], "docno"),
+            _frames.float_column(run["score"]),
             str(name),
         )
     return os.fspath(run)

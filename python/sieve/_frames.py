@@ -70,3 +70,41 @@ def results_frame(topics: pd.DataFrame, run: Sequence[Any]) -> pd.DataFrame:
     out["rank"] = int64s(rank)
     out["score"] = float64s(score)
     return out
+
+
+def str_column(col: pd.Series, what: str) -> Union[list, Tuple[bytes, bytes]]:
+    """A string column for the extension: an Arrow ``large_string`` array's
+    offsets and bytes when pyarrow is there (no Python object per row for
+    an Arrow-backed column), else a list of ``str``. Non-string columns
+    (integer qids) are turned into strings first; a missing value is
+    refused."""
+    from ._errors import ParameterError
+
+    if col.isna().any():
+        raise ParameterError(
+            f"invalid {what}: the column has missing values", kind="InvalidParameter",
+            expected="a string in every row", found="a missing value",
+        )
+    if not (pd.api.types.is_string_dtype(col) or pd.api.types.is_object_dtype(col)):
+        col = col.astype(str)
+    if _pa is None:
+        return [str(x) for x in col]
+    try:
+        arr = _pa.array(col, type=_pa.large_string(), from_pandas=True)
+    except (_pa.ArrowInvalid, _pa.ArrowTypeError):
+        arr = _pa.array([str(x) for x in col], type=_pa.large_string())
+    if isinstance(arr, _pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    _validity, offsets, data = arr.buffers()
+    n = len(arr)
+    if n == 0 or offsets is None:
+        return (np.zeros(1, dtype="<i8").tobytes(), b"")
+    offs = np.frombuffer(offsets, dtype="<i8", count=n + 1, offset=8 * arr.offset)
+    start, end = int(offs[0]), int(offs[-1])
+    raw = data.to_pybytes() if data is not None else b""
+    return ((offs - start).astype("<i8").tobytes(), raw[start:end])
+
+
+def float_column(col: pd.Series) -> bytes:
+    """A ``float64`` column as a little-endian buffer."""
+    return np.ascontiguousarray(np.asarray(col, dtype="<f8")).tobytes()

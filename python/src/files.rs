@@ -22,6 +22,7 @@ use sieve_searcher::qrels::{Qrels, read_qrels};
 use sieve_searcher::run::{Duplicates, Run, RunBuilder, RunWriter, read_run};
 use sieve_searcher::topics::{TopicField, read_topics};
 
+use crate::columns::{F64Column, StrColumn};
 use crate::errors::{IntoPy, data, parameter};
 
 /// Reads a topic file (format detected); returns `(format, ids, queries,
@@ -125,11 +126,12 @@ fn dups(dedup: bool) -> Duplicates {
 pub fn write_run_file(
     py: Python<'_>,
     path: PathBuf,
-    qids: Vec<String>,
-    docnos: Vec<String>,
-    scores: Vec<f64>,
+    qids: StrColumn,
+    docnos: StrColumn,
+    scores: F64Column,
     tag: String,
 ) -> PyResult<()> {
+    let scores = scores.0;
     if qids.len() != docnos.len() || qids.len() != scores.len() {
         return Err(parameter(
             "run columns",
@@ -145,14 +147,12 @@ pub fn write_run_file(
         let mut w = RunWriter::new(BufWriter::new(file.py_err()?), &tag).py_err()?;
         let mut start = 0;
         let mut hits: Vec<(&str, f32)> = Vec::new();
-        while start < qids.len() {
-            let qid = &qids[start];
-            let end = qids[start..]
-                .iter()
-                .position(|q| q != qid)
-                .map_or(qids.len(), |n| start + n);
+        let n = qids.len();
+        while start < n {
+            let qid = qids.get(start);
+            let end = (start..n).find(|&i| qids.get(i) != qid).unwrap_or(n);
             hits.clear();
-            hits.extend((start..end).map(|i| (docnos[i].as_str(), scores[i] as f32)));
+            hits.extend((start..end).map(|i| (docnos.get(i), scores[i] as f32)));
             w.write_topic(qid, &hits).map_err(|e| match e {
                 sieve_searcher::Error::TopicWrittenTwice { qid } => data(
                     "TopicWrittenTwice",
@@ -176,7 +176,7 @@ pub enum QrelsArg {
     /// A qrels file.
     Path(PathBuf),
     /// A DataFrame's columns.
-    Columns(Vec<String>, Vec<String>, Vec<i64>),
+    Columns(StrColumn, StrColumn, Vec<i64>),
 }
 
 /// A run from a path, or from columns (`qid`, `docno`, `score`, name).
@@ -185,7 +185,7 @@ pub enum RunArg {
     /// A run file.
     Path(PathBuf),
     /// A DataFrame's columns and the run's name.
-    Columns(Vec<String>, Vec<String>, Vec<f64>, String),
+    Columns(StrColumn, StrColumn, F64Column, String),
 }
 
 const DATAFRAME: &str = "<DataFrame>";
@@ -196,12 +196,20 @@ fn qrels_of(q: &QrelsArg) -> PyResult<Qrels> {
         QrelsArg::Columns(qids, docnos, labels) => {
             let mut qrels = Qrels::default();
             let mut rows: HashMap<(&str, &str), usize> = HashMap::new();
-            for (i, ((q, d), &l)) in qids.iter().zip(docnos).zip(labels).enumerate() {
+            if qids.len() != docnos.len() || qids.len() != labels.len() {
+                return Err(parameter(
+                    "qrels columns",
+                    "of the same length",
+                    "different lengths",
+                ));
+            }
+            for (i, &l) in labels.iter().enumerate() {
+                let (q, d) = (qids.get(i), docnos.get(i));
                 if let Some(first) = rows.insert((q, d), i + 1) {
                     return Err(crate::errors::from_searcher(
                         sieve_searcher::Error::DuplicateJudgment {
-                            qid: q.clone(),
-                            docno: d.clone(),
+                            qid: q.to_string(),
+                            docno: d.to_string(),
                             first_line: first,
                             line: i + 1,
                         },
@@ -219,9 +227,17 @@ fn run_of(r: &RunArg, dedup: bool) -> PyResult<(Run, PathBuf)> {
     match r {
         RunArg::Path(p) => Ok((read_run(p, dups(dedup)).py_err()?, p.clone())),
         RunArg::Columns(qids, docnos, scores, name) => {
+            let scores = &scores.0;
+            if qids.len() != docnos.len() || qids.len() != scores.len() {
+                return Err(parameter(
+                    "run columns",
+                    "of the same length",
+                    "different lengths",
+                ));
+            }
             let mut b = RunBuilder::new(dups(dedup));
-            for (i, ((q, d), &s)) in qids.iter().zip(docnos).zip(scores).enumerate() {
-                b.add(q, d, s, name, i + 1).py_err()?;
+            for (i, &s) in scores.iter().enumerate() {
+                b.add(qids.get(i), docnos.get(i), s, name, i + 1).py_err()?;
             }
             Ok((b.finish(), PathBuf::from(name)))
         }

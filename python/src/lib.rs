@@ -3,12 +3,14 @@
 //! subprocess). The Python side (`python/sieve/`) turns what it returns
 //! into pandas DataFrames and raises the exceptions of `sieve._errors`.
 //!
-//! Modules, bottom up: [`errors`] (library errors to Python exceptions),
+//! Modules, bottom up: [`errors`], [`columns`] (string and number columns
+//! from Python without an object per row) (library errors to Python exceptions),
 //! [`search`] (opening indexes, searching, global statistics), [`build`]
 //! (building an index with progress), [`files`] (topics, qrels, runs,
 //! evaluation, comparison), [`utf8`] (the cleaner).
 
 mod build;
+mod columns;
 mod errors;
 mod files;
 mod search;
