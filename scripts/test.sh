@@ -20,6 +20,7 @@ step "Python package: the extension built into .venv (maturin, dev profile), the
 # pyo3 and the extension itself are compiled again.
 PATH="$PWD/.venv/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev --locked" \
   .venv/bin/python -m pip install --quiet --no-build-isolation --no-deps --disable-pip-version-check ./python
-SIEVE_BIN_DIR="$PWD/target/debug" .venv/bin/python -m pytest python/tests -q -p no:cacheprovider
+SIEVE_BIN_DIR="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug" \
+  .venv/bin/python -m pytest python/tests -q -p no:cacheprovider
 step "fuzz targets build"
 cargo build --manifest-path fuzz/Cargo.toml --target-dir target/fuzz --bins

@@ -145,9 +145,9 @@ def in_background(fn):
 
 def test_the_gil_is_released_while_searching(cacm):
     topics = sieve.read_topics(CACM_TOPICS)
-    many = pd.concat([topics.assign(qid=topics.qid + f"_{i}") for i in range(8)], ignore_index=True)
+    many = pd.concat([topics.assign(qid=topics.qid + f"_{i}") for i in range(16)], ignore_index=True)
     res, during, alone = in_background(
-        lambda: cacm.runs(many, k1=[0.5, 0.9, 1.2, 1.5], b=[0.3, 0.75], num_results=100, threads=1)
+        lambda: cacm.runs(many, k1=[0.5, 0.9, 1.2, 1.5], b=[0.3, 0.75], num_results=1, threads=1)
     )
     assert len(res) == 8
     # With the GIL held while searching, this thread would barely run.
