@@ -21,7 +21,7 @@ enough). ``Retriever`` searches with sieve's BM25 exactly as
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from typing import Optional, Sequence, Union
 
 import pandas as pd
 import pyterrier as pt

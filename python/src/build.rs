@@ -169,7 +169,7 @@ pub fn build_index(
         opts.crawl.max_decompression_ratio = max_decompression_ratio;
         opts.html.max_depth = max_html_depth;
         opts.html.max_text_bytes = max_text_bytes;
-        opts.max_doc_time = (max_doc_ms > 0).then(|| Duration::from_millis(max_doc_ms));
+        opts.set_max_doc_ms(max_doc_ms);
         opts.doc_timeout = doc_timeout;
         opts.quarantine = quarantine;
         opts.analyzer = AnalyzerConfig {
@@ -181,7 +181,7 @@ pub fn build_index(
             },
         };
         opts.resume = resume;
-        opts.writer_heap = writer_mb.max(15) << 20;
+        opts.set_writer_mb(writer_mb);
         if let Some(f) = &filter {
             opts.set_filter_file(f)?;
         }

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import sieve
-from conftest import CACM_QRELS, CACM_TOPICS
+from conftest import CACM_QRELS
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pytest
 
 import sieve
 from conftest import CACM_QRELS, CACM_TOPICS, cli, cli_eval_json
