@@ -54,3 +54,12 @@ def test_a_file_is_counted_as_sieve_filter_counts_it(tmp_path):
 def test_not_bytes_is_refused():
     with pytest.raises(sieve.ParameterError):
         sieve.clean_utf8("text")  # type: ignore[arg-type]
+
+
+def test_the_gil_is_released_while_cleaning():
+    from test_search import in_background
+
+    data = (b"ok \xed\xa0\x80 \xc1\x81 \xff" * 4_000_000)  # 44 MB, every sequence on the exact path
+    (out, counts), during, alone = in_background(lambda: sieve.clean_utf8(data))
+    assert len(out) == len(data) and counts["surrogate"] == 4_000_000
+    assert during > 0.5 * alone, (during, alone)
