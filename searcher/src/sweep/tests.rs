@@ -127,5 +127,5 @@ fn nonsense_is_refused() {
     let e = spec(vec![spam(&many)], false, &[0.9, 1.0, 1.1, 1.2, 1.3], &[0.4])
         .plan()
         .unwrap_err();
-    assert!(e.to_string().contains("505 settings"), "{e}");
+    assert!(e.to_string().contains("510 settings"), "{e}");
 }
