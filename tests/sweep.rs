@@ -580,3 +580,13 @@ pub fn render(svg: &str) -> (f64, (u32, u32)) {
         (size.width(), size.height()),
     )
 }
+
+sieve_test!(readme_sweep_sample_is_well_formed_and_not_blank, |_dir| {
+    // The README's figure (docs/sweep-sample.svg, the demo's sweep).
+    let svg = std::fs::read_to_string(repo_root().join("docs/sweep-sample.svg")).unwrap();
+    assert_offline(&svg);
+    assert_eq!(svg.matches("<g class=\"panel\"").count(), 4);
+    let (ink, size) = render(&svg);
+    assert!(ink > 0.02, "{ink}");
+    assert_eq!(size, (1000, 780));
+});

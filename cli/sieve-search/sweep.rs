@@ -69,7 +69,7 @@ pub struct SweepArgs {
     tag: String,
     /// Which documents BM25's collection statistics count in a filtered
     /// run: full (every indexed document) or filtered (only the kept ones).
-    #[arg(long = "collection-stats", alias = "stats", default_value = "full")]
+    #[arg(long = "collection-stats", default_value = "full")]
     stats: StatsArg,
     /// Comma-separated measures, named as `eval` prints them (default:
     /// what `eval` prints without -m).
