@@ -42,7 +42,7 @@
 //!
 //! Topics are searched in groups (in parallel within a group); each
 //! group's hits are written to the run files (when asked for), evaluated
-//! and dropped, so memory holds one group's hits, not the whole sweep's:
+//! (as `eval` reads the run file: [`Run::from_ranked`]) and dropped, so memory holds one group's hits, not the whole sweep's:
 //! what stays is, per setting and topic, the evaluation and the first ten
 //! docids (for the HTML page).
 
@@ -70,7 +70,7 @@ use crate::eval::{EvalOptions, Evaluation, Measure, evaluate, nothing_retrieved}
 use crate::paired::{Paired, holm, paired};
 use crate::qrels::Qrels;
 use crate::queries::analyse_topics;
-use crate::run::{Duplicates, RunWriter, parse_run};
+use crate::run::{Run, RunWriter};
 use crate::topics::{Topic, TopicField};
 use crate::{Error, Result};
 
@@ -402,17 +402,14 @@ pub fn run(
     let group = (rayon::current_num_threads() * 4).max(16);
     let mut done = 0;
     for chunk in queries.chunks(group) {
-        let results: Vec<Vec<Vec<Hit>>> = chunk
+        let mut results: Vec<Vec<Vec<Hit>>> = chunk
             .par_iter()
             .map(|(_, q)| prepared.search(q))
             .collect::<Result<_>>()?;
         for (s, setting) in plan.settings.iter().enumerate() {
-            let mut w = RunWriter::new(Vec::new(), &setting.tag)?;
-            for ((qid, _), per_variant) in chunk.iter().zip(&results) {
-                let hits = &per_variant[s];
-                let pairs: Vec<(&str, f32)> =
-                    hits.iter().map(|h| (h.docid.as_str(), h.score)).collect();
-                w.write_topic(qid, &pairs)?;
+            let mut ranked: Vec<(String, Vec<(String, f32)>)> = Vec::with_capacity(chunk.len());
+            for ((qid, _), per_variant) in chunk.iter().zip(results.iter_mut()) {
+                let hits = std::mem::take(&mut per_variant[s]);
                 if !hits.is_empty() {
                     top_docs[s].insert(
                         qid.clone(),
@@ -422,10 +419,20 @@ pub fn run(
                             .collect(),
                     );
                 }
+                ranked.push((
+                    qid.clone(),
+                    hits.into_iter().map(|h| (h.docid, h.score)).collect(),
+                ));
             }
-            let bytes = w.finish()?;
-            writers.write(s, &bytes)?;
-            let part = parse_run(&bytes, Duplicates::Error)?;
+            if writers.active() {
+                let mut w = RunWriter::new(Vec::new(), &setting.tag)?;
+                for (qid, hits) in &ranked {
+                    w.write_topic(qid, hits)?;
+                }
+                writers.write(s, &w.finish()?)?;
+            }
+            // Evaluated as `eval` reads the run file, without the text.
+            let part = Run::from_ranked(&setting.tag, ranked)?;
             if part.num_topics() == 0 {
                 continue;
             }
@@ -489,6 +496,10 @@ impl RunFileSet {
             out.push((std::io::BufWriter::new(f), tmp, path));
         }
         Ok(RunFileSet { files: out })
+    }
+
+    fn active(&self) -> bool {
+        !self.files.is_empty()
     }
 
     fn write(&mut self, setting: usize, bytes: &[u8]) -> Result<()> {
