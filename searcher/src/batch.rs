@@ -24,6 +24,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use roaring::RoaringBitmap;
 use sieve_filters::docfilter::{DocFilter, Thresholds};
+use sieve_filters::utf8::Utf8Counts;
 use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
 use sieve_indexer::bounds::SegmentBounds;
 use sieve_indexer::index::open_index;
@@ -142,6 +143,12 @@ pub fn select_all(shards: &[Shard], sels: &[DocSelection]) -> Result<Vec<Subset>
         return Ok(subsets);
     }
     let need_docids = sels.iter().any(|s| s.filter.is_some());
+    let need_spam = sels
+        .iter()
+        .any(|s| s.thresholds.min_spam_percentile.is_some());
+    let need_rates = sels
+        .iter()
+        .any(|s| !s.thresholds.max_rate_per_kb.is_empty());
     for shard in shards {
         let segments = shard.searcher.segment_readers();
         let mut per_sel: Vec<Vec<Option<RoaringBitmap>>> = sels
@@ -159,7 +166,13 @@ pub fn select_all(shards: &[Shard], sels: &[DocSelection]) -> Result<Vec<Subset>
                 sels.iter().map(|_| RoaringBitmap::new()).collect();
             let mut buf = String::new();
             for doc in 0..seg.max_doc() {
-                let (spam, counts, bytes) = (cols.spam(doc), cols.counts(doc), cols.bytes(doc));
+                // Only the columns some rule reads (a spam sweep reads one).
+                let spam = if need_spam { cols.spam(doc) } else { None };
+                let (counts, bytes) = if need_rates {
+                    (cols.counts(doc), cols.bytes(doc))
+                } else {
+                    (Utf8Counts::default(), 0)
+                };
                 let mut docid_read = false;
                 for (sel, bitmap) in sels.iter().zip(bitmaps.iter_mut()) {
                     let mut keep = sel.thresholds.keeps(spam, &counts, bytes);
