@@ -208,8 +208,17 @@ impl Ticks {
             .map(|m| m * mag)
             .find(|&s| s >= raw * (1.0 - 1e-9))
             .unwrap_or(10.0 * mag);
-        let lo = (min / step * (1.0 + 1e-12) - 1e-9).floor() * step;
-        let hi = (max / step * (1.0 - 1e-12) + 1e-9).ceil() * step;
+        // A bound within rounding of a multiple of the step is that multiple.
+        let snap = |x: f64, out: fn(f64) -> f64| {
+            let k = (x / step).round();
+            if (x - k * step).abs() <= 1e-9 * step {
+                k * step
+            } else {
+                out(x / step) * step
+            }
+        };
+        let lo = snap(min, f64::floor);
+        let hi = snap(max, f64::ceil);
         Ticks { lo, hi, step }
     }
 
@@ -260,7 +269,7 @@ mod tests {
         assert_eq!(t.label(0.2), "0.2");
         let t = Ticks::new(-0.031, 0.012, 4);
         assert!(t.lo <= -0.031 && t.hi >= 0.012, "{t:?}");
-        assert_eq!(t.step, 0.01);
+        assert_eq!(t.step, 0.02);
         assert_eq!(t.label(-0.0), "0.00");
         for (lo, hi) in [
             (0.25, 0.25),
