@@ -13,6 +13,12 @@
       cut at MAXDOCS[qid] (a JSON object, trec_eval -M) in trec_eval's order
       (score as float32 descending, docno descending); gdeval on GDQRELS/GDRUN.
   eval_oracle.py ttest A,B,..  X,Y,..  -> JSON {"t": t, "p": p} from scipy.stats.ttest_rel(B, A)
+  eval_oracle.py paired CASES.json -> JSON {"pairs": [{"t", "p", "lo", "hi"}], "holm": [[p~ or null]]}
+      for CASES = {"pairs": [{"a": [...], "b": [...]}], "families": [[p or null, ...]]}:
+      scipy.stats.ttest_rel(b, a) with its confidence_interval(0.95) per pair (NaN -> null,
+      +-inf -> "inf"/"-inf"), and Holm-adjusted p-values per family. scipy has no Holm
+      correction: it is computed here with numpy as statsmodels' multipletests(method="holm")
+      does (sort, multiply by m..1, running maximum, clip at 1); null p-values are left out.
 """
 import json
 import pkgutil
@@ -60,6 +66,41 @@ def gdeval(qrels_path, run_path):
     return res
 
 
+def paired(cases):
+    import warnings
+    import math
+    import numpy as np
+    from scipy.stats import ttest_rel
+
+    def num(x):
+        x = float(x)
+        if math.isnan(x):
+            return None
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        return x
+
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for c in cases["pairs"]:
+            r = ttest_rel(c["b"], c["a"])
+            ci = r.confidence_interval(0.95)
+            out.append({"t": num(r.statistic), "p": num(r.pvalue), "lo": num(ci.low), "hi": num(ci.high)})
+    holm = []
+    for fam in cases["families"]:
+        idx = [i for i, p in enumerate(fam) if p is not None]
+        p = np.array([fam[i] for i in idx], dtype=float)
+        m = len(p)
+        order = np.argsort(p, kind="mergesort")
+        adj = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+        res = [None] * len(fam)
+        for k, o in enumerate(order):
+            res[idx[o]] = float(adj[k])
+        holm.append(res)
+    return {"pairs": out, "holm": holm}
+
+
 def main():
     if sys.argv[1] == "eval":
         q, r = sys.argv[2], sys.argv[3]
@@ -75,6 +116,10 @@ def main():
         b = [float(x) for x in sys.argv[3].split(",")]
         res = ttest_rel(b, a)
         print(json.dumps({"t": float(res.statistic), "p": float(res.pvalue)}))
+    elif sys.argv[1] == "paired":
+        with open(sys.argv[2]) as f:
+            cases = json.load(f)
+        print(json.dumps(paired(cases)))
     else:
         sys.exit(f"unknown mode {sys.argv[1]}")
 

@@ -130,8 +130,27 @@ sieve_test!(help_shows_one_name_per_concept, |dir| {
         (
             "sieve-search",
             &["compare"],
-            &["P_10", "--measure"],
+            &["P_10", "--measure", "--html", "--index"],
             &["P@10"],
+        ),
+        (
+            "sieve-search",
+            &["sweep"],
+            &[
+                "--index",
+                "--unscored",
+                "--collection-stats",
+                "--min-spam-percentile",
+                "--max-invalid-456-per-kb",
+                "--max-rate",
+                "--cross",
+                "--output-dir",
+                "--runs",
+                "--html",
+                "--measure",
+                "--threads",
+            ],
+            &["--drop-unscored", "--stats", "--out", "--output"],
         ),
         ("sieve-search", &["eval"], &["--measure"], &[]),
         (

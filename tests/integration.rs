@@ -17,4 +17,5 @@ mod pipeline;
 mod queries;
 mod repo;
 mod report;
+mod sweep;
 mod utf8;

@@ -21,7 +21,13 @@
 //! * sieve's scorer (`sieve_searcher::bm25::search`), k1 = 0.9, b = 0.4;
 //! * the same with a query-time filter (spam ≥ 70) and full statistics;
 //! * the same with filtered statistics (`--collection-stats filtered`);
-//! * four BM25 settings scored in one pass (`--k1 0.9,1.2 --b 0.4,0.75`).
+//! * four BM25 settings scored in one pass (`--k1 0.9,1.2 --b 0.4,0.75`);
+//! * a threshold sweep (issue 20): ten spam thresholds (5, 15, ..., 95)
+//!   and the unfiltered run, eleven variants scored in one pass, with full
+//!   and with filtered statistics (`sieve-search sweep`'s scoring), as a
+//!   ratio to the single unfiltered run; the one-off costs of its bitmaps
+//!   (`batch::select_all`, one read of the fast fields for all ten) and of
+//!   its filtered statistics (`stats::SubsetFamily`) are printed apart.
 //!
 //! The one-off cost of turning a filter into bitmaps (`batch::select`) is
 //! reported separately, per million documents.
@@ -44,9 +50,9 @@ use sieve_indexer::manifest::read_manifest;
 use sieve_indexer::options::{BuildOptions, NoProgress};
 use sieve_indexer::schema::TextField;
 use sieve_indexer::spamfile::{build_spam_map, open_spam_map};
-use sieve_searcher::batch::{DocSelection, open_shards, select};
+use sieve_searcher::batch::{DocSelection, open_shards, select, select_all};
 use sieve_searcher::bm25::{BagOfWords, Bm25Params, Variant, search};
-use sieve_searcher::stats::{GlobalStats, SubsetStats};
+use sieve_searcher::stats::{GlobalStats, SubsetFamily, SubsetStats};
 use sieve_searcher::topics::{TopicField, read_topics};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
@@ -402,6 +408,69 @@ fn main() {
             .len()
     });
     print("sieve, 4 BM25 settings in one pass", &four, &baseline);
+    // Issue 20: a sweep of ten spam thresholds and the unfiltered run.
+    let sweep_sels: Vec<DocSelection> = (0..10u8)
+        .map(|i| DocSelection {
+            name: format!("spam{}", 5 + 10 * i),
+            thresholds: Thresholds {
+                min_spam_percentile: Some(5 + 10 * i),
+                ..Thresholds::default()
+            },
+            filter: None,
+        })
+        .collect();
+    let t = Instant::now();
+    let sweep_subsets = select_all(&shards, &sweep_sels).expect("select_all");
+    let sweep_select = t.elapsed();
+    let t = Instant::now();
+    let family = SubsetFamily::new(&shards, &sweep_subsets).expect("subset family");
+    let family_time = t.elapsed();
+    let sweep_full = time_topics(&|q| {
+        let v: Vec<Variant<'_>> = std::iter::once(None)
+            .chain(sweep_subsets.iter().map(Some))
+            .map(|subset| Variant {
+                params: p,
+                stats: &global,
+                subset,
+            })
+            .collect();
+        search(&shards, TextField::Body, q, &v, hits)
+            .expect("search")
+            .len()
+    });
+    print(
+        "sweep: 10 spam thresholds + unfiltered, full",
+        &sweep_full,
+        &baseline,
+    );
+    let members: Vec<_> = (0..sweep_subsets.len()).map(|i| family.member(i)).collect();
+    let sweep_filtered = time_topics(&|q| {
+        let mut v: Vec<Variant<'_>> = vec![Variant {
+            params: p,
+            stats: &global,
+            subset: None,
+        }];
+        v.extend(sweep_subsets.iter().zip(&members).map(|(s, m)| Variant {
+            params: p,
+            stats: m,
+            subset: Some(s),
+        }));
+        search(&shards, TextField::Body, q, &v, hits)
+            .expect("search")
+            .len()
+    });
+    print(
+        "sweep: 10 spam thresholds + unfiltered, filtered",
+        &sweep_filtered,
+        &baseline,
+    );
+    println!(
+        "sweep of 10 thresholds vs one unfiltered run (mean latency): full stats {:.2}x, filtered stats {:.2}x; one-off: bitmaps of all 10 {:.1} ms, filtered statistics of all 10 {:.1} ms (its per-term df cache is warm after the first timed run)",
+        sweep_full.mean / plain.mean,
+        sweep_filtered.mean / plain.mean,
+        sweep_select.as_secs_f64() * 1e3,
+        family_time.as_secs_f64() * 1e3
+    );
     println!(
         "query-time filter overhead vs no filter: full stats {:.2}x, filtered stats {:.2}x (mean latency); kept {kept} of {num_docs} docs",
         filtered_full.mean / plain.mean,

@@ -3,6 +3,8 @@
 //! One subcommand per variant of [`Cmd`], each handled by one small function
 //! over the `sieve_searcher` library.
 
+mod sweep;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -12,9 +14,9 @@ use clap::{Parser, Subcommand};
 use sieve_indexer::exit::{ExitStatus, error_chain};
 use sieve_searcher::compare;
 use sieve_searcher::eval::{
-    EvalOptions, Evaluation, Measure, MeasureSpec, evaluate_run_file, read_judgements,
+    EvalOptions, Evaluation, Measure, MeasureSpec, evaluate_run, read_judgements,
 };
-use sieve_searcher::run::Duplicates;
+use sieve_searcher::run::{Duplicates, read_run};
 use sieve_searcher::topics::{TopicField, read_topics};
 use sieve_searcher::twostage;
 
@@ -42,8 +44,13 @@ enum Cmd {
     /// err@20) do; `eval [-q] [-c] [-M N] [-m MEASURE]... QRELS RUN`.
     Eval(EvalArgs),
     /// Compare two runs: means, difference, wins/losses/ties, paired t-test,
-    /// most changed topics.
+    /// most changed topics; --html writes a self-contained page.
     Compare(CompareArgs),
+    /// Sweep filter thresholds (spam percentile, per-KB error rates, their
+    /// combinations; optionally k1/b lists) in one pass over the postings:
+    /// every setting evaluated and compared with the unfiltered run
+    /// (sweep.tsv, sweep.svg, optionally run files and an HTML page).
+    Sweep(sweep::SweepArgs),
     /// Two-stage search, stage 1: write the global BM25 statistics (N, total
     /// tokens, df of every analysed query term) of one or more indexes as
     /// JSON, for `sum-stats` and `run --global-stats`.
@@ -289,6 +296,15 @@ struct CompareArgs {
     /// Print JSON at full precision.
     #[arg(long)]
     json: bool,
+    /// Also write a self-contained HTML page to FILE: the summary table, a
+    /// per-topic difference chart per measure, and the documents that
+    /// entered or left the top 10 of the most changed topics.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// The index the runs were made from, for the page's document details
+    /// (URL, title, spam percentile, charset, encoding errors).
+    #[arg(long, num_args = 1.., value_name = "DIR", requires = "html")]
+    index: Vec<PathBuf>,
 }
 
 /// Runs the command line; errors are printed once, as one line without a
@@ -318,6 +334,7 @@ fn run() -> Result<()> {
         Cmd::Topics(a) => cmd_topics(a),
         Cmd::Eval(a) => cmd_eval(a),
         Cmd::Compare(a) => cmd_compare(a),
+        Cmd::Sweep(a) => sweep::cmd_sweep(a),
         Cmd::GlobalStats(a) => cmd_stats(a),
         Cmd::SumStats(a) => cmd_sum_stats(a),
         Cmd::MergeRuns(a) => cmd_merge_runs(a),
@@ -450,17 +467,18 @@ fn evaluate_file(
     opts: EvalOptions,
     qrels: &sieve_searcher::qrels::Qrels,
     run: &Path,
-) -> Result<(Evaluation, Option<String>)> {
+) -> Result<(Evaluation, Option<String>, sieve_searcher::run::Run)> {
     let dups = if dedup {
         Duplicates::KeepBest
     } else {
         Duplicates::Error
     };
-    let (e, note) = evaluate_run_file(qrels, run, dups, opts)?;
+    let r = read_run(run, dups)?;
+    let (e, note) = evaluate_run(qrels, &r, run, opts)?;
     if let Some(why) = &e.gdeval_refused {
         eprintln!("warning: {}: {why}", run.display());
     }
-    Ok((e, note))
+    Ok((e, note, r))
 }
 
 fn cmd_eval(a: EvalArgs) -> Result<()> {
@@ -483,7 +501,7 @@ fn cmd_eval(a: EvalArgs) -> Result<()> {
     let mut out = std::io::stdout().lock();
     let mut json = Vec::new();
     for run in runs {
-        let (e, note) = evaluate_file(a.dedup, opts, &qrels, run)?;
+        let (e, note, _) = evaluate_file(a.dedup, opts, &qrels, run)?;
         if let Some(note) = note {
             eprintln!("note: {}: {note}", run.display());
         }
@@ -505,8 +523,8 @@ fn cmd_compare(a: CompareArgs) -> Result<()> {
         complete: a.input.complete,
         ..EvalOptions::default()
     };
-    let (ea, note_a) = evaluate_file(a.input.dedup, opts, &qrels, &a.run_a)?;
-    let (eb, note_b) = evaluate_file(a.input.dedup, opts, &qrels, &a.run_b)?;
+    let (ea, note_a, ra) = evaluate_file(a.input.dedup, opts, &qrels, &a.run_a)?;
+    let (eb, note_b, rb) = evaluate_file(a.input.dedup, opts, &qrels, &a.run_b)?;
     if note_a == note_b {
         if let Some(n) = note_a {
             eprintln!("note: both runs: {n}");
@@ -530,6 +548,18 @@ fn cmd_compare(a: CompareArgs) -> Result<()> {
     } else {
         write!(out, "{}", compare::to_text(&cmp, &na, &nb))?;
     }
+    if let Some(html) = &a.html {
+        sweep::compare_html(
+            html,
+            &cmp,
+            (&ea, &eb),
+            (&ra, &rb),
+            (&na, &nb),
+            &qrels,
+            &a.index,
+        )?;
+        eprintln!("wrote {}", html.display());
+    }
     Ok(())
 }
 
@@ -537,14 +567,7 @@ fn cmd_run(a: RunArgs) -> Result<()> {
     use sieve_searcher::batch::StatsMode;
     use sieve_searcher::runspec::{RunSpec, write_run};
 
-    if let Some(t) = a.threads {
-        let t = sieve_indexer::options::check_threads(t)
-            .map_err(|_| anyhow::anyhow!("--threads must be at least 1"))?;
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(t.get())
-            .build_global()
-            .context("thread pool")?;
-    }
+    set_threads(a.threads)?;
     anyhow::ensure!(a.hits >= 1, "--hits must be at least 1");
     let (shards, config) = sieve_searcher::batch::open_shards(&a.index)?;
     warn_missing_bounds(&shards);
@@ -611,6 +634,19 @@ fn cmd_run(a: RunArgs) -> Result<()> {
         elapsed.as_secs_f64(),
         elapsed.as_secs_f64() * 1e3 / topics.len().max(1) as f64
     );
+    Ok(())
+}
+
+/// Sets the worker pool's size (`--threads`), if given.
+fn set_threads(threads: Option<usize>) -> Result<()> {
+    if let Some(t) = threads {
+        let t = sieve_indexer::options::check_threads(t)
+            .map_err(|_| anyhow::anyhow!("--threads must be at least 1"))?;
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t.get())
+            .build_global()
+            .context("thread pool")?;
+    }
     Ok(())
 }
 

@@ -5,6 +5,9 @@
 //! The modules, from the bottom up (each uses only modules above it in
 //! this list, besides [`error`]):
 //!
+//! * [`svg`]: hand-written SVG shared by every figure (Okabe–Ito
+//!   colours, dashes, markers, escaping, round ticks); it uses nothing
+//!   else of the crate, so the searcher's sweep figure uses it too.
 //! * [`analysis`]: the English analyser (tokenizer, stopwords, Porter).
 //! * [`schema`]: the one place that names index fields and registers the
 //!   analyser; the searcher and the filter tools use it too.
@@ -80,6 +83,7 @@ pub mod shard;
 pub mod spamfile;
 pub mod stats;
 pub mod summary;
+pub mod svg;
 pub mod testdata;
 pub mod utf8stream;
 pub mod verify;

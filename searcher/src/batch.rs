@@ -24,6 +24,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use roaring::RoaringBitmap;
 use sieve_filters::docfilter::{DocFilter, Thresholds};
+use sieve_filters::utf8::Utf8Counts;
 use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
 use sieve_indexer::bounds::SegmentBounds;
 use sieve_indexer::index::open_index;
@@ -31,9 +32,9 @@ use sieve_indexer::manifest::analyzer_config;
 use sieve_indexer::schema::{Fields, RuleColumns, TextField};
 use tantivy::query::Bm25StatisticsProvider;
 
-use crate::bm25::{Bm25Params, Hit, Shard, Subset, Variant, search};
+use crate::bm25::{BagOfWords, Bm25Params, Hit, Shard, Subset, Variant, search};
 use crate::queries::analyse_topics;
-use crate::stats::{GlobalStats, SubsetStats};
+use crate::stats::{FamilyMember, GlobalStats, SubsetFamily};
 use crate::topics::{Topic, TopicField};
 use crate::{Error, Result};
 
@@ -125,40 +126,99 @@ pub fn open_shards(dirs: &[PathBuf]) -> Result<(Vec<Shard>, AnalyzerConfig)> {
 
 /// The per-segment bitmaps of the documents `sel` keeps.
 pub fn select(shards: &[Shard], sel: &DocSelection) -> Result<Subset> {
-    let mut subset = Vec::with_capacity(shards.len());
+    Ok(select_all(shards, std::slice::from_ref(sel))?
+        .pop()
+        .unwrap_or_default())
+}
+
+/// The per-segment bitmaps of the documents each of `sels` keeps, in the
+/// order of `sels`: one read of each document's fast fields for all the
+/// selections (a sweep's ten thresholds cost one pass, not ten).
+pub fn select_all(shards: &[Shard], sels: &[DocSelection]) -> Result<Vec<Subset>> {
+    let mut subsets: Vec<Subset> = sels
+        .iter()
+        .map(|_| Vec::with_capacity(shards.len()))
+        .collect();
+    if sels.is_empty() {
+        return Ok(subsets);
+    }
+    let need_docids = sels.iter().any(|s| s.filter.is_some());
+    let need_spam = sels
+        .iter()
+        .any(|s| s.thresholds.min_spam_percentile.is_some());
+    let need_rates = sels
+        .iter()
+        .any(|s| !s.thresholds.max_rate_per_kb.is_empty());
     for shard in shards {
-        let mut per_segment = Vec::new();
-        for seg in shard.searcher.segment_readers() {
+        let segments = shard.searcher.segment_readers();
+        let mut per_sel: Vec<Vec<Option<RoaringBitmap>>> = sels
+            .iter()
+            .map(|_| Vec::with_capacity(segments.len()))
+            .collect();
+        for seg in segments {
             let cols = RuleColumns::open(seg)?;
-            let docids = match &sel.filter {
-                Some(_) => Some(shard.docid_column(seg)?),
-                None => None,
+            let docids = if need_docids {
+                Some(shard.docid_column(seg)?)
+            } else {
+                None
             };
-            let mut bitmap = RoaringBitmap::new();
+            let mut bitmaps: Vec<RoaringBitmap> =
+                sels.iter().map(|_| RoaringBitmap::new()).collect();
             let mut buf = String::new();
             for doc in 0..seg.max_doc() {
-                let mut keep =
-                    sel.thresholds
-                        .keeps(cols.spam(doc), &cols.counts(doc), cols.bytes(doc));
-                if keep && let (Some(f), Some(ids)) = (&sel.filter, &docids) {
-                    buf.clear();
-                    if let Some(ord) = ids.term_ords(doc).next() {
-                        ids.ord_to_str(ord, &mut buf).map_err(|e| Error::Index {
-                            index: shard.name.clone(),
-                            detail: format!("docid of document {doc}: {e}"),
-                        })?;
+                // Only the columns some rule reads (a spam sweep reads one).
+                let spam = if need_spam { cols.spam(doc) } else { None };
+                let (counts, bytes) = if need_rates {
+                    (cols.counts(doc), cols.bytes(doc))
+                } else {
+                    (Utf8Counts::default(), 0)
+                };
+                let mut docid_read = false;
+                for (sel, bitmap) in sels.iter().zip(bitmaps.iter_mut()) {
+                    let mut keep = sel.thresholds.keeps(spam, &counts, bytes);
+                    if keep && let (Some(f), Some(ids)) = (&sel.filter, &docids) {
+                        if !docid_read {
+                            buf.clear();
+                            if let Some(ord) = ids.term_ords(doc).next() {
+                                ids.ord_to_str(ord, &mut buf).map_err(|e| Error::Index {
+                                    index: shard.name.clone(),
+                                    detail: format!("docid of document {doc}: {e}"),
+                                })?;
+                            }
+                            docid_read = true;
+                        }
+                        keep = f.keeps(&buf);
                     }
-                    keep = f.keeps(&buf);
-                }
-                if keep {
-                    bitmap.insert(doc);
+                    if keep {
+                        bitmap.insert(doc);
+                    }
                 }
             }
-            per_segment.push(Some(bitmap));
+            for (slot, bitmap) in per_sel.iter_mut().zip(bitmaps) {
+                slot.push(Some(bitmap));
+            }
         }
-        subset.push(per_segment);
+        for (subset, segs) in subsets.iter_mut().zip(per_sel) {
+            subset.push(segs);
+        }
     }
-    Ok(subset)
+    Ok(subsets)
+}
+
+/// The live documents of `subset` (deleted documents are not counted).
+pub fn count_kept(shards: &[Shard], subset: &Subset) -> u64 {
+    let mut n = 0;
+    for (shard, segs) in shards.iter().zip(subset) {
+        for (seg, bitmap) in shard.searcher.segment_readers().iter().zip(segs) {
+            let alive = seg.alive_bitset();
+            n += match (bitmap, alive) {
+                (None, _) => u64::from(seg.num_docs()),
+                (Some(b), None) => b.len(),
+                (Some(b), Some(a)) => b.iter().filter(|&d| a.is_alive(d)).count() as u64,
+            };
+        }
+    }
+    n
 }
 
 /// One output run of a batch.
@@ -208,39 +268,44 @@ pub fn run_batch(
             got: "filtered".into(),
         });
     }
-    let subsets: Vec<Subset> = selections
-        .iter()
-        .map(|s| select(shards, s))
-        .collect::<Result<_>>()?;
-    let summed = GlobalStats::new(shards);
-    let global: &(dyn Bm25StatisticsProvider + Sync) = global.unwrap_or(&summed);
-    let filtered: Vec<SubsetStats<'_>> = match stats_mode {
-        StatsMode::Full => Vec::new(),
-        StatsMode::Filtered => subsets
-            .iter()
-            .map(|s| SubsetStats::new(shards, s))
-            .collect::<Result<_>>()?,
-    };
+    let subsets = select_all(shards, selections)?;
+    run_batch_on(
+        shards,
+        analyzer,
+        topics,
+        topic_field,
+        max_terms,
+        field,
+        &subsets,
+        stats_mode,
+        global,
+        variants,
+        hits,
+    )
+}
+
+/// [`run_batch`] with the selections already turned into bitmaps
+/// ([`select_all`]): `variants` name their selection by its index in
+/// `subsets`.
+#[allow(clippy::too_many_arguments)]
+pub fn run_batch_on(
+    shards: &[Shard],
+    analyzer: &EnglishAnalyzer,
+    topics: &[Topic],
+    topic_field: TopicField,
+    max_terms: usize,
+    field: TextField,
+    subsets: &[Subset],
+    stats_mode: StatsMode,
+    global: Option<&(dyn Bm25StatisticsProvider + Sync)>,
+    variants: &[RunVariant],
+    hits: usize,
+) -> Result<Vec<RunResults>> {
+    let prepared = Prepared::new(shards, field, subsets, stats_mode, global, variants, hits)?;
     let queries = analyse_topics(analyzer, topics, topic_field, max_terms);
     let per_topic: Vec<Vec<Vec<Hit>>> = queries
         .par_iter()
-        .map(|(_, query)| {
-            let vs: Vec<Variant<'_>> = variants
-                .iter()
-                .map(|v| {
-                    let stats: &dyn Bm25StatisticsProvider = match (v.selection, stats_mode) {
-                        (Some(i), StatsMode::Filtered) => &filtered[i],
-                        _ => global,
-                    };
-                    Variant {
-                        params: v.params,
-                        stats,
-                        subset: v.selection.map(|i| &subsets[i]),
-                    }
-                })
-                .collect();
-            search(shards, field, query, &vs, hits)
-        })
+        .map(|(_, query)| prepared.search(query))
         .collect::<Result<_>>()?;
     let mut out: Vec<RunResults> = vec![Vec::with_capacity(topics.len()); variants.len()];
     for (topic, results) in topics.iter().zip(per_topic) {
@@ -249,6 +314,99 @@ pub fn run_batch(
         }
     }
     Ok(out)
+}
+
+/// A batch ready to search topic by topic: its bitmaps, its statistics
+/// (global, or per selection), its variants. [`run_batch_on`] searches
+/// every topic with it; a caller that consumes results as they come (a
+/// sweep, evaluating and writing each topic's results at once) calls
+/// [`Prepared::search`] per topic.
+pub struct Prepared<'a> {
+    shards: &'a [Shard],
+    field: TextField,
+    subsets: &'a [Subset],
+    summed: GlobalStats<'a>,
+    global: Option<&'a (dyn Bm25StatisticsProvider + Sync)>,
+    filtered: Option<SubsetFamily<'a>>,
+    variants: &'a [RunVariant],
+    hits: usize,
+}
+
+impl<'a> Prepared<'a> {
+    /// Checks the variants (parameters, selection indexes, statistics mode)
+    /// and computes the statistics; see [`run_batch`] for `global` and
+    /// `stats_mode`.
+    pub fn new(
+        shards: &'a [Shard],
+        field: TextField,
+        subsets: &'a [Subset],
+        stats_mode: StatsMode,
+        global: Option<&'a (dyn Bm25StatisticsProvider + Sync)>,
+        variants: &'a [RunVariant],
+        hits: usize,
+    ) -> Result<Prepared<'a>> {
+        for v in variants {
+            v.params.validate()?;
+            if let Some(i) = v.selection
+                && i >= subsets.len()
+            {
+                return Err(Error::InvalidParameter {
+                    name: "selection",
+                    expected: "the index of a selection of the batch",
+                    got: i.to_string(),
+                });
+            }
+        }
+        if global.is_some() && stats_mode == StatsMode::Filtered && !subsets.is_empty() {
+            return Err(Error::InvalidParameter {
+                name: "stats",
+                expected: "full statistics with a global statistics file",
+                got: "filtered".into(),
+            });
+        }
+        let filtered = match stats_mode {
+            StatsMode::Full => None,
+            StatsMode::Filtered => Some(SubsetFamily::new(shards, subsets)?),
+        };
+        Ok(Prepared {
+            shards,
+            field,
+            subsets,
+            summed: GlobalStats::new(shards),
+            global,
+            filtered,
+            variants,
+            hits,
+        })
+    }
+
+    /// The top hits of `query` for every variant, in variant order, in one
+    /// pass over the postings ([`search`]).
+    pub fn search(&self, query: &BagOfWords) -> Result<Vec<Vec<Hit>>> {
+        let members: Vec<Option<FamilyMember<'_, 'a>>> = self
+            .variants
+            .iter()
+            .map(|v| Some(self.filtered.as_ref()?.member(v.selection?)))
+            .collect();
+        let global: &dyn Bm25StatisticsProvider = match self.global {
+            Some(g) => g,
+            None => &self.summed,
+        };
+        let vs: Vec<Variant<'_>> = self
+            .variants
+            .iter()
+            .zip(&members)
+            .map(|(v, member)| Variant {
+                params: v.params,
+                stats: match member {
+                    Some(m) => m,
+                    None => global,
+                },
+                subset: v.selection.map(|i| &self.subsets[i]),
+            })
+            .collect();
+        search(self.shards, self.field, query, &vs, self.hits)
+    }
 }
 
 /// A file-name-safe rendering of a number in its shortest round-trip form

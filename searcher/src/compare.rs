@@ -13,7 +13,6 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::eval::{Evaluation, Measure, qid_order};
 
@@ -52,8 +51,12 @@ pub struct MeasureComparison {
     pub losses: usize,
     /// Topics where B == A.
     pub ties: usize,
-    /// Paired two-sided Student t statistic of B - A (`None` if n < 2 or all
-    /// differences are equal, where the test is undefined; scipy gives NaN).
+    /// The 95% confidence interval of the mean difference B - A, from the
+    /// paired differences (`None` if n < 2; see [`crate::paired`]).
+    pub ci: Option<(f64, f64)>,
+    /// Paired two-sided Student t statistic of B - A (`None` if n < 2 or
+    /// every difference is 0, where the test is undefined and scipy gives
+    /// NaN; infinite when every difference is the same non-zero value).
     pub t: Option<f64>,
     /// Its two-sided p-value.
     pub p_value: Option<f64>,
@@ -69,34 +72,11 @@ impl MeasureComparison {
     }
 }
 
-/// Paired two-sided t-test on the differences `d`: returns (t, p), or `None`
-/// when `d.len() < 2` or the differences have zero variance.
-pub fn paired_t_test(d: &[f64]) -> Option<(f64, f64)> {
-    let n = d.len();
-    if n < 2 {
-        return None;
-    }
-    let nf = n as f64;
-    let mean = d.iter().sum::<f64>() / nf;
-    let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (nf - 1.0);
-    if var <= 0.0 || !var.is_finite() {
-        return None;
-    }
-    let t = mean / (var / nf).sqrt();
-    let dist = StudentsT::new(0.0, 1.0, nf - 1.0).ok()?;
-    let p = (2.0 * dist.sf(t.abs())).min(1.0);
-    Some((t, p))
-}
+pub use crate::paired::paired_t_test;
 
-/// Compares A and B on each of `measures`, listing the `top` most changed
-/// topics per measure. Both evaluations should come from the same qrels and
-/// options.
-pub fn compare(
-    a: &Evaluation,
-    b: &Evaluation,
-    measures: &[Measure],
-    top: usize,
-) -> Vec<MeasureComparison> {
+/// The topics A and B are paired on for measure `m` (see the module docs),
+/// in [`qid_order`], with their values.
+pub fn pairs(a: &Evaluation, b: &Evaluation, m: Measure) -> Vec<TopicChange> {
     let complete = a.options.complete || b.options.complete;
     let ids: BTreeSet<&str> = a.topics.iter().map(|t| t.qid.as_str()).collect();
     let ids_b: BTreeSet<&str> = b.topics.iter().map(|t| t.qid.as_str()).collect();
@@ -116,31 +96,41 @@ pub fn compare(
         ids.intersection(&ids_b).copied().collect()
     };
     qids.sort_by(|x, y| qid_order(x, y));
+    let value = |e: &Evaluation, q: &str| -> Option<f64> {
+        match e.topic(q) {
+            Some(t) => t.get(m),
+            // missing from this run (complete only): 0, except for
+            // the gdeval measures of a topic with no relevant document
+            None => {
+                let has_rel = e.missing_topics.iter().any(|(id, r)| id == q && *r);
+                (has_rel || !m.is_gdeval()).then_some(0.0)
+            }
+        }
+    };
+    qids.into_iter()
+        .filter_map(|q| {
+            Some(TopicChange {
+                qid: q.to_string(),
+                a: value(a, q)?,
+                b: value(b, q)?,
+            })
+        })
+        .collect()
+}
+
+/// Compares A and B on each of `measures`, listing the `top` most changed
+/// topics per measure. Both evaluations should come from the same qrels and
+/// options.
+pub fn compare(
+    a: &Evaluation,
+    b: &Evaluation,
+    measures: &[Measure],
+    top: usize,
+) -> Vec<MeasureComparison> {
     measures
         .iter()
         .map(|&m| {
-            let value = |e: &Evaluation, q: &str| -> Option<f64> {
-                match e.topic(q) {
-                    Some(t) => t.get(m),
-                    // missing from this run (complete only): 0, except for
-                    // the gdeval measures of a topic with no relevant document
-                    None => {
-                        let has_rel = e.missing_topics.iter().any(|(id, r)| id == q && *r);
-                        let gd = matches!(m, Measure::Ndcg20 | Measure::Err20);
-                        (has_rel || !gd).then_some(0.0)
-                    }
-                }
-            };
-            let mut pairs: Vec<TopicChange> = Vec::new();
-            for &q in &qids {
-                if let (Some(va), Some(vb)) = (value(a, q), value(b, q)) {
-                    pairs.push(TopicChange {
-                        qid: q.to_string(),
-                        a: va,
-                        b: vb,
-                    });
-                }
-            }
+            let pairs = pairs(a, b, m);
             let n = pairs.len();
             let mean = |f: fn(&TopicChange) -> f64| {
                 if n == 0 {
@@ -153,7 +143,7 @@ pub fn compare(
             let wins = pairs.iter().filter(|p| p.b > p.a).count();
             let losses = pairs.iter().filter(|p| p.b < p.a).count();
             let diffs: Vec<f64> = pairs.iter().map(TopicChange::diff).collect();
-            let tt = paired_t_test(&diffs);
+            let stats = crate::paired::paired(&diffs);
             let mut changed: Vec<TopicChange> = pairs.into_iter().filter(|p| p.a != p.b).collect();
             changed.sort_by(|x, y| {
                 y.diff()
@@ -170,8 +160,9 @@ pub fn compare(
                 wins,
                 losses,
                 ties: n - wins - losses,
-                t: tt.map(|x| x.0),
-                p_value: tt.map(|x| x.1),
+                ci: stats.ci,
+                t: stats.t,
+                p_value: stats.p,
                 most_changed: changed,
             }
         })
@@ -277,7 +268,10 @@ mod tests {
         let (t, _) = paired_t_test(&[1.0, -1.0, 1.0, -1.0, 2.0]).unwrap();
         assert!((t - 0.4 / 0.36f64.sqrt()).abs() < 1e-12);
         assert_eq!(paired_t_test(&[1.0]), None);
-        assert_eq!(paired_t_test(&[0.5, 0.5, 0.5]), None);
+        // as scipy: all differences 0 is undefined, a constant non-zero one
+        // has t = inf, p = 0
+        assert_eq!(paired_t_test(&[0.0, 0.0, 0.0]), None);
+        assert_eq!(paired_t_test(&[0.5, 0.5, 0.5]), Some((f64::INFINITY, 0.0)));
     }
 
     #[test]

@@ -257,6 +257,15 @@ pub enum Error {
         inner: Box<Error>,
     },
 
+    /// No topic of a topic file has judgements in the qrels.
+    #[error(
+        "none of the topic file's {topics} topics has judgements in the qrels: nothing to evaluate"
+    )]
+    NoJudgedTopics {
+        /// Topics in the topic file.
+        topics: usize,
+    },
+
     /// The run and the qrels have no topic in common (trec_eval: "No queries
     /// with both results and relevance info").
     #[error("no topic of run {run:?} is in the qrels")]

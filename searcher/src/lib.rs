@@ -33,23 +33,35 @@
 //!
 //! Evaluating:
 //! - [`eval`]: trec_eval and gdeval measures of a run against qrels.
+//! - [`paired`]: paired statistics of per-topic differences (t-test,
+//!   confidence interval, Holm's correction).
 //! - [`compare`]: two runs compared per topic (paired t-test, wins/losses).
+//! - [`sweep`]: filter thresholds (and BM25 settings) searched in one pass,
+//!   evaluated and compared with the unfiltered run: `sweep.tsv`, `sweep.svg`
+//!   (`sweep/rules.rs`: the rules a sweep can vary).
+//! - [`docinfo`]: the stored and fast fields of documents, by docid.
+//! - [`page`]: the self-contained HTML page of a comparison or a sweep.
 //!
 //! No module cycles: `text` <- `topics`, `qrels`, `run`; `bm25` <- `queries`
 //! (also using `topics`) <- `stats` <- `twostage` <- `batch` <- `runspec` (also writing
-//! through `run`); `qrels`, `run` <- `eval` <- `compare`.
+//! through `run`); `bm25` <- `docinfo`; `paired`; `qrels`, `run` <- `eval` <- `compare`
+//! (also `paired`) <- `sweep` (also `batch`) <- `page` (also `docinfo`).
 
 pub mod argv;
 pub mod batch;
 pub mod bm25;
 pub mod compare;
+pub mod docinfo;
 pub mod error;
 pub mod eval;
+pub mod page;
+pub mod paired;
 pub mod qrels;
 pub mod queries;
 pub mod run;
 pub mod runspec;
 pub mod stats;
+pub mod sweep;
 mod text;
 pub mod topics;
 pub mod twostage;

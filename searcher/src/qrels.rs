@@ -98,6 +98,18 @@ impl Qrels {
         self.topics.values().map(TopicQrels::len).sum()
     }
 
+    /// The judgments of the topics `keep` accepts.
+    pub fn only(&self, keep: impl Fn(&str) -> bool) -> Qrels {
+        Qrels {
+            topics: self
+                .topics
+                .iter()
+                .filter(|(q, _)| keep(q))
+                .map(|(q, t)| (q.clone(), t.clone()))
+                .collect(),
+        }
+    }
+
     /// Adds one judgment; returns the previous grade if the pair was already judged.
     pub fn insert(&mut self, qid: &str, docno: &str, rel: i64) -> Option<i64> {
         self.topics

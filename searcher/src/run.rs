@@ -110,8 +110,7 @@ impl Run {
             .get(qid)
             .map(|h| h.iter().collect())
             .unwrap_or_default();
-        v.sort_by(|a, b| a.docno.as_bytes().cmp(b.docno.as_bytes()));
-        glibc_msort(&mut v, &|a: &&RunHit, b: &&RunHit| {
+        let cmp = |a: &&RunHit, b: &&RunHit| {
             let (sa, sb) = (a.score as f32, b.score as f32);
             if sa > sb {
                 Ordering::Less
@@ -120,8 +119,62 @@ impl Run {
             } else {
                 b.docno.as_bytes().cmp(a.docno.as_bytes())
             }
-        });
+        };
+        // Without NaN the comparison is a total order (a topic's docnos are
+        // unique), so every sort gives glibc's order: take the fast one.
+        if v.iter().all(|h| !h.score.is_nan()) {
+            v.sort_unstable_by(cmp);
+            return v;
+        }
+        v.sort_by(|a, b| a.docno.as_bytes().cmp(b.docno.as_bytes()));
+        glibc_msort(&mut v, &cmp);
         v
+    }
+
+    /// The run that [`parse_run`] reads from the file [`RunWriter`] writes
+    /// for `topics` (topic id, hits in rank order) tagged `tag`, without the
+    /// text in between: the same topics, documents and evaluation order
+    /// (each `f32` score is kept as its exact `f64`, which orders and ties
+    /// exactly as the decimal the writer prints; tested). A topic without
+    /// hits is absent, as it has no line; a document twice in a topic is
+    /// [`Error::DuplicateDoc`] (the lines it would have), a NaN score
+    /// [`Error::NanScore`].
+    pub fn from_ranked(tag: &str, topics: Vec<(String, Vec<(String, f32)>)>) -> Result<Run> {
+        let mut run = Run::default();
+        let mut line = 0;
+        for (qid, hits) in topics {
+            if hits.is_empty() {
+                continue;
+            }
+            if run.tag.is_none() {
+                run.tag = Some(tag.to_string());
+            }
+            let first = line + 1;
+            let mut seen: HashMap<&str, usize> = HashMap::with_capacity(hits.len());
+            for (i, (docno, score)) in hits.iter().enumerate() {
+                if score.is_nan() {
+                    return Err(Error::NanScore {
+                        qid,
+                        docid: docno.clone(),
+                    });
+                }
+                if let Some(j) = seen.insert(docno, i) {
+                    return Err(Error::DuplicateDoc {
+                        qid,
+                        docno: docno.clone(),
+                        first_line: first + j,
+                        line: first + i,
+                    });
+                }
+            }
+            line += hits.len();
+            let list = run.topics.entry(qid).or_default();
+            list.extend(hits.into_iter().map(|(docno, score)| RunHit {
+                docno,
+                score: f64::from(score),
+            }));
+        }
+        Ok(run)
     }
 
     /// Number of topics with at least one hit.
@@ -513,6 +566,34 @@ mod tests {
         assert!(RunWriter::new(Vec::new(), "").is_err());
     }
 
+    #[test]
+    fn from_ranked_refuses_what_the_file_would_not_hold() {
+        let t = |h: &[(&str, f32)]| {
+            vec![(
+                "q".to_string(),
+                h.iter().map(|(d, s)| (d.to_string(), *s)).collect(),
+            )]
+        };
+        let e = Run::from_ranked("t", t(&[("a", 2.0), ("b", 1.0), ("a", 0.5)])).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::DuplicateDoc {
+                    first_line: 1,
+                    line: 3,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(matches!(
+            Run::from_ranked("t", t(&[("a", f32::NAN)])).unwrap_err(),
+            Error::NanScore { .. }
+        ));
+        let r = Run::from_ranked("t", vec![("q".into(), vec![])]).unwrap();
+        assert_eq!((r.num_topics(), r.tag), (0, None));
+    }
+
     fn hits_strategy() -> impl Strategy<Value = Vec<(String, f32)>> {
         // few distinct docids and scores, to force ties and duplicates
         prop::collection::vec(
@@ -551,6 +632,38 @@ mod tests {
             for (i, h) in run.hits("q").unwrap_or_default().iter().enumerate() {
                 prop_assert_eq!(&h.docno, &hits[i].0);
                 prop_assert_eq!(h.score as f32, hits[i].1);
+            }
+        }
+
+        #[test]
+        fn from_ranked_is_the_written_file_read_back(
+            topics in prop::collection::vec((hits_strategy(), 0usize..30), 0..5),
+        ) {
+            // ranked hits per topic, as a search gives them
+            let topics: Vec<(String, Vec<(String, f32)>)> = topics
+                .into_iter()
+                .enumerate()
+                .map(|(i, (mut h, k))| {
+                    rank_hits(&mut h, k);
+                    (format!("q{i}"), h)
+                })
+                .collect();
+            let mut out = Vec::new();
+            write_run(&mut out, "t", &topics).unwrap();
+            let parsed = parse_run(&out, Duplicates::Error).unwrap();
+            let direct = Run::from_ranked("t", topics.clone()).unwrap();
+            prop_assert_eq!(direct.num_topics(), parsed.num_topics());
+            prop_assert_eq!(direct.num_hits(), parsed.num_hits());
+            for q in parsed.topic_ids() {
+                let names = |v: Vec<&RunHit>| v.iter().map(|h| h.docno.clone()).collect::<Vec<_>>();
+                prop_assert_eq!(names(direct.ranked(q)), names(parsed.ranked(q)));
+                prop_assert_eq!(names(direct.trec_eval_ranked(q)), names(parsed.trec_eval_ranked(q)));
+                for (a, b) in direct.hits(q).unwrap().iter().zip(parsed.hits(q).unwrap()) {
+                    prop_assert_eq!(a.score as f32, b.score as f32);
+                }
+            }
+            if parsed.num_topics() > 0 {
+                prop_assert_eq!(direct.tag.as_deref(), Some("t"));
             }
         }
 

@@ -14,9 +14,12 @@
 //!   postings. These are exactly the statistics of an index built from the
 //!   kept documents alone, so a query-time filtered run equals a run on an
 //!   index filtered at build time.
+//! * [`SubsetFamily`] is [`SubsetStats`] for several subsets at once (a
+//!   batch's selections), counting a term's `df` in all of them in one
+//!   pass over its postings.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use tantivy::query::Bm25StatisticsProvider;
 use tantivy::schema::{Field, IndexRecordOption};
@@ -167,6 +170,102 @@ impl Bm25StatisticsProvider for SubsetStats<'_> {
             .map_err(poisoned)?
             .insert(term.clone(), df);
         Ok(df)
+    }
+}
+
+/// Statistics over each of several subsets at once (the selections of one
+/// batch), as [`SubsetStats`] gives for one: each [`SubsetFamily::member`]
+/// equals the [`SubsetStats`] of its subset. A term's document
+/// frequencies in every subset are counted in **one** pass over its
+/// postings (a sweep of ten thresholds reads each postings list once, not
+/// ten times) and cached.
+pub struct SubsetFamily<'a> {
+    shards: &'a [Shard],
+    subsets: &'a [Subset],
+    members: Vec<SubsetStats<'a>>,
+    doc_freqs: Mutex<HashMap<Term, Arc<[u64]>>>,
+}
+
+impl<'a> SubsetFamily<'a> {
+    /// Counts the kept documents and tokens of every subset.
+    pub fn new(shards: &'a [Shard], subsets: &'a [Subset]) -> crate::Result<Self> {
+        Ok(SubsetFamily {
+            shards,
+            subsets,
+            members: subsets
+                .iter()
+                .map(|s| SubsetStats::new(shards, s))
+                .collect::<crate::Result<_>>()?,
+            doc_freqs: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The statistics of subset `i`.
+    pub fn member(&self, i: usize) -> FamilyMember<'_, 'a> {
+        FamilyMember { family: self, i }
+    }
+
+    fn doc_freqs(&self, term: &Term) -> tantivy::Result<Arc<[u64]>> {
+        if let Some(df) = self.doc_freqs.lock().map_err(poisoned)?.get(term) {
+            return Ok(df.clone());
+        }
+        let mut df = vec![0u64; self.subsets.len()];
+        for (s, shard) in self.shards.iter().enumerate() {
+            for (g, segment) in shard.searcher.segment_readers().iter().enumerate() {
+                let inverted = segment.inverted_index(term.field())?;
+                let Some(mut postings) = inverted.read_postings(term, IndexRecordOption::Basic)?
+                else {
+                    continue;
+                };
+                let kept: Vec<Option<&roaring::RoaringBitmap>> =
+                    self.subsets.iter().map(|sub| sub[s][g].as_ref()).collect();
+                let alive = segment.alive_bitset();
+                let mut doc = postings.doc();
+                while doc != TERMINATED {
+                    if alive.is_none_or(|a| a.is_alive(doc)) {
+                        for (n, k) in df.iter_mut().zip(&kept) {
+                            if k.is_none_or(|b| b.contains(doc)) {
+                                *n += 1;
+                            }
+                        }
+                    }
+                    doc = postings.advance();
+                }
+            }
+        }
+        let df: Arc<[u64]> = df.into();
+        self.doc_freqs
+            .lock()
+            .map_err(poisoned)?
+            .insert(term.clone(), df.clone());
+        Ok(df)
+    }
+}
+
+/// One subset of a [`SubsetFamily`].
+pub struct FamilyMember<'f, 'a> {
+    family: &'f SubsetFamily<'a>,
+    i: usize,
+}
+
+impl FamilyMember<'_, '_> {
+    /// Number of kept live documents.
+    pub fn num_docs(&self) -> u64 {
+        self.family.members[self.i].num_docs
+    }
+}
+
+impl Bm25StatisticsProvider for FamilyMember<'_, '_> {
+    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+        self.family.members[self.i].total_num_tokens(field)
+    }
+
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        Ok(self.num_docs())
+    }
+
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        Ok(self.family.doc_freqs(term)?[self.i])
     }
 }
 

@@ -578,3 +578,175 @@ fn random_cases_equal_pytrec_eval_and_gdeval() {
     );
     assert!(n > 100_000, "{n}");
 }
+
+/// A deterministic generator for the statistics cases (xorshift64*).
+struct StatGen(u64);
+impl StatGen {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// The per-topic values of two runs, as (a, b).
+type PairCase = (Vec<f64>, Vec<f64>);
+
+/// Random and edge cases of paired values: continuous measures, measures
+/// on a grid (P@10: many tied differences), mostly-equal runs, identical
+/// runs (all differences 0), one topic, two topics, a constant non-zero
+/// difference, huge and tiny spreads.
+fn paired_cases() -> Vec<PairCase> {
+    let mut g = StatGen(0x9E37_79B9_7F4A_7C15);
+    let mut cases: Vec<PairCase> = Vec::new();
+    for i in 0..300 {
+        let n = match i % 6 {
+            0 => 2 + g.below(3) as usize,
+            1 => 5 + g.below(20) as usize,
+            _ => 10 + g.below(250) as usize,
+        };
+        let grid = i % 3 == 0;
+        let value = |g: &mut StatGen| {
+            if grid {
+                g.below(11) as f64 / 10.0
+            } else {
+                g.below(1 << 30) as f64 / (1u64 << 30) as f64
+            }
+        };
+        let a: Vec<f64> = (0..n).map(|_| value(&mut g)).collect();
+        let b: Vec<f64> = a
+            .iter()
+            .map(|&x| match g.below(4) {
+                0 => x, // a tie
+                _ => value(&mut g),
+            })
+            .collect();
+        cases.push((a, b));
+    }
+    let a: Vec<f64> = (0..50).map(|i| f64::from(i % 7) / 8.0).collect();
+    cases.push((a.clone(), a.clone())); // identical runs
+    cases.push((vec![0.0; 40], vec![0.0; 40])); // all zero
+    cases.push((vec![0.25], vec![0.5])); // one topic
+    cases.push((vec![0.25], vec![0.25])); // one topic, tied
+    cases.push((vec![0.5, 0.25], vec![0.75, 0.25])); // two topics
+    // constant non-zero difference, exact in binary
+    cases.push((a.clone(), a.iter().map(|x| x + 0.25).collect()));
+    // one topic changes, all others tie
+    let mut b = a.clone();
+    b[7] += 0.125;
+    cases.push((a.clone(), b));
+    // huge and tiny differences
+    cases.push((vec![0.0, 0.0, 0.0], vec![1e-12, 3e-12, 2e-12]));
+    cases.push((vec![0.0; 4], vec![1e6, -2e6, 3e6, 1.0]));
+    cases
+}
+
+fn json_num(v: &serde_json::Value) -> Option<f64> {
+    match v {
+        serde_json::Value::Null => None,
+        serde_json::Value::String(s) if s == "inf" => Some(f64::INFINITY),
+        serde_json::Value::String(s) if s == "-inf" => Some(f64::NEG_INFINITY),
+        v => v.as_f64(),
+    }
+}
+
+fn close_rel(got: Option<f64>, want: Option<f64>, what: &str) {
+    match (got, want) {
+        (None, None) => {}
+        (Some(g), Some(w)) if g.is_infinite() || w.is_infinite() => assert_eq!(g, w, "{what}"),
+        (Some(g), Some(w)) => assert!(
+            (g - w).abs() <= 1e-9 * w.abs() + 1e-13,
+            "{what}: sieve {g:e}, scipy {w:e}"
+        ),
+        (g, w) => panic!("{what}: sieve {g:?}, scipy {w:?}"),
+    }
+}
+
+#[test]
+fn paired_statistics_and_holm_match_scipy() {
+    use sieve_searcher::paired::{holm, paired};
+    let cases = paired_cases();
+    let ours: Vec<_> = cases
+        .iter()
+        .map(|(a, b)| {
+            let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| y - x).collect();
+            paired(&d)
+        })
+        .collect();
+    // Edge cases, whatever the oracle: as scipy (checked below when it runs).
+    let n = cases.len();
+    assert_eq!((ours[n - 9].t, ours[n - 9].ci), (None, Some((0.0, 0.0))));
+    assert_eq!(ours[n - 7].ci, None); // one topic
+    assert_eq!(ours[n - 4].p, Some(0.0)); // constant difference
+    // Holm families: slices of the p-values, with ties and undefined ones.
+    let ps: Vec<Option<f64>> = ours.iter().map(|p| p.p).collect();
+    let mut g = StatGen(42);
+    let mut families: Vec<Vec<Option<f64>>> = (0..80)
+        .map(|_| {
+            let len = 1 + g.below(30) as usize;
+            (0..len)
+                .map(|_| ps[g.below(ps.len() as u64) as usize])
+                .collect()
+        })
+        .collect();
+    families.push(vec![Some(0.01), Some(0.01), Some(0.04), None, Some(0.5)]);
+    families.push(vec![None, None]);
+    let Some(py) = python() else {
+        eprintln!(
+            "SKIPPED: no .venv (run scripts/setup-python.sh) for the scipy paired-statistics oracle"
+        );
+        return;
+    };
+    let pairs: Vec<serde_json::Value> = cases
+        .iter()
+        .map(|(a, b)| serde_json::json!({"a": a, "b": b}))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("cases.json");
+    std::fs::write(
+        &input,
+        serde_json::json!({"pairs": pairs, "families": families}).to_string(),
+    )
+    .unwrap();
+    let out = Command::new(&py)
+        .arg(repo().join("scripts/eval_oracle.py"))
+        .arg("paired")
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["pairs"].as_array().unwrap().len(), ours.len());
+    assert_eq!(v["holm"].as_array().unwrap().len(), families.len());
+    for (i, (p, want)) in ours.iter().zip(v["pairs"].as_array().unwrap()).enumerate() {
+        let what = format!("case {i} (n = {})", cases[i].0.len());
+        close_rel(p.t, json_num(&want["t"]), &format!("{what} t"));
+        close_rel(p.p, json_num(&want["p"]), &format!("{what} p"));
+        close_rel(
+            p.ci.map(|c| c.0),
+            json_num(&want["lo"]),
+            &format!("{what} CI low"),
+        );
+        close_rel(
+            p.ci.map(|c| c.1),
+            json_num(&want["hi"]),
+            &format!("{what} CI high"),
+        );
+    }
+    for (f, want) in families.iter().zip(v["holm"].as_array().unwrap()) {
+        let got = holm(f);
+        let want: Vec<Option<f64>> = want.as_array().unwrap().iter().map(json_num).collect();
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.into_iter().zip(want) {
+            close_rel(g, w, &format!("holm of {f:?}"));
+        }
+    }
+}

@@ -199,9 +199,9 @@ impl Frame {
              transform=\"translate(28,{:.1}) rotate(-90)\">{}</text>\n</g>",
             (LEFT + RIGHT) / 2.0,
             BOTTOM + 44.0,
-            html_escape::encode_text(x_label),
+            crate::svg::escape(x_label),
             (TOP + BOTTOM) / 2.0,
-            html_escape::encode_text(y_label)
+            crate::svg::escape(y_label)
         );
     }
 
@@ -224,7 +224,7 @@ impl Frame {
                 "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"14\" text-anchor=\"middle\">{}</text>",
                 (LEFT + RIGHT) / 2.0,
                 mid - height / 2.0 + 22.0 + 19.0 * i as f64,
-                html_escape::encode_text(line)
+                crate::svg::escape(line)
             );
         }
         let _ = writeln!(s, "</g>");

@@ -26,46 +26,21 @@ use sieve_filters::utf8::ErrorClass;
 use super::axis::{Axis, Frame, HEIGHT, LEGEND_X, WIDTH};
 use super::tables::{Bin, cumulative_percent};
 use super::tally::CLASSES;
+use crate::svg;
 
 /// Title of Figure 5 in its default form (proportions by percentile).
 pub const FIGURE5_TITLE: &str =
     "Proportion of documents with each UTF-8 error class by spam percentile";
 
-/// Series colours, in [`ErrorClass::ALL`] order: the Okabe–Ito palette
-/// (blue, vermillion, bluish green, reddish purple, orange, sky blue,
-/// black), readable by colour-blind readers; its yellow is left out (too
-/// pale on white).
-pub(super) const COLOURS: [(u8, u8, u8); CLASSES] = [
-    (0, 114, 178),
-    (213, 94, 0),
-    (0, 158, 115),
-    (204, 121, 167),
-    (230, 159, 0),
-    (86, 180, 233),
-    (0, 0, 0),
-];
-
-/// SVG `stroke-dasharray` per class (`None`: solid).
-pub(super) const DASHES: [Option<&str>; CLASSES] = [
-    None,
-    Some("10 4"),
-    Some("3 3"),
-    Some("12 4 2 4"),
-    Some("6 3"),
-    Some("12 3 2 3 2 3"),
-    Some("1 4"),
-];
-
-/// Marker shape per class.
-pub(super) const MARKERS: [&str; CLASSES] = [
-    "circle",
-    "square",
-    "triangle",
-    "diamond",
-    "triangle-down",
-    "plus",
-    "cross",
-];
+/// Series colours, dashes and marker shapes, in [`ErrorClass::ALL`]
+/// order: the shared Okabe–Ito conventions of [`crate::svg`] (named here
+/// for the tests).
+#[cfg(test)]
+pub(super) const COLOURS: [(u8, u8, u8); CLASSES] = svg::PALETTE;
+#[cfg(test)]
+pub(super) const DASHES: [Option<&str>; CLASSES] = svg::DASHES;
+#[cfg(test)]
+pub(super) const MARKERS: [&str; CLASSES] = svg::MARKERS;
 
 /// How Figure 5 is drawn.
 #[derive(Debug, Clone, Copy, Default)]
@@ -179,57 +154,19 @@ pub(super) fn notes(series: &[Vec<Option<f64>>], cumulative: bool) -> Vec<Option
         .collect()
 }
 
-fn escape(s: &str) -> String {
-    html_escape::encode_text(s).into_owned()
-}
-
-fn colour(c: usize) -> String {
-    let (r, g, b) = COLOURS[c];
-    format!("#{r:02X}{g:02X}{b:02X}")
-}
+use crate::svg::escape;
 
 /// One marker of class `c` centred on `(x, y)`, drawn at `scale` (1 is
 /// about 10 pixels across); hollow ones are white inside.
-pub(super) fn marker(s: &mut String, c: usize, (x, y): (f64, f64), scale: f64, hollow: bool) {
-    let col = colour(c);
-    let fill = if hollow { "#FFFFFF" } else { col.as_str() };
+pub(super) fn marker(s: &mut String, c: usize, p: (f64, f64), scale: f64, hollow: bool) {
     let key = ErrorClass::ALL[c].key();
-    let d = match MARKERS[c] {
-        "circle" => "M-4.5,0 A4.5,4.5 0 1,0 4.5,0 A4.5,4.5 0 1,0 -4.5,0 Z",
-        "square" => "M-4,-4 h8 v8 h-8 Z",
-        "triangle" => "M0,-5.5 L5,3.5 L-5,3.5 Z",
-        "diamond" => "M0,-5.5 L5.5,0 L0,5.5 L-5.5,0 Z",
-        "triangle-down" => "M0,5.5 L5,-3.5 L-5,-3.5 Z",
-        _ => "M-1.5,-5.5 h3 v4 h4 v3 h-4 v4 h-3 v-4 h-4 v-3 h4 Z",
-    };
-    let rotate = if MARKERS[c] == "cross" {
-        " rotate(45)"
-    } else {
-        ""
-    };
-    let _ = writeln!(
-        s,
-        "<path class=\"marker m-{key}{}\" fill=\"{fill}\" stroke=\"{col}\" \
-         stroke-width=\"1.5\" transform=\"translate({x:.1},{y:.1}) scale({scale}){rotate}\" \
-         d=\"{d}\"/>",
-        if hollow { " zero" } else { "" }
-    );
+    let zero = if hollow { " zero" } else { "" };
+    svg::marker(s, c, p, scale, hollow, &format!("marker m-{key}{zero}"));
 }
 
 /// A polyline of class `c` through `points`.
 pub(super) fn polyline(s: &mut String, c: usize, points: &[(f64, f64)], class: &str) {
-    let pts: Vec<String> = points
-        .iter()
-        .map(|(x, y)| format!("{x:.1},{y:.1}"))
-        .collect();
-    let dash = DASHES[c].map_or(String::new(), |d| format!(" stroke-dasharray=\"{d}\""));
-    let _ = writeln!(
-        s,
-        "<polyline class=\"{class}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{dash} \
-         points=\"{}\"/>",
-        colour(c),
-        pts.join(" ")
-    );
+    svg::polyline(s, c, points, class);
 }
 
 /// Figure 5 as SVG; `warning` (why the figure is empty) is written in the
@@ -343,18 +280,4 @@ fn draw_legend(s: &mut String, notes: &[Option<String>], log_y: bool) {
     let _ = writeln!(s, "</g>");
 }
 
-/// `text` split at spaces into lines of at most `width` characters (a
-/// longer word stays whole).
-pub(super) fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
-    for word in text.split_whitespace() {
-        match lines.last_mut() {
-            Some(l) if l.chars().count() + 1 + word.chars().count() <= width => {
-                l.push(' ');
-                l.push_str(word);
-            }
-            _ => lines.push(word.to_string()),
-        }
-    }
-    lines
-}
+pub(super) use crate::svg::wrap;

@@ -187,6 +187,29 @@ impl Evaluation {
         self.topics.iter().find(|t| t.qid == qid)
     }
 
+    /// Adds the topics of `part`, the evaluation (same qrels, same options)
+    /// of a part of the same run holding other topics: after every part is
+    /// absorbed, the result equals the evaluation of the whole run (tested),
+    /// so a run can be evaluated topic group by topic group as it is
+    /// searched. A part with a NaN score would refuse gdeval for its topics
+    /// only (the whole run's evaluation refuses it for all): give parts of
+    /// NaN-free runs, as sieve's own runs are.
+    pub fn absorb(&mut self, part: Evaluation) {
+        self.topics.extend(part.topics);
+        self.topics.sort_by(|a, b| qid_order(&a.qid, &b.qid));
+        // Missing from the whole run = missing from every part.
+        let missing: std::collections::HashSet<&str> = part
+            .missing_topics
+            .iter()
+            .map(|(q, _)| q.as_str())
+            .collect();
+        self.missing_topics
+            .retain(|(q, _)| missing.contains(q.as_str()));
+        if self.gdeval_refused.is_none() {
+            self.gdeval_refused = part.gdeval_refused;
+        }
+    }
+
     /// `measures` without the gdeval ones when gdeval was refused.
     fn printable(&self, measures: &[Measure]) -> Vec<Measure> {
         let refused = self.gdeval_refused.is_some();
@@ -320,7 +343,7 @@ fn gdeval_refusal(qrels: &Qrels, run: &Run) -> Option<GdevalRefusal> {
 /// qrels have no topic in common ([`Error::NoCommonTopics`]).
 pub fn evaluate(qrels: &Qrels, run: &Run, name: &str, options: EvalOptions) -> Result<Evaluation> {
     let gdeval_refused = gdeval_refusal(qrels, run);
-    let mut topics: Vec<TopicEval> = run
+    let topics: Vec<TopicEval> = run
         .topic_ids()
         .filter_map(|qid| {
             let tq = qrels.topic(qid)?;
@@ -336,6 +359,30 @@ pub fn evaluate(qrels: &Qrels, run: &Run, name: &str, options: EvalOptions) -> R
     if topics.is_empty() {
         return Err(Error::NoCommonTopics { run: name.into() });
     }
+    Ok(assemble(qrels, run, name, options, topics, gdeval_refused))
+}
+
+/// The evaluation of a run that retrieved nothing: no topic evaluated, every
+/// qrels topic missing (with `complete`, each counts 0, as trec_eval `-c`
+/// counts a topic missing from a run). [`evaluate`] refuses such a run
+/// ([`Error::NoCommonTopics`]); a sweep whose filter removes every matching
+/// document needs its zeros.
+pub fn nothing_retrieved(qrels: &Qrels, name: &str, options: EvalOptions) -> Evaluation {
+    let run = Run::default();
+    let refused = gdeval_refusal(qrels, &run);
+    assemble(qrels, &run, name, options, Vec::new(), refused)
+}
+
+/// An [`Evaluation`] of `topics` (evaluated), with the qrels' counts and the
+/// qrels topics `run` lacks.
+fn assemble(
+    qrels: &Qrels,
+    run: &Run,
+    name: &str,
+    options: EvalOptions,
+    mut topics: Vec<TopicEval>,
+    gdeval_refused: Option<GdevalRefusal>,
+) -> Evaluation {
     topics.sort_by(|a, b| qid_order(&a.qid, &b.qid));
     let has_rel = |q: &str| qrels.topic(q).is_some_and(|t| t.num_rel(1) > 0);
     let mut missing_topics: Vec<(String, bool)> = qrels
@@ -344,7 +391,7 @@ pub fn evaluate(qrels: &Qrels, run: &Run, name: &str, options: EvalOptions) -> R
         .map(|q| (q.to_string(), has_rel(q)))
         .collect();
     missing_topics.sort_by(|a, b| qid_order(&a.0, &b.0));
-    Ok(Evaluation {
+    Evaluation {
         run: name.into(),
         topics,
         options,
@@ -357,7 +404,7 @@ pub fn evaluate(qrels: &Qrels, run: &Run, name: &str, options: EvalOptions) -> R
             .sum(),
         missing_topics,
         gdeval_refused,
-    })
+    }
 }
 
 /// The measures of one topic, from the run's hits in trec_eval's order (cut

@@ -322,3 +322,45 @@ fn measure_spec_grammar() {
         assert_eq!(m.name().parse::<Measure>().unwrap(), m);
     }
 }
+
+#[test]
+fn absorbing_parts_equals_evaluating_the_whole_run() {
+    // The committed Anserini CACM run, split into topic groups of every
+    // size from 1 to 13, evaluated part by part, with and without -c.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/eval");
+    let q = crate::qrels::read_qrels(&root.join("qrels.cacm.txt")).unwrap();
+    let text = std::fs::read_to_string(root.join("anserini__cacm-bm25.run.txt")).unwrap();
+    let whole = parse_run(text.as_bytes(), Duplicates::Error).unwrap();
+    let ids: Vec<&str> = whole.topic_ids().collect();
+    for complete in [false, true] {
+        let o = EvalOptions {
+            complete,
+            ..EvalOptions::default()
+        };
+        let want = evaluate(&q, &whole, "r", o).unwrap();
+        for size in 1..=13 {
+            let mut got: Option<Evaluation> = None;
+            for group in ids.chunks(size) {
+                let lines: String = text
+                    .lines()
+                    .filter(|l| group.contains(&l.split_whitespace().next().unwrap()))
+                    .map(|l| format!("{l}\n"))
+                    .collect();
+                let part = parse_run(lines.as_bytes(), Duplicates::Error).unwrap();
+                // a group without judged topics has nothing to evaluate
+                let Ok(e) = evaluate(&q, &part, "r", o) else {
+                    continue;
+                };
+                match &mut got {
+                    None => got = Some(e),
+                    Some(g) => g.absorb(e),
+                }
+            }
+            assert_eq!(
+                got.as_ref(),
+                Some(&want),
+                "size {size}, complete {complete}"
+            );
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! `sweep.tsv` and the terminal summary of a sweep.
+//!
+//! # `sweep.tsv`
+//!
+//! One header line, then one row per setting, in the order of
+//! [`super::Plan::settings`] (each baseline before its filters). Columns:
+//!
+//! | column | value |
+//! |---|---|
+//! | `setting` | the run tag ([`super`] module docs) |
+//! | `baseline` | the tag of the unfiltered setting it is compared with (its own tag for a baseline) |
+//! | `k1`, `b` | BM25 parameters |
+//! | one per rule of the sweep (`spam`, `invalid_4_5_6`, ...) | the setting's threshold for that rule, `NA` when the rule does not filter it |
+//! | `kept` | live documents the setting keeps |
+//! | `kept_fraction` | `kept` over the index's live documents |
+//! | `num_q` | topics evaluated (module docs of [`super`]) |
+//! | per count measure (`num_ret`, `num_rel`, `num_rel_ret`) | its sum over topics, as `eval` prints it |
+//! | per other measure `M` | `M` (the mean, as `eval` prints it), `M_diff` (mean per-topic difference from the baseline), `M_ci_low`, `M_ci_high` (its 95% confidence interval), `M_p` (paired two-sided t-test), `M_p_holm` (Holm-corrected over the sweep's filtered settings), `M_wins`, `M_losses`, `M_ties` (topics better, worse, equal) |
+//!
+//! Numbers are written in Rust's shortest round-trip form (full
+//! precision); `NA` marks a value that does not exist (the comparison
+//! columns of a baseline, a statistic of fewer than two topics, a p-value
+//! of identical runs).
+
+use std::fmt::Write as _;
+
+use super::{Outcome, Table};
+use crate::eval::Measure;
+
+/// The suffixes of a non-count measure's columns, after the mean.
+pub const STAT_COLUMNS: [&str; 8] = [
+    "diff", "ci_low", "ci_high", "p", "p_holm", "wins", "losses", "ties",
+];
+
+fn num(x: f64) -> String {
+    if x.is_nan() {
+        "NA".into()
+    } else {
+        format!("{x}")
+    }
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map_or_else(|| "NA".into(), num)
+}
+
+/// The header of `sweep.tsv`.
+pub fn header(outcome: &Outcome, measures: &[Measure]) -> Vec<String> {
+    let mut h: Vec<String> = ["setting", "baseline", "k1", "b"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    h.extend(outcome.rules.iter().map(|r| r.key().to_string()));
+    h.extend(
+        ["kept", "kept_fraction", "num_q"]
+            .iter()
+            .map(|s| s.to_string()),
+    );
+    for m in measures {
+        h.push(m.name());
+        if !m.is_count() {
+            h.extend(STAT_COLUMNS.iter().map(|c| format!("{}_{c}", m.name())));
+        }
+    }
+    h
+}
+
+/// `sweep.tsv` (module docs).
+pub fn to_tsv(outcome: &Outcome, table: &Table) -> String {
+    let mut s = header(outcome, &table.measures).join("\t");
+    s.push('\n');
+    for (i, setting) in outcome.settings.iter().enumerate() {
+        let mut row: Vec<String> = vec![
+            setting.tag.clone(),
+            outcome.settings[setting.baseline].tag.clone(),
+            format!("{}", setting.params.k1),
+            format!("{}", setting.params.b),
+        ];
+        for rule in &outcome.rules {
+            row.push(
+                setting
+                    .conditions
+                    .iter()
+                    .find(|(r, _)| r == rule)
+                    .map_or_else(|| "NA".into(), |(r, x)| r.value_text(*x)),
+            );
+        }
+        row.push(outcome.kept[i].to_string());
+        row.push(num(if outcome.total_docs == 0 {
+            f64::NAN
+        } else {
+            outcome.kept[i] as f64 / outcome.total_docs as f64
+        }));
+        row.push(outcome.evals[i].num_q().to_string());
+        for (j, m) in table.measures.iter().enumerate() {
+            let mean = table.means[i][j];
+            row.push(if m.is_count() {
+                format!("{}", mean as u64)
+            } else {
+                num(mean)
+            });
+            if m.is_count() {
+                continue;
+            }
+            match &table.versus[i][j] {
+                None => row.extend(STAT_COLUMNS.iter().map(|_| "NA".to_string())),
+                Some(v) => {
+                    let p = &v.paired;
+                    row.push(num(p.mean));
+                    row.push(opt(p.ci.map(|c| c.0)));
+                    row.push(opt(p.ci.map(|c| c.1)));
+                    row.push(opt(p.p));
+                    row.push(opt(v.p_holm));
+                    row.push(p.wins.to_string());
+                    row.push(p.losses.to_string());
+                    row.push(p.ties.to_string());
+                }
+            }
+        }
+        s.push_str(&row.join("\t"));
+        s.push('\n');
+    }
+    s
+}
+
+/// 4 decimals with a sign; `-` for none.
+fn signed(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".into(), |v| format!("{v:+.4}"))
+}
+
+/// A p-value in 4 decimals, or scientific below 1e-4; `-` for none.
+pub fn p_text(p: Option<f64>) -> String {
+    match p {
+        None => "-".into(),
+        Some(v) if v != 0.0 && v < 1e-4 => format!("{v:.1e}"),
+        Some(v) => format!("{v:.4}"),
+    }
+}
+
+/// The terminal summary: per setting, documents kept, then for measure
+/// `table.measures[j]` the mean, the difference with its interval, the
+/// Holm-corrected p-value and wins/losses/ties, and a legend.
+pub fn to_text(outcome: &Outcome, table: &Table, j: usize) -> String {
+    let m = table.measures[j];
+    let mut s = String::new();
+    let width = outcome
+        .settings
+        .iter()
+        .map(|x| x.tag.chars().count())
+        .max()
+        .unwrap_or(7)
+        .max(7);
+    let _ = writeln!(
+        s,
+        "{:<width$} {:>7} {:>8} {:>8} {:>19} {:>9} {:>11}",
+        "setting",
+        "kept%",
+        m.name(),
+        "diff",
+        "95% CI",
+        "p (Holm)",
+        "win/loss/tie"
+    );
+    for (i, setting) in outcome.settings.iter().enumerate() {
+        let kept = if outcome.total_docs == 0 {
+            0.0
+        } else {
+            100.0 * outcome.kept[i] as f64 / outcome.total_docs as f64
+        };
+        let mean = table.means[i][j];
+        let (diff, ci, p, wlt) = match &table.versus[i][j] {
+            Some(v) => (
+                signed(Some(v.paired.mean)),
+                v.paired.ci.map_or_else(
+                    || "-".to_string(),
+                    |(lo, hi)| format!("[{lo:+.4}, {hi:+.4}]"),
+                ),
+                p_text(v.p_holm),
+                format!("{}/{}/{}", v.paired.wins, v.paired.losses, v.paired.ties),
+            ),
+            None => ("base".into(), String::new(), String::new(), String::new()),
+        };
+        let _ = writeln!(
+            s,
+            "{:<width$} {:>7.2} {:>8.4} {:>8} {:>19} {:>9} {:>11}",
+            setting.tag, kept, mean, diff, ci, p, wlt
+        );
+    }
+    let _ = writeln!(
+        s,
+        "(kept%: documents the filter keeps; diff: mean per-topic difference from the unfiltered\n \
+         run of the same k1/b; 95% CI of that difference; p: paired two-sided t-test, Holm-corrected\n \
+         over the sweep, - when undefined; win/loss/tie: topics better/worse/equal than unfiltered)"
+    );
+    s
+}
