@@ -158,8 +158,17 @@ fn write_corpus(dir: &Path, docs: usize) -> (PathBuf, PathBuf) {
     (trec, spam)
 }
 
+/// Where the bench keeps its synthetic index: `$SIEVE_BENCH_DATA/search-N`
+/// (default `target/bench-data`), so a big index can live outside the
+/// checkout and survive `cargo clean`.
+fn data_dir() -> PathBuf {
+    std::env::var_os("SIEVE_BENCH_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/bench-data"))
+}
+
 fn bench_index(docs: usize) -> PathBuf {
-    let dir = repo().join(format!("target/bench-data/search-{docs}"));
+    let dir = data_dir().join(format!("search-{docs}"));
     let index = dir.join("index");
     if read_manifest(&index).is_ok() {
         eprintln!("reusing bench index {}", index.display());
@@ -192,7 +201,9 @@ fn bench_index(docs: usize) -> PathBuf {
 /// Times the bounds pass over the whole index (rewriting every file) and
 /// prints its time and size beside the index's.
 fn bounds_pass(index: &Path) {
-    let _ = std::fs::remove_dir_all(index.join(sieve_indexer::bounds::BOUNDS_DIR));
+    if std::env::var("SIEVE_BENCH_BOUNDS_PASS").is_ok_and(|v| v == "1") {
+        let _ = std::fs::remove_dir_all(index.join(sieve_indexer::bounds::BOUNDS_DIR));
+    }
     let tantivy_index = tantivy::Index::open_in_dir(index).expect("open bench index");
     let t = Instant::now();
     let s = sieve_indexer::bounds::write_index_bounds(index, &tantivy_index).expect("bounds");
@@ -301,53 +312,78 @@ fn main() {
             .collect();
         latency(&mut per)
     };
-    let print = |name: &str, l: &Latency, base: &Latency| {
+
+    // `SIEVE_BENCH_CASES=tantivy,plain,plain12,full,filtered,four`
+    // (default: all).
+    let cases = std::env::var("SIEVE_BENCH_CASES").ok();
+    let want = |name: &str| {
+        cases
+            .as_deref()
+            .is_none_or(|c| c.split(',').any(|x| x.trim() == name))
+    };
+    let mut base: Option<f64> = None;
+    let mut case = |name: &str, label: &str, f: &dyn Fn(&BagOfWords) -> usize| {
+        if !want(name) {
+            return None;
+        }
+        let l = time_topics(f);
+        let b = *base.get_or_insert(l.mean);
         println!(
-            "{name:<46} mean {:>8.3} ms  p50 {:>8.3} ms  p99 {:>8.3} ms  mean/baseline = {:.2}",
+            "{label:<52} mean {:>8.3} ms  p50 {:>8.3} ms  p99 {:>8.3} ms  mean/first = {:.2}",
             l.mean,
             l.p50,
             l.p99,
-            l.mean / base.mean
+            l.mean / b
         );
+        Some(l)
     };
 
-    let baseline = time_topics(&|q| {
-        let clauses: Vec<(Occur, Box<dyn Query>)> = q
-            .terms
-            .iter()
-            .map(|(t, _)| {
-                let term = tantivy::Term::from_field_text(body, t);
-                (
-                    Occur::Should,
-                    Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs)) as Box<dyn Query>,
+    case(
+        "tantivy",
+        "tantivy BM25 TopDocs (block-max WAND, 1.2/0.75)",
+        &|q| {
+            let clauses: Vec<(Occur, Box<dyn Query>)> = q
+                .terms
+                .iter()
+                .map(|(t, _)| {
+                    let term = tantivy::Term::from_field_text(body, t);
+                    (
+                        Occur::Should,
+                        Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs))
+                            as Box<dyn Query>,
+                    )
+                })
+                .collect();
+            searcher
+                .search(
+                    &BooleanQuery::new(clauses),
+                    &TopDocs::with_limit(hits).order_by_score(),
                 )
-            })
-            .collect();
-        searcher
-            .search(
-                &BooleanQuery::new(clauses),
-                &TopDocs::with_limit(hits).order_by_score(),
-            )
-            .expect("tantivy search")
-            .len()
-    });
-    print(
-        "baseline: tantivy BM25 TopDocs (1.2/0.75)",
-        &baseline,
-        &baseline,
+                .expect("tantivy search")
+                .len()
+        },
     );
 
     let global = GlobalStats::new(&shards);
+    let (shards_ref, global_ref) = (&shards, &global);
+    let one = |p: Bm25Params| {
+        move |q: &BagOfWords| {
+            let (shards, global) = (shards_ref, global_ref);
+            let v = [Variant {
+                params: p,
+                stats: global,
+                subset: None,
+            }];
+            search(shards, TextField::Body, q, &v, hits).expect("search")[0].len()
+        }
+    };
     let p = Bm25Params { k1: 0.9, b: 0.4 };
-    let plain = time_topics(&|q| {
-        let v = [Variant {
-            params: p,
-            stats: &global,
-            subset: None,
-        }];
-        search(&shards, TextField::Body, q, &v, hits).expect("search")[0].len()
-    });
-    print("sieve BM25 0.9/0.4, no filter", &plain, &baseline);
+    let plain = case("plain", "sieve BM25 0.9/0.4, no filter", &one(p));
+    case(
+        "plain12",
+        "sieve BM25 1.2/0.75, no filter",
+        &one(Bm25Params { k1: 1.2, b: 0.75 }),
+    );
 
     let sel = DocSelection {
         name: "spam70".into(),
@@ -361,34 +397,32 @@ fn main() {
     let subset = select(&shards, &sel).expect("select");
     let select_time = t.elapsed();
     let kept: u64 = subset.iter().flatten().flatten().map(|b| b.len()).sum();
-    let filtered_full = time_topics(&|q| {
-        let v = [Variant {
-            params: p,
-            stats: &global,
-            subset: Some(&subset),
-        }];
-        search(&shards, TextField::Body, q, &v, hits).expect("search")[0].len()
-    });
-    print(
+    let filtered_full = case(
+        "full",
         "sieve + filter spam>=70, --collection-stats full",
-        &filtered_full,
-        &baseline,
+        &|q| {
+            let v = [Variant {
+                params: p,
+                stats: &global,
+                subset: Some(&subset),
+            }];
+            search(&shards, TextField::Body, q, &v, hits).expect("search")[0].len()
+        },
     );
     let sub_stats = SubsetStats::new(&shards, &subset).expect("subset stats");
-    let filtered = time_topics(&|q| {
-        let v = [Variant {
-            params: p,
-            stats: &sub_stats,
-            subset: Some(&subset),
-        }];
-        search(&shards, TextField::Body, q, &v, hits).expect("search")[0].len()
-    });
-    print(
+    let filtered = case(
+        "filtered",
         "sieve + filter spam>=70, --collection-stats filtered",
-        &filtered,
-        &baseline,
+        &|q| {
+            let v = [Variant {
+                params: p,
+                stats: &sub_stats,
+                subset: Some(&subset),
+            }];
+            search(&shards, TextField::Body, q, &v, hits).expect("search")[0].len()
+        },
     );
-    let four = time_topics(&|q| {
+    let four = case("four", "sieve, 4 BM25 settings in one pass", &|q| {
         let v: Vec<Variant<'_>> = [(0.9, 0.4), (0.9, 0.75), (1.2, 0.4), (1.2, 0.75)]
             .into_iter()
             .map(|(k1, b)| Variant {
@@ -401,12 +435,15 @@ fn main() {
             .expect("search")
             .len()
     });
-    print("sieve, 4 BM25 settings in one pass", &four, &baseline);
-    println!(
-        "query-time filter overhead vs no filter: full stats {:.2}x, filtered stats {:.2}x (mean latency); kept {kept} of {num_docs} docs",
-        filtered_full.mean / plain.mean,
-        filtered.mean / plain.mean
-    );
+    if let Some(plain) = &plain {
+        let ratio = |l: &Option<Latency>| l.as_ref().map_or(f64::NAN, |l| l.mean / plain.mean);
+        println!(
+            "vs one setting, no filter (mean latency): filter with full stats {:.2}x, filtered stats {:.2}x (kept {kept} of {num_docs} docs); 4 settings in one pass {:.2}x",
+            ratio(&filtered_full),
+            ratio(&filtered),
+            ratio(&four),
+        );
+    }
     println!(
         "one-off bitmap build (batch::select, spam>=70): {:.1} ms = {:.1} ms per million docs",
         select_time.as_secs_f64() * 1e3,

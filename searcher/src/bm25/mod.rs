@@ -38,7 +38,7 @@
 //! or thread count.
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 
 use std::sync::Arc;
 
@@ -53,6 +53,9 @@ use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocId, DocSet, Score, Searcher, SegmentReader, TERMINATED, Term};
 
 use crate::{Error, Result};
+
+mod topk;
+use topk::{Candidate, Pool, TopK};
 
 /// BM25 parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -248,69 +251,6 @@ pub fn idf(doc_freq: u64, num_docs: u64) -> Score {
     (1.0 + x).ln()
 }
 
-/// An entry of a per-segment top-k heap. `Ord` puts the *worst* hit on top
-/// of the max-heap, so the heap keeps the best `k`.
-#[derive(Debug, Clone, Copy)]
-struct Candidate {
-    score: Score,
-    /// Docid ordinal in the segment's sorted docid dictionary: comparing
-    /// ordinals within a segment compares docids.
-    ord: u64,
-}
-
-impl PartialEq for Candidate {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Candidate {}
-impl PartialOrd for Candidate {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Candidate {
-    /// "Greater" means "worse": lower score, then smaller docid.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .score
-            .total_cmp(&self.score)
-            .then_with(|| other.ord.cmp(&self.ord))
-    }
-}
-
-struct TopK {
-    k: usize,
-    heap: BinaryHeap<Candidate>,
-}
-
-impl TopK {
-    fn new(k: usize) -> TopK {
-        TopK {
-            k,
-            heap: BinaryHeap::with_capacity(k.min(1 << 16) + 1),
-        }
-    }
-
-    /// The score a new hit must reach to be considered, if the heap is full.
-    fn threshold(&self) -> Option<Score> {
-        (self.heap.len() >= self.k).then(|| self.heap.peek().map_or(Score::MIN, |c| c.score))
-    }
-
-    fn push(&mut self, c: Candidate) {
-        if self.k == 0 {
-            return;
-        }
-        if self.heap.len() < self.k {
-            self.heap.push(c);
-        } else if let Some(mut worst) = self.heap.peek_mut()
-            && c < *worst
-        {
-            *worst = c;
-        }
-    }
-}
-
 /// Scores `query` against every shard for every variant in one pass over
 /// the postings, and returns each variant's top `k` in trec_eval order.
 pub fn search(
@@ -337,6 +277,9 @@ pub fn search(
         .map(|v| Weights::new(v, field_handle, &terms))
         .collect::<Result<_>>()?;
 
+    let mut pools: Vec<Pool> = variants.iter().map(|_| Pool::new(k)).collect();
+    // Every segment searched, as (shard, docid column), numbered in order.
+    let mut segments: Vec<(usize, StrColumn)> = Vec::new();
     for (shard_idx, shard) in shards.iter().enumerate() {
         let field_handle = shard.fields.text(field);
         for (seg_idx, segment) in shard.searcher.segment_readers().iter().enumerate() {
@@ -344,7 +287,7 @@ pub fn search(
                 .iter()
                 .map(|v| v.subset.and_then(|s| s[shard_idx][seg_idx].as_ref()))
                 .collect();
-            let mut heaps: Vec<TopK> = variants.iter().map(|_| TopK::new(k)).collect();
+            let mut heaps: Vec<TopK> = pools.iter().map(|p| TopK::new(k, p.floor())).collect();
             let docids = shard.docid_column(segment)?;
             let seg = SegmentInput {
                 segment,
@@ -353,46 +296,17 @@ pub fn search(
                 bounds: shard.bounds.get(seg_idx).and_then(|b| b.as_deref()),
             };
             score_segment(&seg, &terms, &weights, &subsets, &mut heaps, shard, &docids)?;
-            for (out, heap) in results.iter_mut().zip(heaps) {
-                // One sorted walk of the docid dictionary for all hits (a
-                // lookup per hit would decode a dictionary block each time).
-                let mut hits = heap.heap.into_vec();
-                hits.sort_unstable_by_key(|c| c.ord);
-                let mut ords: Vec<u64> = hits.iter().map(|c| c.ord).collect();
-                // Two documents with the same docid share an ordinal.
-                ords.dedup();
-                let mut names: Vec<String> = Vec::with_capacity(ords.len());
-                let all_found = docids
-                    .dictionary()
-                    .sorted_ords_to_term_cb(&ords, |bytes| {
-                        names.push(String::from_utf8_lossy(bytes).into_owned())
-                    })
-                    .map_err(|e| Error::Index {
-                        index: shard.name.clone(),
-                        detail: format!("docid dictionary: {e}"),
-                    })?;
-                if !all_found || names.len() != ords.len() {
-                    return Err(Error::Index {
-                        index: shard.name.clone(),
-                        detail: "docid ordinal missing from the docid dictionary".into(),
-                    });
-                }
-                let mut name = 0;
-                for c in &hits {
-                    while ords[name] != c.ord {
-                        name += 1;
-                    }
-                    out.push(Hit {
-                        docid: names[name].clone(),
-                        score: c.score,
-                    });
-                }
+            let number = segments.len() as u32;
+            for (pool, heap) in pools.iter_mut().zip(heaps) {
+                pool.add(number, heap);
             }
+            segments.push((shard_idx, docids));
         }
     }
-    for hits in &mut results {
-        hits.sort_by(trec_order);
-        hits.truncate(k);
+    let (owners, columns): (Vec<usize>, Vec<StrColumn>) = segments.into_iter().unzip();
+    let index_of = |segment: u32| shards[owners[segment as usize]].name.clone();
+    for (out, pool) in results.iter_mut().zip(pools) {
+        *out = pool.finish(&columns, &index_of)?;
     }
     Ok(results)
 }
