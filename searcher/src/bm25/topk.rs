@@ -19,6 +19,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+use sieve_indexer::bounds::SegmentBounds;
 use tantivy::Score;
 use tantivy::columnar::StrColumn;
 
@@ -100,6 +101,49 @@ impl TopK {
     }
 }
 
+/// Where the docids of one searched segment are read.
+pub(super) struct SegmentNames<'a> {
+    /// The index, for errors.
+    pub(super) index: &'a str,
+    /// The `docid` fast field.
+    pub(super) column: StrColumn,
+    /// The segment's sidecar, whose docid table reads any docid by
+    /// decoding a few entries.
+    pub(super) table: Option<&'a SegmentBounds>,
+}
+
+impl SegmentNames<'_> {
+    /// The docids of the sorted, distinct ordinals `ords`.
+    fn names(&self, ords: &[u64]) -> Result<Vec<String>> {
+        let mut names: Vec<String> = Vec::with_capacity(ords.len());
+        if let Some(t) = self.table.filter(|t| t.has_docids()) {
+            let mut buf = Vec::new();
+            for &ord in ords {
+                t.docid(ord, &mut buf)?;
+                names.push(String::from_utf8_lossy(&buf).into_owned());
+            }
+            return Ok(names);
+        }
+        // One sorted walk of the dictionary (a lookup per hit would decode
+        // a dictionary block each time).
+        let err = |detail: String| Error::Index {
+            index: self.index.to_string(),
+            detail,
+        };
+        let all_found = self
+            .column
+            .dictionary()
+            .sorted_ords_to_term_cb(ords, |bytes| {
+                names.push(String::from_utf8_lossy(bytes).into_owned())
+            })
+            .map_err(|e| err(format!("docid dictionary: {e}")))?;
+        if !all_found || names.len() != ords.len() {
+            return Err(err("docid ordinal missing from the docid dictionary".into()));
+        }
+        Ok(names)
+    }
+}
+
 /// A candidate kept across segments: score, segment (its position in the
 /// search's list of segments) and docid ordinal there.
 #[derive(Debug, Clone, Copy)]
@@ -163,14 +207,8 @@ impl Pool {
     }
 
     /// The best `k` in trec_eval order, with their docids read from
-    /// `docids` (one column per segment, by the segment numbers given to
-    /// [`Pool::add`]); `index_of(segment)` names a segment's index in
-    /// errors.
-    pub(super) fn finish(
-        mut self,
-        docids: &[StrColumn],
-        index_of: &dyn Fn(u32) -> String,
-    ) -> Result<Vec<Hit>> {
+    /// `segments` (by the segment numbers given to [`Pool::add`]).
+    pub(super) fn finish(mut self, segments: &[SegmentNames<'_>]) -> Result<Vec<Hit>> {
         if let Some(cut) = self.floor() {
             self.candidates.retain(|c| c.score >= cut);
         }
@@ -190,20 +228,7 @@ impl Pool {
             let mut ords: Vec<u64> = group.iter().map(|c| c.ord).collect();
             // Two documents with the same docid share an ordinal.
             ords.dedup();
-            let mut names: Vec<String> = Vec::with_capacity(ords.len());
-            let err = |detail: String| Error::Index {
-                index: index_of(segment),
-                detail,
-            };
-            let all_found = docids[segment as usize]
-                .dictionary()
-                .sorted_ords_to_term_cb(&ords, |bytes| {
-                    names.push(String::from_utf8_lossy(bytes).into_owned())
-                })
-                .map_err(|e| err(format!("docid dictionary: {e}")))?;
-            if !all_found || names.len() != ords.len() {
-                return Err(err("docid ordinal missing from the docid dictionary".into()));
-            }
+            let names = segments[segment as usize].names(&ords)?;
             let mut name = 0;
             for c in group {
                 while ords[name] != c.ord {
