@@ -33,10 +33,13 @@
 //!
 //! `cargo bench -p sieve-bench --bench search`
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use flate2::Compression;
+use flate2::write::GzEncoder;
+use sieve_bench::synth::{Corpus, bench_dir, repo};
 use sieve_filters::docfilter::Thresholds;
 use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
 use sieve_indexer::build::build;
@@ -52,123 +55,42 @@ use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
 
-/// SplitMix64: a small deterministic generator (no dependency, same corpus
-/// on every machine).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// Lower-case alphabetic words of real text, most frequent first.
-fn vocabulary() -> Vec<String> {
-    let mut texts: Vec<Vec<u8>> = Vec::new();
-    if let Some(d) =
-        sieve_indexer::testdata::shared_file("", "search bench vocabulary (CACM, WT10g sample)")
-    {
-        for p in [
-            "cacm/cacm.derived.trec",
-            "trecweb-wt10g/wt10g-sample-B01",
-            "trecweb-wt10g/wt10g-sample-B02",
-            "trecweb-wt10g/wt10g-sample-B03",
-        ] {
-            if let Ok(b) = std::fs::read(d.join(p)) {
-                texts.push(b);
-            }
-        }
-    }
-    if texts.is_empty() {
-        let mut b = Vec::new();
-        flate2::read::GzDecoder::new(
-            File::open(repo().join("tests/data/cacm/cacm.trec.gz")).expect("committed CACM"),
-        )
-        .read_to_end(&mut b)
-        .expect("gunzip CACM");
-        texts.push(b);
-    }
-    let mut freq: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
-    for t in &texts {
-        let mut in_tag = false;
-        let mut word = String::new();
-        for &c in t {
-            match c {
-                b'<' => in_tag = true,
-                b'>' => in_tag = false,
-                _ => {}
-            }
-            if !in_tag && c.is_ascii_alphabetic() {
-                word.push(c.to_ascii_lowercase() as char);
-            } else {
-                if (2..=20).contains(&word.len()) {
-                    *freq.entry(std::mem::take(&mut word)).or_default() += 1;
-                }
-                word.clear();
-            }
-        }
-    }
-    let mut v: Vec<(String, u64)> = freq.into_iter().collect();
-    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    v.into_iter().map(|(w, _)| w).collect()
-}
-
-/// Writes the synthetic TREC collection and its made-up spam file.
-fn write_corpus(dir: &Path, docs: usize) -> (PathBuf, PathBuf) {
-    let vocab = vocabulary();
-    // Zipf(1) cumulative weights.
-    let mut cum = Vec::with_capacity(vocab.len());
-    let mut s = 0.0;
-    for r in 1..=vocab.len() {
-        s += 1.0 / r as f64;
-        cum.push(s);
-    }
-    let trec = dir.join("corpus.trec");
+/// Writes the synthetic TREC collection (gzipped files of at most a
+/// million documents) and its made-up spam file.
+fn write_corpus(dir: &Path, docs: usize) -> (Vec<PathBuf>, PathBuf) {
     let spam = dir.join("made-up-spam.txt");
-    let mut out = BufWriter::new(File::create(&trec).expect("create corpus"));
     let mut sp = BufWriter::new(File::create(&spam).expect("create spam file"));
     writeln!(sp,).unwrap();
-    let mut rng = Rng(42);
-    for i in 0..docs {
-        let docid = format!("SYN-{i:09}");
-        let u = rng.unit();
-        let len = 50 + (u * u * 1125.0) as usize; // 50..=1175 words, mean 50 + 1125/3 = 425
-        write!(out, "<DOC>\n<DOCNO>{docid}</DOCNO>\n<TEXT>\n").unwrap();
-        for _ in 0..len {
-            let x = rng.unit() * s;
-            let r = cum.partition_point(|&c| c < x).min(vocab.len() - 1);
-            out.write_all(vocab[r].as_bytes()).unwrap();
-            out.write_all(b" ").unwrap();
+    let mut files = Vec::new();
+    let mut out: Option<GzEncoder<BufWriter<File>>> = None;
+    for (i, d) in Corpus::new(docs).enumerate() {
+        if i % 1_000_000 == 0 {
+            if let Some(o) = out.take() {
+                o.finish().expect("finish corpus file").flush().unwrap();
+            }
+            let path = dir.join(format!("corpus-{:03}.trec.gz", i / 1_000_000));
+            let f = BufWriter::new(File::create(&path).expect("create corpus"));
+            out = Some(GzEncoder::new(f, Compression::fast()));
+            files.push(path);
         }
-        out.write_all(b"\n</TEXT>\n</DOC>\n").unwrap();
-        writeln!(sp, "{} {docid}", rng.next() % 100).unwrap();
+        let o = out.as_mut().expect("open corpus file");
+        write!(
+            o,
+            "<DOC>\n<DOCNO>{}</DOCNO>\n<TEXT>\n{} \n</TEXT>\n</DOC>\n",
+            d.docid, d.text
+        )
+        .unwrap();
+        writeln!(sp, "{} {}", d.spam, d.docid).unwrap();
     }
-    out.flush().unwrap();
+    if let Some(o) = out.take() {
+        o.finish().expect("finish corpus file").flush().unwrap();
+    }
     sp.flush().unwrap();
-    (trec, spam)
-}
-
-/// Where the bench keeps its synthetic index: `$SIEVE_BENCH_DATA/search-N`
-/// (default `target/bench-data`), so a big index can live outside the
-/// checkout and survive `cargo clean`.
-fn data_dir() -> PathBuf {
-    std::env::var_os("SIEVE_BENCH_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target/bench-data"))
+    (files, spam)
 }
 
 fn bench_index(docs: usize) -> PathBuf {
-    let dir = data_dir().join(format!("search-{docs}"));
+    let dir = bench_dir(docs);
     let index = dir.join("index");
     if read_manifest(&index).is_ok() {
         eprintln!("reusing bench index {}", index.display());
@@ -184,7 +106,7 @@ fn bench_index(docs: usize) -> PathBuf {
     );
     let map = dir.join("spam.fst");
     build_spam_map(&[spam], &map, &dir).expect("spam map");
-    let mut opts = BuildOptions::new(vec![trec.clone()], index.clone());
+    let mut opts = BuildOptions::new(trec.clone(), index.clone());
     opts.threads = 2;
     opts.spam = Some(open_spam_map(&map).expect("open spam map"));
     let t = Instant::now();
@@ -194,7 +116,9 @@ fn bench_index(docs: usize) -> PathBuf {
         stats.totals.indexed,
         t.elapsed().as_secs_f64()
     );
-    let _ = std::fs::remove_file(&trec);
+    for f in &trec {
+        let _ = std::fs::remove_file(f);
+    }
     index
 }
 
