@@ -229,14 +229,6 @@ fn main() {
         queries.len()
     );
 
-    let time_topics = |f: &dyn Fn(&BagOfWords) -> usize| -> Latency {
-        let mut per: Vec<Duration> = queries
-            .iter()
-            .map(|q| sieve_bench::median(runs, || f(q)))
-            .collect();
-        latency(&mut per)
-    };
-
     // `SIEVE_BENCH_CASES=tantivy,plain,plain12,full,filtered,four`
     // (default: all).
     let cases = std::env::var("SIEVE_BENCH_CASES").ok();
@@ -245,49 +237,27 @@ fn main() {
             .as_deref()
             .is_none_or(|c| c.split(',').any(|x| x.trim() == name))
     };
-    let mut base: Option<f64> = None;
-    let mut case = |name: &str, label: &str, f: &dyn Fn(&BagOfWords) -> usize| {
-        if !want(name) {
-            return None;
-        }
-        let l = time_topics(f);
-        let b = *base.get_or_insert(l.mean);
-        println!(
-            "{label:<52} mean {:>8.3} ms  p50 {:>8.3} ms  p99 {:>8.3} ms  mean/first = {:.2}",
-            l.mean,
-            l.p50,
-            l.p99,
-            l.mean / b
-        );
-        Some(l)
-    };
 
-    case(
-        "tantivy",
-        "tantivy BM25 TopDocs (block-max WAND, 1.2/0.75)",
-        &|q| {
-            let clauses: Vec<(Occur, Box<dyn Query>)> = q
-                .terms
-                .iter()
-                .map(|(t, _)| {
-                    let term = tantivy::Term::from_field_text(body, t);
-                    (
-                        Occur::Should,
-                        Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs))
-                            as Box<dyn Query>,
-                    )
-                })
-                .collect();
-            searcher
-                .search(
-                    &BooleanQuery::new(clauses),
-                    &TopDocs::with_limit(hits).order_by_score(),
+    let tantivy_case = |q: &BagOfWords| {
+        let clauses: Vec<(Occur, Box<dyn Query>)> = q
+            .terms
+            .iter()
+            .map(|(t, _)| {
+                let term = tantivy::Term::from_field_text(body, t);
+                (
+                    Occur::Should,
+                    Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs)) as Box<dyn Query>,
                 )
-                .expect("tantivy search")
-                .len()
-        },
-    );
-
+            })
+            .collect();
+        searcher
+            .search(
+                &BooleanQuery::new(clauses),
+                &TopDocs::with_limit(hits).order_by_score(),
+            )
+            .expect("tantivy search")
+            .len()
+    };
     let global = GlobalStats::new(&shards);
     let (shards_ref, global_ref) = (&shards, &global);
     let one = |p: Bm25Params| {
@@ -302,13 +272,6 @@ fn main() {
         }
     };
     let p = Bm25Params { k1: 0.9, b: 0.4 };
-    let plain = case("plain", "sieve BM25 0.9/0.4, no filter", &one(p));
-    case(
-        "plain12",
-        "sieve BM25 1.2/0.75, no filter",
-        &one(Bm25Params { k1: 1.2, b: 0.75 }),
-    );
-
     let sel = DocSelection {
         name: "spam70".into(),
         thresholds: Thresholds {
@@ -321,32 +284,24 @@ fn main() {
     let subset = select(&shards, &sel).expect("select");
     let select_time = t.elapsed();
     let kept: u64 = subset.iter().flatten().flatten().map(|b| b.len()).sum();
-    let filtered_full = case(
-        "full",
-        "sieve + filter spam>=70, --collection-stats full",
-        &|q| {
-            let v = [Variant {
-                params: p,
-                stats: &global,
-                subset: Some(&subset),
-            }];
-            search(&shards, TextField::Body, q, &v, hits).expect("search")[0].len()
-        },
-    );
     let sub_stats = SubsetStats::new(&shards, &subset).expect("subset stats");
-    let filtered = case(
-        "filtered",
-        "sieve + filter spam>=70, --collection-stats filtered",
-        &|q| {
-            let v = [Variant {
-                params: p,
-                stats: &sub_stats,
-                subset: Some(&subset),
-            }];
-            search(&shards, TextField::Body, q, &v, hits).expect("search")[0].len()
-        },
-    );
-    let four = case("four", "sieve, 4 BM25 settings in one pass", &|q| {
+    let full_case = |q: &BagOfWords| {
+        let v = [Variant {
+            params: p,
+            stats: &global,
+            subset: Some(&subset),
+        }];
+        search(&shards, TextField::Body, q, &v, hits).expect("search")[0].len()
+    };
+    let filtered_case = |q: &BagOfWords| {
+        let v = [Variant {
+            params: p,
+            stats: &sub_stats,
+            subset: Some(&subset),
+        }];
+        search(&shards, TextField::Body, q, &v, hits).expect("search")[0].len()
+    };
+    let four_case = |q: &BagOfWords| {
         let v: Vec<Variant<'_>> = [(0.9, 0.4), (0.9, 0.75), (1.2, 0.4), (1.2, 0.75)]
             .into_iter()
             .map(|(k1, b)| Variant {
@@ -358,14 +313,82 @@ fn main() {
         search(&shards, TextField::Body, q, &v, hits)
             .expect("search")
             .len()
-    });
-    if let Some(plain) = &plain {
-        let ratio = |l: &Option<Latency>| l.as_ref().map_or(f64::NAN, |l| l.mean / plain.mean);
+    };
+    let plain_case = one(p);
+    let plain12_case = one(Bm25Params { k1: 1.2, b: 0.75 });
+    type Case<'a> = (&'static str, &'static str, &'a dyn Fn(&BagOfWords) -> usize);
+    let all: [Case<'_>; 6] = [
+        (
+            "tantivy",
+            "tantivy BM25 TopDocs (block-max WAND, 1.2/0.75)",
+            &tantivy_case,
+        ),
+        ("plain", "sieve BM25 0.9/0.4, no filter", &plain_case),
+        ("plain12", "sieve BM25 1.2/0.75, no filter", &plain12_case),
+        (
+            "full",
+            "sieve + filter spam>=70, --collection-stats full",
+            &full_case,
+        ),
+        (
+            "filtered",
+            "sieve + filter spam>=70, --collection-stats filtered",
+            &filtered_case,
+        ),
+        ("four", "sieve, 4 BM25 settings in one pass", &four_case),
+    ];
+    let chosen: Vec<&Case<'_>> = all.iter().filter(|c| want(c.0)).collect();
+    // Per topic, every case in turn, run after run (the first a warm-up),
+    // so that a change in the machine's load falls on every case alike.
+    let mut per: Vec<Vec<Duration>> = vec![Vec::with_capacity(queries.len()); chosen.len()];
+    for q in &queries {
+        let mut times: Vec<Vec<Duration>> = vec![Vec::with_capacity(runs); chosen.len()];
+        for run in 0..=runs.max(1) {
+            for (c, case) in chosen.iter().enumerate() {
+                let t = Instant::now();
+                std::hint::black_box((case.2)(q));
+                if run > 0 {
+                    times[c].push(t.elapsed());
+                }
+            }
+        }
+        for (c, mut t) in times.into_iter().enumerate() {
+            t.sort();
+            per[c].push(t[t.len() / 2]);
+        }
+    }
+    let mut results: Vec<(&str, Latency)> = Vec::new();
+    for (case, mut p) in chosen.iter().zip(per) {
+        let l = latency(&mut p);
+        let first = results.first().map_or(l.mean, |r| r.1.mean);
+        println!(
+            "{:<52} mean {:>8.3} ms  p50 {:>8.3} ms  p99 {:>8.3} ms  mean/first = {:.2}",
+            case.1,
+            l.mean,
+            l.p50,
+            l.p99,
+            l.mean / first
+        );
+        results.push((case.0, l));
+    }
+    let mean_of = |name: &str| results.iter().find(|r| r.0 == name).map(|r| r.1.mean);
+    if let Some(plain) = mean_of("plain") {
+        let ratio = |name: &str| mean_of(name).map_or(f64::NAN, |m| m / plain);
         println!(
             "vs one setting, no filter (mean latency): filter with full stats {:.2}x, filtered stats {:.2}x (kept {kept} of {num_docs} docs); 4 settings in one pass {:.2}x",
-            ratio(&filtered_full),
-            ratio(&filtered),
-            ratio(&four),
+            ratio("full"),
+            ratio("filtered"),
+            ratio("four"),
+        );
+    }
+    if let (Some(s), Some(t)) = (mean_of("plain"), mean_of("tantivy")) {
+        println!("sieve 0.9/0.4 mean / tantivy mean = {:.3}", s / t);
+    }
+    // One line per case for scripts: `RESULT case docs hits mean p50 p99`.
+    for (name, l) in &results {
+        println!(
+            "RESULT {name} {num_docs} {hits} {:.4} {:.4} {:.4}",
+            l.mean, l.p50, l.p99
         );
     }
     println!(

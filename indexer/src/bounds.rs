@@ -431,18 +431,24 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8]> {
         let end = self.pos.checked_add(n).filter(|e| *e <= self.bytes.len());
         let Some(end) = end else {
-            return Err(self.err(
-                what,
-                format!("{n} bytes at payload offset {}", self.pos),
-                format!("{} bytes left", self.bytes.len() - self.pos),
-            ));
+            return Err(self.short(n, what));
         };
         let out = &self.bytes[self.pos..end];
         self.pos = end;
         Ok(out)
+    }
+
+    #[cold]
+    fn short(&self, n: usize, what: &'static str) -> Error {
+        self.err(
+            what,
+            format!("{n} bytes at payload offset {}", self.pos),
+            format!("{} bytes left", self.bytes.len() - self.pos),
+        )
     }
 
     fn u32(&mut self, what: &'static str) -> Result<u32> {
@@ -457,7 +463,20 @@ impl<'a> Reader<'a> {
         Ok(u64::from_le_bytes(a))
     }
 
+    #[inline]
     fn varint(&mut self, what: &'static str) -> Result<u64> {
+        // One byte: the common case.
+        if let Some(&b) = self.bytes.get(self.pos)
+            && b < 0x80
+        {
+            self.pos += 1;
+            return Ok(u64::from(b));
+        }
+        self.varint_long(what)
+    }
+
+    #[cold]
+    fn varint_long(&mut self, what: &'static str) -> Result<u64> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.take(1, what)?[0];

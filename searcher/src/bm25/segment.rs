@@ -236,6 +236,19 @@ struct SegmentScan<'a> {
     docids: &'a StrColumn,
     tfs: Vec<Vec<u32>>,
     touched: [u64; WINDOW as usize / 64],
+    /// Scratch, per window: the essential cursors, the non-essential ones
+    /// in lookup order, and the sums of the latter's bounds from each on.
+    essential: Vec<usize>,
+    lookups: Vec<usize>,
+    rest: Vec<Score>,
+    /// Scratch, per document: each active variant's score so far.
+    partial: Vec<Score>,
+    /// True when some document may be refused by a variant (deleted
+    /// documents, or a variant with a subset).
+    filtering: bool,
+    /// Scratch, per document when `filtering`: whether each active variant
+    /// may return it.
+    accepts: Vec<bool>,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -270,7 +283,17 @@ pub(super) fn score_segment(
         docids,
         tfs: vec![vec![0; WINDOW as usize]; cursors.len()],
         touched: [0u64; WINDOW as usize / 64],
+        essential: Vec::with_capacity(cursors.len()),
+        lookups: Vec::with_capacity(cursors.len()),
+        rest: Vec::with_capacity(cursors.len() + 1),
+        partial: Vec::new(),
+        filtering: false,
+        accepts: Vec::new(),
     };
+    scan.partial = vec![0.0; scan.active.len()];
+    scan.accepts = vec![true; scan.active.len()];
+    scan.filtering =
+        scan.alive.is_some() || scan.active.iter().any(|(v, _)| scan.subsets[*v].is_some());
     let mut order = Vec::with_capacity(cursors.len());
     let mut skip = vec![false; cursors.len()];
     let mut window_skip = vec![false; cursors.len()];
@@ -344,9 +367,11 @@ impl SegmentScan<'_> {
     }
 
     /// Scores the documents `base..end` that the cursors not in `skip`
-    /// have postings for (the others are looked up for those documents
-    /// that may still reach `threshold`, given the `bounds` of the
-    /// skipped cursors).
+    /// have postings for. The skipped (non-essential) cursors are looked up
+    /// for such a document one at a time, largest `bounds` first, only
+    /// while the document's best score so far over the variants plus the
+    /// bounds of the cursors not yet looked up may still reach
+    /// `threshold` (MaxScore's document-level test).
     fn window(
         &mut self,
         cursors: &mut [Cursor],
@@ -376,14 +401,22 @@ impl SegmentScan<'_> {
                 c.postings.advance();
             }
         }
-        // The non-essential terms' bounds, summed.
-        let skipped = skip.iter().filter(|s| **s).count();
-        let rest: Score = bounds
-            .iter()
-            .zip(skip)
-            .filter(|(_, s)| **s)
-            .map(|(b, _)| *b)
-            .sum();
+        // The non-essential cursors, largest bound first, and the sums of
+        // the bounds from each on.
+        self.essential.clear();
+        self.essential
+            .extend((0..cursors.len()).filter(|&c| !skip[c]));
+        self.lookups.clear();
+        self.lookups.extend((0..cursors.len()).filter(|&c| skip[c]));
+        self.lookups
+            .sort_unstable_by(|&a, &b| bounds[b].total_cmp(&bounds[a]).then(a.cmp(&b)));
+        self.rest.clear();
+        self.rest.resize(self.lookups.len() + 1, 0.0);
+        for i in (0..self.lookups.len()).rev() {
+            self.rest[i] = self.rest[i + 1] + bounds[self.lookups[i]];
+        }
+        let threshold = threshold.filter(|_| !self.lookups.is_empty());
+        let n = cursors.len();
         for word_idx in 0..self.touched.len() {
             let mut bits = std::mem::take(&mut self.touched[word_idx]);
             while bits != 0 {
@@ -391,28 +424,24 @@ impl SegmentScan<'_> {
                 bits &= bits - 1;
                 let doc = base + local as DocId;
                 let fid = self.fieldnorms.fieldnorm_id(doc) as usize;
-                let hopeless = skipped > 0
-                    && threshold.is_some_and(|t| {
-                        let best = self.partial_max(cursors, local, fid);
-                        !may_reach(best + rest, cursors.len(), t)
-                    });
-                if !hopeless {
-                    // Non-essential terms: only for the documents that may
-                    // still make it.
-                    for ((c, tf), _) in cursors
-                        .iter_mut()
-                        .zip(self.tfs.iter_mut())
-                        .zip(skip)
-                        .filter(|(_, s)| **s)
-                    {
-                        if c.postings.doc() < doc {
-                            c.postings.seek(doc);
-                        }
-                        if c.postings.doc() == doc {
-                            tf[local] = c.postings.term_freq();
-                        }
+                // Which variants may return the document (deleted, or
+                // filtered out): none, and it is not looked at further.
+                let wanted = !self.filtering || {
+                    let alive = self.alive.is_none_or(|a| a.is_alive(doc));
+                    for (a, (v, _)) in self.accepts.iter_mut().zip(&self.active) {
+                        *a = alive && self.subsets[*v].is_none_or(|s| s.contains(doc));
                     }
-                    self.score_doc(cursors, doc, local, fid);
+                    self.accepts.iter().any(|a| *a)
+                };
+                if wanted {
+                    match threshold {
+                        Some(t) => {
+                            if self.lookup(cursors, doc, local, fid, t, n) {
+                                self.score_doc(cursors, doc, local, fid, true);
+                            }
+                        }
+                        None => self.score_doc(cursors, doc, local, fid, false),
+                    }
                 }
                 for tf in self.tfs.iter_mut() {
                     tf[local] = 0;
@@ -421,36 +450,88 @@ impl SegmentScan<'_> {
         }
     }
 
-    /// The largest score over the variants of the frequencies gathered so
-    /// far for the document at `local`.
+    /// Looks the non-essential cursors up for `doc` while it may still
+    /// reach `threshold` (see [`SegmentScan::window`]); false when it
+    /// cannot.
     #[inline]
-    fn partial_max(&self, cursors: &[Cursor], local: usize, fid: usize) -> Score {
+    fn lookup(
+        &mut self,
+        cursors: &mut [Cursor],
+        doc: DocId,
+        local: usize,
+        fid: usize,
+        threshold: Score,
+        n: usize,
+    ) -> bool {
+        // The best-so-far score of each variant that may return the
+        // document, from the essential terms.
         let mut best: Score = 0.0;
-        for (_, w) in &self.active {
+        for (i, (slot, (_, w))) in self.partial.iter_mut().zip(&self.active).enumerate() {
+            if self.filtering && !self.accepts[i] {
+                *slot = 0.0;
+                continue;
+            }
             let mut score: Score = 0.0;
-            for (c, tf) in cursors.iter().zip(&self.tfs) {
-                let tf = tf[local];
+            for &c in &self.essential {
+                let tf = self.tfs[c][local];
                 if tf != 0 {
                     let tf = tf as Score;
-                    score += w.term_weight[c.term_idx] * (tf / (tf + w.norm[fid]));
+                    score += w.term_weight[cursors[c].term_idx] * (tf / (tf + w.norm[fid]));
                 }
             }
+            *slot = score;
             best = best.max(score);
         }
-        best
+        for (i, &c) in self.lookups.iter().enumerate() {
+            if !may_reach(best + self.rest[i], n, threshold) {
+                return false;
+            }
+            let cursor = &mut cursors[c];
+            if cursor.postings.doc() < doc {
+                cursor.postings.seek(doc);
+            }
+            if cursor.postings.doc() == doc {
+                let tf = cursor.postings.term_freq();
+                self.tfs[c][local] = tf;
+                let tf = tf as Score;
+                best = 0.0;
+                for (i, (slot, (_, w))) in self.partial.iter_mut().zip(&self.active).enumerate() {
+                    if self.filtering && !self.accepts[i] {
+                        continue;
+                    }
+                    *slot += w.term_weight[cursor.term_idx] * (tf / (tf + w.norm[fid]));
+                    best = best.max(*slot);
+                }
+            }
+        }
+        true
     }
 
     /// Scores `doc` (at `local` in the frequency arrays, fieldnorm id
     /// `fid`) for every variant that may return it, and offers it to the
     /// variant's heap.
-    fn score_doc(&mut self, cursors: &[Cursor], doc: DocId, local: usize, fid: usize) {
-        let is_alive = self.alive.is_none_or(|a| a.is_alive(doc));
-        if !is_alive {
-            return;
-        }
+    fn score_doc(
+        &mut self,
+        cursors: &[Cursor],
+        doc: DocId,
+        local: usize,
+        fid: usize,
+        complete: bool,
+    ) {
+        let n = cursors.len();
         let mut ord: Option<u64> = None;
-        for (v, w) in &self.active {
-            if self.subsets[*v].is_some_and(|s| !s.contains(doc)) {
+        for (i, (v, w)) in self.active.iter().enumerate() {
+            if self.filtering && !self.accepts[i] {
+                continue;
+            }
+            let heap = &self.heaps[*v];
+            // With every term looked up, `partial` holds the score summed
+            // in another order: a variant it cannot bring in is not scored.
+            if complete
+                && heap
+                    .threshold()
+                    .is_some_and(|t| !may_reach(self.partial[i], n, t))
+            {
                 continue;
             }
             let mut score: Score = 0.0;
