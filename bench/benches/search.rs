@@ -124,7 +124,7 @@ fn bench_index(docs: usize) -> PathBuf {
 
 /// Times the bounds pass over the whole index (rewriting every file) and
 /// prints its time and size beside the index's.
-fn bounds_pass(index: &Path) {
+fn bounds_pass(index: &Path) -> BoundsFigures {
     if std::env::var("SIEVE_BENCH_BOUNDS_PASS").is_ok_and(|v| v == "1") {
         let _ = std::fs::remove_dir_all(index.join(sieve_indexer::bounds::BOUNDS_DIR));
     }
@@ -147,16 +147,24 @@ fn bounds_pass(index: &Path) {
             rest[..end].trim().parse::<f64>().ok()
         })
         .unwrap_or(f64::NAN);
-    println!(
-        "block-max bounds: {} segment(s), {:.2} s ({:.1}% of the build's {:.1} s), {} bytes ({:.2}% of the index's other files, {} bytes)",
-        s.segments,
+    BoundsFigures {
+        segments: s.segments,
+        written: s.written,
         secs,
-        100.0 * secs / build_secs,
         build_secs,
-        s.bytes,
-        100.0 * s.bytes as f64 / total as f64,
-        total
-    );
+        bytes: s.bytes,
+        index_bytes: total,
+    }
+}
+
+/// What [`bounds_pass`] measured.
+struct BoundsFigures {
+    segments: usize,
+    written: usize,
+    secs: f64,
+    build_secs: f64,
+    bytes: u64,
+    index_bytes: u64,
 }
 
 struct Latency {
@@ -192,8 +200,33 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1000);
     let index = bench_index(docs);
-    bounds_pass(&index);
+    let bf = bounds_pass(&index);
     let (mut shards, config) = open_shards(std::slice::from_ref(&index)).expect("open bench index");
+    let docid_bytes: u64 = shards[0]
+        .bounds
+        .iter()
+        .flatten()
+        .map(|b| b.docid_table_bytes())
+        .sum();
+    let bound_bytes = bf.bytes - docid_bytes;
+    println!(
+        "sidecars: {} segment(s), {} file(s) written in {:.2} s ({:.1}% of the build's {:.1} s); {} bytes = block-max bounds {} ({:.2}% of the index's other files, {} bytes) + docid table {} ({:.2}%)",
+        bf.segments,
+        bf.written,
+        bf.secs,
+        100.0 * bf.secs / bf.build_secs,
+        bf.build_secs,
+        bf.bytes,
+        bound_bytes,
+        100.0 * bound_bytes as f64 / bf.index_bytes as f64,
+        bf.index_bytes,
+        docid_bytes,
+        100.0 * docid_bytes as f64 / bf.index_bytes as f64,
+    );
+    println!(
+        "INDEX {docs} build_s {:.1} index_bytes {} bounds_bytes {bound_bytes} docid_table_bytes {docid_bytes}",
+        bf.build_secs, bf.index_bytes
+    );
     let pruning = std::env::var("SIEVE_BENCH_PRUNING").map_or(true, |v| v != "off");
     if !pruning {
         for s in &mut shards {

@@ -555,6 +555,13 @@ impl DocidTable {
 }
 
 impl SegmentBounds {
+    /// The size of the docid table in the file, in bytes (the rest of the
+    /// file is the block-max bounds).
+    pub fn docid_table_bytes(&self) -> u64 {
+        let t = &self.docids;
+        20 + 8 * t.restarts.len() as u64 + t.data.len() as u64
+    }
+
     /// True when the file has a docid table (the segment has docids).
     pub fn has_docids(&self) -> bool {
         self.docids.count > 0

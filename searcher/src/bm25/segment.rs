@@ -137,6 +137,23 @@ impl Cursor {
     }
 }
 
+/// Moves `postings` to the first document at or after `target`: by a few
+/// `advance`s when it is near (a lookup in a dense list usually is), else
+/// by `seek` (tantivy's seek costs a skip-list step and a search in the
+/// block even when the target is in the current block).
+#[inline]
+fn seek_near(postings: &mut SegmentPostings, target: DocId) {
+    for _ in 0..8 {
+        if postings.doc() >= target {
+            return;
+        }
+        postings.advance();
+    }
+    if postings.doc() < target {
+        postings.seek(target);
+    }
+}
+
 /// Marks in `skip` the cursors that are not essential: the longest run of
 /// the smallest `bounds` (one per cursor) whose sum stays below
 /// `threshold`. `order` is scratch space.
@@ -487,9 +504,7 @@ impl SegmentScan<'_> {
                 return false;
             }
             let cursor = &mut cursors[c];
-            if cursor.postings.doc() < doc {
-                cursor.postings.seek(doc);
-            }
+            seek_near(&mut cursor.postings, doc);
             if cursor.postings.doc() == doc {
                 let tf = cursor.postings.term_freq();
                 self.tfs[c][local] = tf;
