@@ -110,7 +110,12 @@ fn bench_index(docs: usize) -> PathBuf {
     opts.threads = 2;
     opts.spam = Some(open_spam_map(&map).expect("open spam map"));
     let t = Instant::now();
+    let cpu = cpu_seconds();
     let stats = build(&opts, &NoProgress).expect("build bench index");
+    let _ = std::fs::write(
+        dir.join("build-cpu-seconds"),
+        format!("{:.2}\n", cpu_seconds() - cpu),
+    );
     eprintln!(
         "built bench index: {} docs in {:.1} s",
         stats.totals.indexed,
@@ -130,8 +135,10 @@ fn bounds_pass(index: &Path) -> BoundsFigures {
     }
     let tantivy_index = tantivy::Index::open_in_dir(index).expect("open bench index");
     let t = Instant::now();
+    let cpu = cpu_seconds();
     let s = sieve_indexer::bounds::write_index_bounds(index, &tantivy_index).expect("bounds");
     let secs = t.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu;
     let total: u64 = std::fs::read_dir(index)
         .expect("index dir")
         .filter_map(|e| e.ok()?.metadata().ok())
@@ -147,14 +154,40 @@ fn bounds_pass(index: &Path) -> BoundsFigures {
             rest[..end].trim().parse::<f64>().ok()
         })
         .unwrap_or(f64::NAN);
+    // The build's CPU seconds, when this bench built the index.
+    let build_cpu = std::fs::read_to_string(index.with_file_name("build-cpu-seconds"))
+        .ok()
+        .and_then(|t| t.trim().parse::<f64>().ok())
+        .unwrap_or(f64::NAN);
     BoundsFigures {
         segments: s.segments,
         written: s.written,
         secs,
+        cpu,
+        build_cpu,
         build_secs,
         bytes: s.bytes,
         index_bytes: total,
     }
+}
+
+/// This process's CPU time (user + system), from `/proc/self/stat` (Linux;
+/// NaN elsewhere), in seconds.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return f64::NAN;
+    };
+    // Fields after the command name (which is in parentheses).
+    let rest = stat.rsplit(')').next().unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| {
+        f.get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(f64::NAN)
+    };
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 here;
+    // 100 ticks per second on Linux.
+    (ticks(11) + ticks(12)) / 100.0
 }
 
 /// What [`bounds_pass`] measured.
@@ -162,6 +195,8 @@ struct BoundsFigures {
     segments: usize,
     written: usize,
     secs: f64,
+    cpu: f64,
+    build_cpu: f64,
     build_secs: f64,
     bytes: u64,
     index_bytes: u64,
@@ -224,8 +259,14 @@ fn main() {
         100.0 * docid_bytes as f64 / bf.index_bytes as f64,
     );
     println!(
-        "INDEX {docs} build_s {:.1} index_bytes {} bounds_bytes {bound_bytes} docid_table_bytes {docid_bytes}",
-        bf.build_secs, bf.index_bytes
+        "sidecar pass CPU {:.2} s = {:.1}% of the build's CPU {:.1} s (the build includes its own sidecar pass; NaN when this run did not build the index)",
+        bf.cpu,
+        100.0 * bf.cpu / (bf.build_cpu - bf.cpu),
+        bf.build_cpu
+    );
+    println!(
+        "INDEX {docs} build_s {:.1} build_cpu_s {:.1} sidecar_s {:.2} sidecar_cpu_s {:.2} index_bytes {} bounds_bytes {bound_bytes} docid_table_bytes {docid_bytes}",
+        bf.build_secs, bf.build_cpu, bf.secs, bf.cpu, bf.index_bytes
     );
     let pruning = std::env::var("SIEVE_BENCH_PRUNING").map_or(true, |v| v != "off");
     if !pruning {

@@ -37,7 +37,12 @@ fn main() {
         .count();
     let share = ink as f64 / pixmap.pixels().len() as f64;
     pixmap.save_png(output).expect("write the PNG");
-    println!("{output}: {}x{}, {:.1}% ink", size.width(), size.height(), 100.0 * share);
+    println!(
+        "{output}: {}x{}, {:.1}% ink",
+        size.width(),
+        size.height(),
+        100.0 * share
+    );
     if share < 0.01 {
         eprintln!("svg_to_png: the rendering is blank");
         std::process::exit(1);

@@ -5,7 +5,7 @@
 #
 #   bench/peers/setup_pisa.sh                       # once
 #   bench/peers/search_growth.sh [--docs "100000 1000000"] [--hits "10 1000"] [--runs 3]
-#                                [--no-pisa] [--output-dir DIR]
+#                                [--no-pisa] [--no-rust] [--output-dir DIR]
 #
 # Per collection size: the Rust search bench (`cargo bench -p sieve-bench --bench search`, which
 # builds the sieve index once under $SIEVE_BENCH_DATA, default target/bench-data) times tantivy's
@@ -22,6 +22,7 @@ DOCS="100000 1000000"
 HITS="10 1000"
 RUNS=3
 PISA=1
+RUST=1
 OUT=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -29,6 +30,7 @@ while [[ $# -gt 0 ]]; do
     --hits) HITS="$2"; shift 2 ;;
     --runs) RUNS="$2"; shift 2 ;;
     --no-pisa) PISA=0; shift ;;
+    --no-rust) RUST=0; shift ;;
     --output-dir) OUT="$2"; shift 2 ;;
     *) echo "search_growth: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -55,6 +57,7 @@ echo "search_growth: bench binary $BENCH, results in $OUT" >&2
 
 for n in $DOCS; do
   for k in $HITS; do
+    [[ $RUST == 1 ]] || continue
     log="$OUT/rust-$n-$k.txt"
     echo "search_growth: $n docs, top $k: sieve and tantivy (load $(cut -d' ' -f1 /proc/loadavg))" >&2
     SIEVE_BENCH_DOCS=$n SIEVE_BENCH_HITS=$k SIEVE_BENCH_RUNS=$RUNS \
@@ -82,6 +85,8 @@ for n in $DOCS; do
     fi \
       | "$PY" -c 'import json,sys
 for l in sys.stdin:
+    if not l.startswith("{"):
+        continue  # PISA logs to standard output too
     r = json.loads(l)
     if r["what"] == "pisa search":
         r["system"] = "pisa_" + r["algorithm"]

@@ -258,8 +258,14 @@ struct SegmentScan<'a> {
     essential: Vec<usize>,
     lookups: Vec<usize>,
     rest: Vec<Score>,
-    /// Scratch, per document: each active variant's score so far.
+    /// Scratch, per document: each active variant's score so far
+    /// (negative infinity for a variant that may not return it).
     partial: Vec<Score>,
+    /// Scratch, per document: its (term index, tf) in query-term order.
+    doc_terms: Vec<(usize, Score)>,
+    /// Scratch, per window: each active variant's threshold (negative
+    /// infinity when it has none yet).
+    thresholds: Vec<Score>,
     /// True when some document may be refused by a variant (deleted
     /// documents, or a variant with a subset).
     filtering: bool,
@@ -304,6 +310,8 @@ pub(super) fn score_segment(
         lookups: Vec::with_capacity(cursors.len()),
         rest: Vec::with_capacity(cursors.len() + 1),
         partial: Vec::new(),
+        thresholds: Vec::new(),
+        doc_terms: Vec::with_capacity(cursors.len()),
         filtering: false,
         accepts: Vec::new(),
     };
@@ -434,6 +442,13 @@ impl SegmentScan<'_> {
         }
         let threshold = threshold.filter(|_| !self.lookups.is_empty());
         let n = cursors.len();
+        // Each variant's threshold now (they only rise during the window,
+        // so these stay safe to prune with).
+        self.thresholds.clear();
+        for (v, _) in &self.active {
+            let t = self.heaps[*v].threshold().unwrap_or(Score::NEG_INFINITY);
+            self.thresholds.push(t);
+        }
         for word_idx in 0..self.touched.len() {
             let mut bits = std::mem::take(&mut self.touched[word_idx]);
             while bits != 0 {
@@ -451,13 +466,10 @@ impl SegmentScan<'_> {
                     self.accepts.iter().any(|a| *a)
                 };
                 if wanted {
-                    match threshold {
-                        Some(t) => {
-                            if self.lookup(cursors, doc, local, fid, t, n) {
-                                self.score_doc(cursors, doc, local, fid, true);
-                            }
-                        }
-                        None => self.score_doc(cursors, doc, local, fid, false),
+                    if threshold.is_none() {
+                        self.score_doc(cursors, doc, local, fid, false);
+                    } else if self.lookup(cursors, doc, local, fid, n) {
+                        self.score_doc(cursors, doc, local, fid, true);
                     }
                 }
                 for tf in self.tfs.iter_mut() {
@@ -477,15 +489,13 @@ impl SegmentScan<'_> {
         doc: DocId,
         local: usize,
         fid: usize,
-        threshold: Score,
         n: usize,
     ) -> bool {
-        // The best-so-far score of each variant that may return the
-        // document, from the essential terms.
-        let mut best: Score = 0.0;
+        // The score so far of each variant that may return the document,
+        // from the essential terms.
         for (i, (slot, (_, w))) in self.partial.iter_mut().zip(&self.active).enumerate() {
             if self.filtering && !self.accepts[i] {
-                *slot = 0.0;
+                *slot = Score::NEG_INFINITY;
                 continue;
             }
             let mut score: Score = 0.0;
@@ -497,10 +507,18 @@ impl SegmentScan<'_> {
                 }
             }
             *slot = score;
-            best = best.max(score);
         }
         for (i, &c) in self.lookups.iter().enumerate() {
-            if !may_reach(best + self.rest[i], n, threshold) {
+            // Some variant may still take the document: its score so far
+            // plus the bounds of the terms not looked up reach its own
+            // threshold (the variants' thresholds differ).
+            let rest = self.rest[i];
+            if !self
+                .partial
+                .iter()
+                .zip(&self.thresholds)
+                .any(|(p, t)| *p != Score::NEG_INFINITY && may_reach(p + rest, n, *t))
+            {
                 return false;
             }
             let cursor = &mut cursors[c];
@@ -509,13 +527,8 @@ impl SegmentScan<'_> {
                 let tf = cursor.postings.term_freq();
                 self.tfs[c][local] = tf;
                 let tf = tf as Score;
-                best = 0.0;
-                for (i, (slot, (_, w))) in self.partial.iter_mut().zip(&self.active).enumerate() {
-                    if self.filtering && !self.accepts[i] {
-                        continue;
-                    }
+                for (slot, (_, w)) in self.partial.iter_mut().zip(&self.active) {
                     *slot += w.term_weight[cursor.term_idx] * (tf / (tf + w.norm[fid]));
-                    best = best.max(*slot);
                 }
             }
         }
@@ -535,6 +548,15 @@ impl SegmentScan<'_> {
     ) {
         let n = cursors.len();
         let mut ord: Option<u64> = None;
+        // The document's terms in query-term order (cursors are in term
+        // order), with their frequencies: gathered once for every variant.
+        self.doc_terms.clear();
+        for (c, tf) in cursors.iter().zip(&self.tfs) {
+            let tf = tf[local];
+            if tf != 0 {
+                self.doc_terms.push((c.term_idx, tf as Score));
+            }
+        }
         for (i, (v, w)) in self.active.iter().enumerate() {
             if self.filtering && !self.accepts[i] {
                 continue;
@@ -549,13 +571,10 @@ impl SegmentScan<'_> {
             {
                 continue;
             }
+            let norm = w.norm[fid];
             let mut score: Score = 0.0;
-            for (c, tf) in cursors.iter().zip(&self.tfs) {
-                let tf = tf[local];
-                if tf != 0 {
-                    let tf = tf as Score;
-                    score += w.term_weight[c.term_idx] * (tf / (tf + w.norm[fid]));
-                }
+            for &(t, tf) in &self.doc_terms {
+                score += w.term_weight[t] * (tf / (tf + norm));
             }
             let heap = &mut self.heaps[*v];
             if heap.threshold().is_some_and(|t| score < t) {

@@ -120,7 +120,10 @@ impl SegmentNames<'_> {
             let mut buf = Vec::new();
             for &ord in ords {
                 t.docid(ord, &mut buf)?;
-                names.push(String::from_utf8_lossy(&buf).into_owned());
+                names.push(match std::str::from_utf8(&buf) {
+                    Ok(s) => s.to_owned(),
+                    Err(_) => String::from_utf8_lossy(&buf).into_owned(),
+                });
             }
             return Ok(names);
         }
