@@ -8,6 +8,8 @@
 
 use std::time::{Duration, Instant};
 
+pub mod synth;
+
 /// Runs `f` `runs` times (after one warm-up) and returns the median time.
 pub fn median<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
     std::hint::black_box(f());

@@ -39,10 +39,13 @@
 //!
 //! `cargo bench -p sieve-bench --bench search`
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use flate2::Compression;
+use flate2::write::GzEncoder;
+use sieve_bench::synth::{Corpus, bench_dir, repo};
 use sieve_filters::docfilter::Thresholds;
 use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
 use sieve_indexer::build::build;
@@ -58,114 +61,42 @@ use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
 
-/// SplitMix64: a small deterministic generator (no dependency, same corpus
-/// on every machine).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// Lower-case alphabetic words of real text, most frequent first.
-fn vocabulary() -> Vec<String> {
-    let mut texts: Vec<Vec<u8>> = Vec::new();
-    if let Some(d) =
-        sieve_indexer::testdata::shared_file("", "search bench vocabulary (CACM, WT10g sample)")
-    {
-        for p in [
-            "cacm/cacm.derived.trec",
-            "trecweb-wt10g/wt10g-sample-B01",
-            "trecweb-wt10g/wt10g-sample-B02",
-            "trecweb-wt10g/wt10g-sample-B03",
-        ] {
-            if let Ok(b) = std::fs::read(d.join(p)) {
-                texts.push(b);
-            }
-        }
-    }
-    if texts.is_empty() {
-        let mut b = Vec::new();
-        flate2::read::GzDecoder::new(
-            File::open(repo().join("tests/data/cacm/cacm.trec.gz")).expect("committed CACM"),
-        )
-        .read_to_end(&mut b)
-        .expect("gunzip CACM");
-        texts.push(b);
-    }
-    let mut freq: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
-    for t in &texts {
-        let mut in_tag = false;
-        let mut word = String::new();
-        for &c in t {
-            match c {
-                b'<' => in_tag = true,
-                b'>' => in_tag = false,
-                _ => {}
-            }
-            if !in_tag && c.is_ascii_alphabetic() {
-                word.push(c.to_ascii_lowercase() as char);
-            } else {
-                if (2..=20).contains(&word.len()) {
-                    *freq.entry(std::mem::take(&mut word)).or_default() += 1;
-                }
-                word.clear();
-            }
-        }
-    }
-    let mut v: Vec<(String, u64)> = freq.into_iter().collect();
-    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    v.into_iter().map(|(w, _)| w).collect()
-}
-
-/// Writes the synthetic TREC collection and its made-up spam file.
-fn write_corpus(dir: &Path, docs: usize) -> (PathBuf, PathBuf) {
-    let vocab = vocabulary();
-    // Zipf(1) cumulative weights.
-    let mut cum = Vec::with_capacity(vocab.len());
-    let mut s = 0.0;
-    for r in 1..=vocab.len() {
-        s += 1.0 / r as f64;
-        cum.push(s);
-    }
-    let trec = dir.join("corpus.trec");
+/// Writes the synthetic TREC collection (gzipped files of at most a
+/// million documents) and its made-up spam file.
+fn write_corpus(dir: &Path, docs: usize) -> (Vec<PathBuf>, PathBuf) {
     let spam = dir.join("made-up-spam.txt");
-    let mut out = BufWriter::new(File::create(&trec).expect("create corpus"));
     let mut sp = BufWriter::new(File::create(&spam).expect("create spam file"));
     writeln!(sp,).unwrap();
-    let mut rng = Rng(42);
-    for i in 0..docs {
-        let docid = format!("SYN-{i:09}");
-        let u = rng.unit();
-        let len = 50 + (u * u * 1125.0) as usize; // 50..=1175 words, mean 50 + 1125/3 = 425
-        write!(out, "<DOC>\n<DOCNO>{docid}</DOCNO>\n<TEXT>\n").unwrap();
-        for _ in 0..len {
-            let x = rng.unit() * s;
-            let r = cum.partition_point(|&c| c < x).min(vocab.len() - 1);
-            out.write_all(vocab[r].as_bytes()).unwrap();
-            out.write_all(b" ").unwrap();
+    let mut files = Vec::new();
+    let mut out: Option<GzEncoder<BufWriter<File>>> = None;
+    for (i, d) in Corpus::new(docs).enumerate() {
+        if i % 1_000_000 == 0 {
+            if let Some(o) = out.take() {
+                o.finish().expect("finish corpus file").flush().unwrap();
+            }
+            let path = dir.join(format!("corpus-{:03}.trec.gz", i / 1_000_000));
+            let f = BufWriter::new(File::create(&path).expect("create corpus"));
+            out = Some(GzEncoder::new(f, Compression::fast()));
+            files.push(path);
         }
-        out.write_all(b"\n</TEXT>\n</DOC>\n").unwrap();
-        writeln!(sp, "{} {docid}", rng.next() % 100).unwrap();
+        let o = out.as_mut().expect("open corpus file");
+        write!(
+            o,
+            "<DOC>\n<DOCNO>{}</DOCNO>\n<TEXT>\n{} \n</TEXT>\n</DOC>\n",
+            d.docid, d.text
+        )
+        .unwrap();
+        writeln!(sp, "{} {}", d.spam, d.docid).unwrap();
     }
-    out.flush().unwrap();
+    if let Some(o) = out.take() {
+        o.finish().expect("finish corpus file").flush().unwrap();
+    }
     sp.flush().unwrap();
-    (trec, spam)
+    (files, spam)
 }
 
 fn bench_index(docs: usize) -> PathBuf {
-    let dir = repo().join(format!("target/bench-data/search-{docs}"));
+    let dir = bench_dir(docs);
     let index = dir.join("index");
     if read_manifest(&index).is_ok() {
         eprintln!("reusing bench index {}", index.display());
@@ -181,28 +112,39 @@ fn bench_index(docs: usize) -> PathBuf {
     );
     let map = dir.join("spam.fst");
     build_spam_map(&[spam], &map, &dir).expect("spam map");
-    let mut opts = BuildOptions::new(vec![trec.clone()], index.clone());
+    let mut opts = BuildOptions::new(trec.clone(), index.clone());
     opts.threads = 2;
     opts.spam = Some(open_spam_map(&map).expect("open spam map"));
     let t = Instant::now();
+    let cpu = cpu_seconds();
     let stats = build(&opts, &NoProgress).expect("build bench index");
+    let _ = std::fs::write(
+        dir.join("build-cpu-seconds"),
+        format!("{:.2}\n", cpu_seconds() - cpu),
+    );
     eprintln!(
         "built bench index: {} docs in {:.1} s",
         stats.totals.indexed,
         t.elapsed().as_secs_f64()
     );
-    let _ = std::fs::remove_file(&trec);
+    for f in &trec {
+        let _ = std::fs::remove_file(f);
+    }
     index
 }
 
 /// Times the bounds pass over the whole index (rewriting every file) and
 /// prints its time and size beside the index's.
-fn bounds_pass(index: &Path) {
-    let _ = std::fs::remove_dir_all(index.join(sieve_indexer::bounds::BOUNDS_DIR));
+fn bounds_pass(index: &Path) -> BoundsFigures {
+    if std::env::var("SIEVE_BENCH_BOUNDS_PASS").is_ok_and(|v| v == "1") {
+        let _ = std::fs::remove_dir_all(index.join(sieve_indexer::bounds::BOUNDS_DIR));
+    }
     let tantivy_index = tantivy::Index::open_in_dir(index).expect("open bench index");
     let t = Instant::now();
+    let cpu = cpu_seconds();
     let s = sieve_indexer::bounds::write_index_bounds(index, &tantivy_index).expect("bounds");
     let secs = t.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu;
     let total: u64 = std::fs::read_dir(index)
         .expect("index dir")
         .filter_map(|e| e.ok()?.metadata().ok())
@@ -218,16 +160,52 @@ fn bounds_pass(index: &Path) {
             rest[..end].trim().parse::<f64>().ok()
         })
         .unwrap_or(f64::NAN);
-    println!(
-        "block-max bounds: {} segment(s), {:.2} s ({:.1}% of the build's {:.1} s), {} bytes ({:.2}% of the index's other files, {} bytes)",
-        s.segments,
+    // The build's CPU seconds, when this bench built the index.
+    let build_cpu = std::fs::read_to_string(index.with_file_name("build-cpu-seconds"))
+        .ok()
+        .and_then(|t| t.trim().parse::<f64>().ok())
+        .unwrap_or(f64::NAN);
+    BoundsFigures {
+        segments: s.segments,
+        written: s.written,
         secs,
-        100.0 * secs / build_secs,
+        cpu,
+        build_cpu,
         build_secs,
-        s.bytes,
-        100.0 * s.bytes as f64 / total as f64,
-        total
-    );
+        bytes: s.bytes,
+        index_bytes: total,
+    }
+}
+
+/// This process's CPU time (user + system), from `/proc/self/stat` (Linux;
+/// NaN elsewhere), in seconds.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return f64::NAN;
+    };
+    // Fields after the command name (which is in parentheses).
+    let rest = stat.rsplit(')').next().unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| {
+        f.get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(f64::NAN)
+    };
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 here;
+    // 100 ticks per second on Linux.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// What [`bounds_pass`] measured.
+struct BoundsFigures {
+    segments: usize,
+    written: usize,
+    secs: f64,
+    cpu: f64,
+    build_cpu: f64,
+    build_secs: f64,
+    bytes: u64,
+    index_bytes: u64,
 }
 
 struct Latency {
@@ -263,8 +241,39 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1000);
     let index = bench_index(docs);
-    bounds_pass(&index);
+    let bf = bounds_pass(&index);
     let (mut shards, config) = open_shards(std::slice::from_ref(&index)).expect("open bench index");
+    let docid_bytes: u64 = shards[0]
+        .bounds
+        .iter()
+        .flatten()
+        .map(|b| b.docid_table_bytes())
+        .sum();
+    let bound_bytes = bf.bytes - docid_bytes;
+    println!(
+        "sidecars: {} segment(s), {} file(s) written in {:.2} s ({:.1}% of the build's {:.1} s); {} bytes = block-max bounds {} ({:.2}% of the index's other files, {} bytes) + docid table {} ({:.2}%)",
+        bf.segments,
+        bf.written,
+        bf.secs,
+        100.0 * bf.secs / bf.build_secs,
+        bf.build_secs,
+        bf.bytes,
+        bound_bytes,
+        100.0 * bound_bytes as f64 / bf.index_bytes as f64,
+        bf.index_bytes,
+        docid_bytes,
+        100.0 * docid_bytes as f64 / bf.index_bytes as f64,
+    );
+    println!(
+        "sidecar pass CPU {:.2} s = {:.1}% of the build's CPU {:.1} s (the build includes its own sidecar pass; NaN when this run did not build the index)",
+        bf.cpu,
+        100.0 * bf.cpu / (bf.build_cpu - bf.cpu),
+        bf.build_cpu
+    );
+    println!(
+        "INDEX {docs} build_s {:.1} build_cpu_s {:.1} sidecar_s {:.2} sidecar_cpu_s {:.2} index_bytes {} bounds_bytes {bound_bytes} docid_table_bytes {docid_bytes}",
+        bf.build_secs, bf.build_cpu, bf.secs, bf.cpu, bf.index_bytes
+    );
     let pruning = std::env::var("SIEVE_BENCH_PRUNING").map_or(true, |v| v != "off");
     if !pruning {
         for s in &mut shards {
@@ -300,24 +309,16 @@ fn main() {
         queries.len()
     );
 
-    let time_topics = |f: &dyn Fn(&BagOfWords) -> usize| -> Latency {
-        let mut per: Vec<Duration> = queries
-            .iter()
-            .map(|q| sieve_bench::median(runs, || f(q)))
-            .collect();
-        latency(&mut per)
-    };
-    let print = |name: &str, l: &Latency, base: &Latency| {
-        println!(
-            "{name:<46} mean {:>8.3} ms  p50 {:>8.3} ms  p99 {:>8.3} ms  mean/baseline = {:.2}",
-            l.mean,
-            l.p50,
-            l.p99,
-            l.mean / base.mean
-        );
+    // `SIEVE_BENCH_CASES=tantivy,plain,plain12,full,filtered,four,sweep,sweepf`
+    // (default: all).
+    let cases = std::env::var("SIEVE_BENCH_CASES").ok();
+    let want = |name: &str| {
+        cases
+            .as_deref()
+            .is_none_or(|c| c.split(',').any(|x| x.trim() == name))
     };
 
-    let baseline = time_topics(&|q| {
+    let tantivy_case = |q: &BagOfWords| {
         let clauses: Vec<(Occur, Box<dyn Query>)> = q
             .terms
             .iter()
@@ -336,25 +337,21 @@ fn main() {
             )
             .expect("tantivy search")
             .len()
-    });
-    print(
-        "baseline: tantivy BM25 TopDocs (1.2/0.75)",
-        &baseline,
-        &baseline,
-    );
-
+    };
     let global = GlobalStats::new(&shards);
+    let (shards_ref, global_ref) = (&shards, &global);
+    let one = |p: Bm25Params| {
+        move |q: &BagOfWords| {
+            let (shards, global) = (shards_ref, global_ref);
+            let v = [Variant {
+                params: p,
+                stats: global,
+                subset: None,
+            }];
+            search(shards, TextField::Body, q, &v, hits).expect("search")[0].len()
+        }
+    };
     let p = Bm25Params { k1: 0.9, b: 0.4 };
-    let plain = time_topics(&|q| {
-        let v = [Variant {
-            params: p,
-            stats: &global,
-            subset: None,
-        }];
-        search(&shards, TextField::Body, q, &v, hits).expect("search")[0].len()
-    });
-    print("sieve BM25 0.9/0.4, no filter", &plain, &baseline);
-
     let sel = DocSelection {
         name: "spam70".into(),
         thresholds: Thresholds {
@@ -367,34 +364,24 @@ fn main() {
     let subset = select(&shards, &sel).expect("select");
     let select_time = t.elapsed();
     let kept: u64 = subset.iter().flatten().flatten().map(|b| b.len()).sum();
-    let filtered_full = time_topics(&|q| {
+    let sub_stats = SubsetStats::new(&shards, &subset).expect("subset stats");
+    let full_case = |q: &BagOfWords| {
         let v = [Variant {
             params: p,
             stats: &global,
             subset: Some(&subset),
         }];
         search(&shards, TextField::Body, q, &v, hits).expect("search")[0].len()
-    });
-    print(
-        "sieve + filter spam>=70, --collection-stats full",
-        &filtered_full,
-        &baseline,
-    );
-    let sub_stats = SubsetStats::new(&shards, &subset).expect("subset stats");
-    let filtered = time_topics(&|q| {
+    };
+    let filtered_case = |q: &BagOfWords| {
         let v = [Variant {
             params: p,
             stats: &sub_stats,
             subset: Some(&subset),
         }];
         search(&shards, TextField::Body, q, &v, hits).expect("search")[0].len()
-    });
-    print(
-        "sieve + filter spam>=70, --collection-stats filtered",
-        &filtered,
-        &baseline,
-    );
-    let four = time_topics(&|q| {
+    };
+    let four_case = |q: &BagOfWords| {
         let v: Vec<Variant<'_>> = [(0.9, 0.4), (0.9, 0.75), (1.2, 0.4), (1.2, 0.75)]
             .into_iter()
             .map(|(k1, b)| Variant {
@@ -406,9 +393,9 @@ fn main() {
         search(&shards, TextField::Body, q, &v, hits)
             .expect("search")
             .len()
-    });
-    print("sieve, 4 BM25 settings in one pass", &four, &baseline);
-    // Issue 20: a sweep of ten spam thresholds and the unfiltered run.
+    };
+    // Issue 20: a sweep of ten spam thresholds and the unfiltered run, in
+    // one pass, with full and with filtered statistics.
     let sweep_sels: Vec<DocSelection> = (0..10u8)
         .map(|i| DocSelection {
             name: format!("spam{}", 5 + 10 * i),
@@ -425,7 +412,8 @@ fn main() {
     let t = Instant::now();
     let family = SubsetFamily::new(&shards, &sweep_subsets).expect("subset family");
     let family_time = t.elapsed();
-    let sweep_full = time_topics(&|q| {
+    let members: Vec<_> = (0..sweep_subsets.len()).map(|i| family.member(i)).collect();
+    let sweep_case = |q: &BagOfWords| {
         let v: Vec<Variant<'_>> = std::iter::once(None)
             .chain(sweep_subsets.iter().map(Some))
             .map(|subset| Variant {
@@ -437,14 +425,8 @@ fn main() {
         search(&shards, TextField::Body, q, &v, hits)
             .expect("search")
             .len()
-    });
-    print(
-        "sweep: 10 spam thresholds + unfiltered, full",
-        &sweep_full,
-        &baseline,
-    );
-    let members: Vec<_> = (0..sweep_subsets.len()).map(|i| family.member(i)).collect();
-    let sweep_filtered = time_topics(&|q| {
+    };
+    let sweepf_case = |q: &BagOfWords| {
         let mut v: Vec<Variant<'_>> = vec![Variant {
             params: p,
             stats: &global,
@@ -458,24 +440,104 @@ fn main() {
         search(&shards, TextField::Body, q, &v, hits)
             .expect("search")
             .len()
-    });
-    print(
-        "sweep: 10 spam thresholds + unfiltered, filtered",
-        &sweep_filtered,
-        &baseline,
-    );
-    println!(
-        "sweep of 10 thresholds vs one unfiltered run (mean latency): full stats {:.2}x, filtered stats {:.2}x; one-off: bitmaps of all 10 {:.1} ms, filtered statistics of all 10 {:.1} ms (its per-term df cache is warm after the first timed run)",
-        sweep_full.mean / plain.mean,
-        sweep_filtered.mean / plain.mean,
-        sweep_select.as_secs_f64() * 1e3,
-        family_time.as_secs_f64() * 1e3
-    );
-    println!(
-        "query-time filter overhead vs no filter: full stats {:.2}x, filtered stats {:.2}x (mean latency); kept {kept} of {num_docs} docs",
-        filtered_full.mean / plain.mean,
-        filtered.mean / plain.mean
-    );
+    };
+    let plain_case = one(p);
+    let plain12_case = one(Bm25Params { k1: 1.2, b: 0.75 });
+    type Case<'a> = (&'static str, &'static str, &'a dyn Fn(&BagOfWords) -> usize);
+    let all: [Case<'_>; 8] = [
+        (
+            "tantivy",
+            "tantivy BM25 TopDocs (block-max WAND, 1.2/0.75)",
+            &tantivy_case,
+        ),
+        ("plain", "sieve BM25 0.9/0.4, no filter", &plain_case),
+        ("plain12", "sieve BM25 1.2/0.75, no filter", &plain12_case),
+        (
+            "full",
+            "sieve + filter spam>=70, --collection-stats full",
+            &full_case,
+        ),
+        (
+            "filtered",
+            "sieve + filter spam>=70, --collection-stats filtered",
+            &filtered_case,
+        ),
+        ("four", "sieve, 4 BM25 settings in one pass", &four_case),
+        (
+            "sweep",
+            "sweep: 10 spam thresholds + unfiltered, full",
+            &sweep_case,
+        ),
+        (
+            "sweepf",
+            "sweep: 10 spam thresholds + unfiltered, filtered",
+            &sweepf_case,
+        ),
+    ];
+    let chosen: Vec<&Case<'_>> = all.iter().filter(|c| want(c.0)).collect();
+    // Per topic, every case in turn, run after run (the first a warm-up),
+    // so that a change in the machine's load falls on every case alike.
+    let mut per: Vec<Vec<Duration>> = vec![Vec::with_capacity(queries.len()); chosen.len()];
+    for q in &queries {
+        let mut times: Vec<Vec<Duration>> = vec![Vec::with_capacity(runs); chosen.len()];
+        for run in 0..=runs.max(1) {
+            for (c, case) in chosen.iter().enumerate() {
+                let t = Instant::now();
+                std::hint::black_box((case.2)(q));
+                if run > 0 {
+                    times[c].push(t.elapsed());
+                }
+            }
+        }
+        for (c, mut t) in times.into_iter().enumerate() {
+            t.sort();
+            per[c].push(t[t.len() / 2]);
+        }
+    }
+    let mut results: Vec<(&str, Latency)> = Vec::new();
+    for (case, mut p) in chosen.iter().zip(per) {
+        let l = latency(&mut p);
+        let first = results.first().map_or(l.mean, |r| r.1.mean);
+        println!(
+            "{:<52} mean {:>8.3} ms  p50 {:>8.3} ms  p99 {:>8.3} ms  mean/first = {:.2}",
+            case.1,
+            l.mean,
+            l.p50,
+            l.p99,
+            l.mean / first
+        );
+        results.push((case.0, l));
+    }
+    let mean_of = |name: &str| results.iter().find(|r| r.0 == name).map(|r| r.1.mean);
+    if let Some(plain) = mean_of("plain") {
+        let ratio = |name: &str| mean_of(name).map_or(f64::NAN, |m| m / plain);
+        println!(
+            "vs one setting, no filter (mean latency): filter with full stats {:.2}x, filtered stats {:.2}x (kept {kept} of {num_docs} docs); 4 settings in one pass {:.2}x",
+            ratio("full"),
+            ratio("filtered"),
+            ratio("four"),
+        );
+    }
+    if let Some(plain) = mean_of("plain") {
+        let ratio = |name: &str| mean_of(name).map_or(f64::NAN, |m| m / plain);
+        println!(
+            "sweep of 10 thresholds vs one unfiltered run (mean latency): full stats {:.2}x, filtered stats {:.2}x; one-off: bitmaps of all 10 {:.1} ms, filtered statistics of all 10 {:.1} ms",
+            ratio("sweep"),
+            ratio("sweepf"),
+            sweep_select.as_secs_f64() * 1e3,
+            family_time.as_secs_f64() * 1e3
+        );
+    }
+    if let (Some(s), Some(t)) = (mean_of("plain"), mean_of("tantivy")) {
+        println!("sieve 0.9/0.4 mean / tantivy mean = {:.3}", s / t);
+    }
+    // One line per case for scripts: `RESULT case docs hits mean p50 p99`.
+    for (name, l) in &results {
+        println!(
+            "RESULT {name} {num_docs} {hits} {:.4} {:.4} {:.4}",
+            l.mean, l.p50, l.p99
+        );
+    }
     println!(
         "one-off bitmap build (batch::select, spam>=70): {:.1} ms = {:.1} ms per million docs",
         select_time.as_secs_f64() * 1e3,

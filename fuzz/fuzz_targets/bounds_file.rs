@@ -5,7 +5,8 @@
 //! that terms reach `MIN_DOC_FREQ` postings and get bounds) is made once;
 //! each input is arbitrary bytes tried as a payload, then edits of the
 //! valid payload (3 bytes each: position, position, XOR mask) and a cut.
-//! The unchanged payload must open and give every stored term's bounds.
+//! The unchanged payload must open and give every stored term's bounds;
+//! docids are read from the docid table (issue 17) too.
 //! (The file's CRC-32 seal is `sealed::open_binary`, fuzzed with the filter
 //! files; this target reaches the parser behind it.)
 #![no_main]
@@ -15,7 +16,7 @@ use std::sync::OnceLock;
 use libfuzzer_sys::fuzz_target;
 use sieve_indexer::analysis::AnalyzerConfig;
 use sieve_indexer::bounds::{SegmentBounds, segment_payload};
-use sieve_indexer::schema::{BODY, TITLE, build_schema, register_analyzers};
+use sieve_indexer::schema::{BODY, DOCID, TITLE, build_schema, register_analyzers};
 use tantivy::schema::Schema;
 use tantivy::{Index, IndexWriter, SegmentReader, TantivyDocument};
 
@@ -33,6 +34,7 @@ fn fixture() -> &'static Fixture {
         let schema = index.schema();
         let body = schema.get_field(BODY).expect("body field");
         let title = schema.get_field(TITLE).expect("title field");
+        let docid = schema.get_field(DOCID).expect("docid field");
         let mut w: IndexWriter = index.writer_with_num_threads(1, 15_000_000).expect("writer");
         let words = ["alpha", "beta", "gamma", "delta", "epsilon"];
         for i in 0..600usize {
@@ -40,6 +42,7 @@ fn fixture() -> &'static Fixture {
             let n = 1 + (i * 7919) % 37;
             let text: Vec<&str> = (0..n).map(|j| words[(i + j * j) % words.len()]).collect();
             d.add_text(body, text.join(" "));
+            d.add_text(docid, format!("doc-{:05}", (i * 7919) % 10007));
             d.add_text(title, words[i % words.len()]);
             w.add_document(d).expect("add");
         }
@@ -61,6 +64,10 @@ fn exercise(b: &SegmentBounds) {
             let _ = b.term(field, ord);
         }
         let _ = b.term(field, u64::MAX);
+    }
+    let mut docid = Vec::new();
+    for ord in (0..40u64).chain([599, 600, u64::MAX]) {
+        let _ = b.docid(ord, &mut docid);
     }
 }
 

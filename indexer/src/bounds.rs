@@ -15,11 +15,26 @@
 //!
 //! For each indexed text field, each term with at least [`MIN_DOC_FREQ`]
 //! postings gets a frontier over all its postings (at most [`TERM_POINTS`]
-//! points) and one per block of [`BLOCK_DOCS`] doc ids it has postings in
-//! (block `i` holds doc ids `i·BLOCK_DOCS .. (i+1)·BLOCK_DOCS`; at most
-//! [`BLOCK_POINTS`] points). Rarer terms have no entry: their postings are
-//! short enough to score without bounds. Deleted documents keep their
-//! postings, so the bounds cover them too (a bound may only be too high).
+//! points) and frontiers over runs of its postings. Doc ids are cut into
+//! grid blocks of [`BLOCK_DOCS`] (block `i` holds doc ids
+//! `i·BLOCK_DOCS .. (i+1)·BLOCK_DOCS`); a term's postings are grouped, in
+//! doc id order, into **entries** of whole consecutive grid blocks, each
+//! closed at the first grid-block boundary after it holds at least
+//! [`ENTRY_POSTINGS`] postings, and each entry gets the frontier of its
+//! postings (at most [`BLOCK_POINTS`] points). A frequent term so has an
+//! entry per grid block, a rarer one an entry per few hundred postings:
+//! the file stays small next to the postings whatever the term's
+//! frequency, and a grid block's bound for a term is its entry's frontier.
+//! Rarer terms have no entry: their postings are short enough to score
+//! without bounds. Deleted documents keep their postings, so the bounds
+//! cover them too (a bound may only be too high).
+//!
+//! The file also holds the segment's **docid table**: the docids of its
+//! `docid` fast field in dictionary (ordinal) order, prefix-compressed
+//! with a restart every [`DOCID_RESTART`] docids, so that a search reads
+//! the docid of any ordinal by decoding at most that many entries
+//! (tantivy's own dictionary decodes up to a whole 4 KB block per
+//! lookup, which dominated the cost of a top-1000 search).
 //!
 //! # File format
 //!
@@ -31,16 +46,24 @@
 //! per field: name length u32, name, term count u64, total tokens u64,
 //!            stored terms n u64, term ordinals n × u64 (ascending),
 //!            offsets (n + 1) × u64 into the data, data length u64, data
-//! per stored term (data): global frontier, block count (varint),
-//!            per block: block index delta (varint; the first is absolute),
-//!            frontier
+//! per stored term (data): global frontier, entry count (varint),
+//!            per entry: last grid block delta (varint; the first is
+//!            absolute, then the difference to the previous entry's last
+//!            block, >= 1), frontier
 //! frontier: point count u8, per point tf (varint) and fieldnorm id u8,
 //!            fieldnorm ids ascending, tfs ascending
+//! docid table: docid count u64, restart interval u32,
+//!            restart offsets ceil(count / interval) × u64 into the data,
+//!            data length u64, data
+//! docid table data, per docid: at a restart, length (varint) and bytes;
+//!            otherwise bytes shared with the previous docid (varint),
+//!            suffix length (varint) and suffix bytes
 //! ```
 //!
-//! The segment id, `max_doc` and each field's term count and total token
-//! count are the segment's fingerprint: a file from another segment, or
-//! from an older state of this one, is refused ([`Error::Bounds`]).
+//! The segment id, `max_doc`, each field's term count and total token
+//! count and the docid count are the segment's fingerprint: a file from
+//! another segment, or from an older state of this one, is refused
+//! ([`Error::Bounds`]).
 
 use std::path::{Path, PathBuf};
 
@@ -50,7 +73,7 @@ use tantivy::schema::{Field, IndexRecordOption, Schema};
 use tantivy::{Index, ReloadPolicy, SegmentReader, TERMINATED};
 
 use crate::index::{create_private_dir, io_err};
-use crate::schema::{BODY, TITLE};
+use crate::schema::{BODY, DOCID, TITLE};
 use crate::{Error, Result};
 
 /// The directory, inside an index directory, of the bounds files.
@@ -59,12 +82,17 @@ pub const BOUNDS_DIR: &str = "bounds";
 pub const BLOCK_DOCS: u32 = 1024;
 /// Terms with fewer postings in a segment get no bounds.
 pub const MIN_DOC_FREQ: u32 = 256;
-/// Most frontier points kept per block.
+/// Postings an entry holds at least (but its last) before it is closed at
+/// the next grid-block boundary.
+pub const ENTRY_POSTINGS: u32 = 128;
+/// Most frontier points kept per entry.
 pub const BLOCK_POINTS: usize = 4;
 /// Most frontier points kept per term.
 pub const TERM_POINTS: usize = 8;
+/// Docids between two restarts of the docid table's prefix compression.
+pub const DOCID_RESTART: u32 = 16;
 /// The file format's version.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 const MAGIC: &str = "SIEVE-BLOCKMAX";
 /// The text fields that get bounds.
 const FIELDS: [&str; 2] = [BODY, TITLE];
@@ -110,17 +138,19 @@ pub fn frontier(points: &mut Vec<Point>, max: usize) {
 pub struct TermBounds {
     /// Frontier over all the term's postings.
     pub global: Vec<Point>,
-    /// Indexes of the blocks holding postings, ascending.
-    pub blocks: Vec<u32>,
-    /// `starts[i]..starts[i + 1]` are block `blocks[i]`'s points.
+    /// The last grid block of each entry, strictly ascending: entry `i`
+    /// covers the grid blocks `lasts[i - 1] + 1 ..= lasts[i]` (from block
+    /// 0 for the first), and every posting of the term in them.
+    pub lasts: Vec<u32>,
+    /// `starts[i]..starts[i + 1]` are entry `i`'s points.
     pub starts: Vec<u32>,
-    /// Every block's frontier points, block after block.
+    /// Every entry's frontier points, entry after entry.
     pub points: Vec<Point>,
 }
 
 impl TermBounds {
-    /// The frontier of the `i`-th stored block (not block index `i`).
-    pub fn block(&self, i: usize) -> &[Point] {
+    /// The frontier of entry `i`.
+    pub fn entry(&self, i: usize) -> &[Point] {
         &self.points[self.starts[i] as usize..self.starts[i + 1] as usize]
     }
 }
@@ -130,6 +160,16 @@ impl TermBounds {
 pub struct SegmentBounds {
     path: PathBuf,
     fields: Vec<FieldBounds>,
+    docids: DocidTable,
+}
+
+/// The docid table (see the module docs).
+#[derive(Debug, Default)]
+struct DocidTable {
+    count: u64,
+    interval: u32,
+    restarts: Vec<u64>,
+    data: Vec<u8>,
 }
 
 #[derive(Debug)]
@@ -180,45 +220,103 @@ fn term_data(
         return None;
     }
     let mut global: Vec<Point> = Vec::new();
-    let mut block: Vec<Point> = Vec::new();
-    let mut blocks = Vec::new();
-    let mut current = u32::MAX;
+    let mut entry: Vec<Point> = Vec::new();
+    let mut entries = Vec::new();
     let mut count = 0u64;
-    let mut prev: Option<u32> = None;
-    let mut flush = |idx: u32, block: &mut Vec<Point>, global: &mut Vec<Point>| {
-        frontier(block, BLOCK_POINTS);
-        put_varint(&mut blocks, u64::from(idx - prev.map_or(0, |p| p + 1)));
-        put_frontier(&mut blocks, block);
-        global.extend_from_slice(block);
+    let mut prev_last: Option<u32> = None;
+    let mut flush = |last: u32, entry: &mut Vec<Point>, global: &mut Vec<Point>| {
+        frontier(entry, BLOCK_POINTS);
+        put_varint(&mut entries, u64::from(last - prev_last.map_or(0, |p| p)));
+        put_frontier(&mut entries, entry);
+        global.extend_from_slice(entry);
         frontier(global, TERM_POINTS);
-        prev = Some(idx);
-        block.clear();
+        prev_last = Some(last);
+        entry.clear();
     };
+    // The grid block of the last posting read, and the postings of the
+    // pending entry.
+    let mut current: Option<u32> = None;
+    let mut pending = 0u32;
     let mut doc = postings.doc();
     while doc != TERMINATED {
         let idx = doc / BLOCK_DOCS;
-        if idx != current {
-            if current != u32::MAX {
-                flush(current, &mut block, &mut global);
-                count += 1;
-            }
-            current = idx;
+        if let Some(c) = current
+            && idx != c
+            && pending >= ENTRY_POSTINGS
+        {
+            flush(c, &mut entry, &mut global);
+            count += 1;
+            pending = 0;
         }
-        block.push(Point {
+        current = Some(idx);
+        pending += 1;
+        entry.push(Point {
             tf: postings.term_freq().max(1),
             fid: fieldnorms.fieldnorm_id(doc),
         });
+        // Keep the pending points few: their frontier bounds them all.
+        if entry.len() >= 4 * ENTRY_POSTINGS as usize {
+            let n = entry.len();
+            frontier(&mut entry, n);
+        }
         doc = postings.advance();
     }
-    if current != u32::MAX {
-        flush(current, &mut block, &mut global);
+    if let Some(c) = current {
+        flush(c, &mut entry, &mut global);
         count += 1;
     }
-    let mut out = Vec::with_capacity(blocks.len() + 24);
+    let mut out = Vec::with_capacity(entries.len() + 24);
     put_frontier(&mut out, &global);
     put_varint(&mut out, count);
-    out.extend_from_slice(&blocks);
+    out.extend_from_slice(&entries);
     Some(out)
+}
+
+/// The docid table of `segment` (see the module docs): its docid
+/// dictionary in ordinal order.
+fn docid_table(segment: &SegmentReader, out: &mut Vec<u8>) -> Result<()> {
+    let mut data = Vec::new();
+    let mut restarts = Vec::new();
+    let mut count = 0u64;
+    if let Some(column) = segment.fast_fields().str(DOCID)? {
+        let mut stream = column
+            .dictionary()
+            .stream()
+            .map_err(tantivy::TantivyError::from)?;
+        let mut prev: Vec<u8> = Vec::new();
+        while stream.advance() {
+            let key = stream.key();
+            if count % u64::from(DOCID_RESTART) == 0 {
+                restarts.push(data.len() as u64);
+                put_varint(&mut data, key.len() as u64);
+                data.extend_from_slice(key);
+            } else {
+                let shared = prev.iter().zip(key).take_while(|(a, b)| a == b).count();
+                put_varint(&mut data, shared as u64);
+                put_varint(&mut data, (key.len() - shared) as u64);
+                data.extend_from_slice(&key[shared..]);
+            }
+            prev.clear();
+            prev.extend_from_slice(key);
+            count += 1;
+        }
+    }
+    out.extend_from_slice(&count.to_le_bytes());
+    out.extend_from_slice(&DOCID_RESTART.to_le_bytes());
+    for r in &restarts {
+        out.extend_from_slice(&r.to_le_bytes());
+    }
+    out.extend_from_slice(&(data.len() as u64).to_le_bytes());
+    out.extend_from_slice(&data);
+    Ok(())
+}
+
+/// The number of docids in `segment`'s docid dictionary.
+fn docid_count(segment: &SegmentReader) -> Result<u64> {
+    Ok(segment
+        .fast_fields()
+        .str(DOCID)?
+        .map_or(0, |c| c.dictionary().num_terms() as u64))
 }
 
 /// The sidecar payload of `segment` (see the module docs).
@@ -261,6 +359,7 @@ pub fn segment_payload(segment: &SegmentReader, schema: &Schema) -> Result<Vec<u
         out.extend_from_slice(&(data.len() as u64).to_le_bytes());
         out.extend_from_slice(&data);
     }
+    docid_table(segment, &mut out)?;
     Ok(out)
 }
 
@@ -332,18 +431,24 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8]> {
         let end = self.pos.checked_add(n).filter(|e| *e <= self.bytes.len());
         let Some(end) = end else {
-            return Err(self.err(
-                what,
-                format!("{n} bytes at payload offset {}", self.pos),
-                format!("{} bytes left", self.bytes.len() - self.pos),
-            ));
+            return Err(self.short(n, what));
         };
         let out = &self.bytes[self.pos..end];
         self.pos = end;
         Ok(out)
+    }
+
+    #[cold]
+    fn short(&self, n: usize, what: &'static str) -> Error {
+        self.err(
+            what,
+            format!("{n} bytes at payload offset {}", self.pos),
+            format!("{} bytes left", self.bytes.len() - self.pos),
+        )
     }
 
     fn u32(&mut self, what: &'static str) -> Result<u32> {
@@ -358,7 +463,20 @@ impl<'a> Reader<'a> {
         Ok(u64::from_le_bytes(a))
     }
 
+    #[inline]
     fn varint(&mut self, what: &'static str) -> Result<u64> {
+        // One byte: the common case.
+        if let Some(&b) = self.bytes.get(self.pos)
+            && b < 0x80
+        {
+            self.pos += 1;
+            return Ok(u64::from(b));
+        }
+        self.varint_long(what)
+    }
+
+    #[cold]
+    fn varint_long(&mut self, what: &'static str) -> Result<u64> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.take(1, what)?[0];
@@ -395,7 +513,106 @@ impl<'a> Reader<'a> {
     }
 }
 
+impl DocidTable {
+    /// Reads the table, which must hold `count` docids.
+    fn read(r: &mut Reader<'_>, count: u64) -> Result<DocidTable> {
+        r.expect("docid count", count, |r| r.u64("docid count"))?;
+        r.expect("docid restart interval", DOCID_RESTART, |r| {
+            r.u32("docid restart interval")
+        })?;
+        let groups = count.div_ceil(u64::from(DOCID_RESTART));
+        // Each restart takes 8 bytes: refuse a count the payload cannot hold
+        // before allocating for it.
+        if groups.saturating_mul(8) > (r.bytes.len() - r.pos) as u64 {
+            return Err(r.err(
+                "docid restarts",
+                format!("{groups} offsets"),
+                format!("{} bytes left", r.bytes.len() - r.pos),
+            ));
+        }
+        let restarts: Vec<u64> = (0..groups)
+            .map(|_| r.u64("docid restart"))
+            .collect::<Result<_>>()?;
+        let len = r.u64("docid data length")?;
+        if restarts.windows(2).any(|w| w[0] >= w[1])
+            || restarts.first().is_some_and(|f| *f != 0)
+            || restarts.last().is_some_and(|l| *l >= len)
+        {
+            return Err(r.err(
+                "docid restarts",
+                format!("strictly ascending from 0, below {len}"),
+                "not".into(),
+            ));
+        }
+        let data = r.take(len as usize, "docid data")?.to_vec();
+        Ok(DocidTable {
+            count,
+            interval: DOCID_RESTART,
+            restarts,
+            data,
+        })
+    }
+}
+
 impl SegmentBounds {
+    /// The size of the docid table in the file, in bytes (the rest of the
+    /// file is the block-max bounds).
+    pub fn docid_table_bytes(&self) -> u64 {
+        let t = &self.docids;
+        20 + 8 * t.restarts.len() as u64 + t.data.len() as u64
+    }
+
+    /// True when the file has a docid table (the segment has docids).
+    pub fn has_docids(&self) -> bool {
+        self.docids.count > 0
+    }
+
+    /// Writes the docid of dictionary ordinal `ord` into `out` (cleared
+    /// first), decoding at most [`DOCID_RESTART`] entries of the docid
+    /// table. An ordinal out of range, or a damaged entry, is an error.
+    pub fn docid(&self, ord: u64, out: &mut Vec<u8>) -> Result<()> {
+        let t = &self.docids;
+        out.clear();
+        let err = |what: &'static str, expected: String, found: String| Error::Bounds {
+            path: self.path.clone(),
+            what,
+            expected,
+            found,
+        };
+        if ord >= t.count {
+            return Err(err(
+                "docid ordinal",
+                format!("below {}", t.count),
+                ord.to_string(),
+            ));
+        }
+        let group = (ord / u64::from(t.interval)) as usize;
+        let mut r = Reader {
+            path: &self.path,
+            bytes: &t.data,
+            pos: t.restarts[group] as usize,
+        };
+        let len = r.varint("docid length")?;
+        out.extend_from_slice(r.take(usize::try_from(len).unwrap_or(usize::MAX), "docid")?);
+        for _ in 0..ord % u64::from(t.interval) {
+            let shared = r.varint("docid shared prefix")?;
+            if shared > out.len() as u64 {
+                return Err(err(
+                    "docid shared prefix",
+                    format!("at most {}", out.len()),
+                    shared.to_string(),
+                ));
+            }
+            out.truncate(shared as usize);
+            let suffix = r.varint("docid suffix length")?;
+            out.extend_from_slice(r.take(
+                usize::try_from(suffix).unwrap_or(usize::MAX),
+                "docid suffix",
+            )?);
+        }
+        Ok(())
+    }
+
     /// Reads and checks the sidecar file of `segment` in the index
     /// directory `dir`; `Ok(None)` when there is none. A damaged file, one
     /// of another version, or one whose fingerprint (segment id, max_doc,
@@ -470,6 +687,7 @@ impl SegmentBounds {
                 data,
             });
         }
+        let docids = DocidTable::read(&mut r, docid_count(segment)?)?;
         let left = payload.len() - r.pos;
         if left != 0 {
             return Err(r.err(
@@ -481,6 +699,7 @@ impl SegmentBounds {
         Ok(SegmentBounds {
             path: path.to_path_buf(),
             fields,
+            docids,
         })
     }
 
@@ -502,20 +721,214 @@ impl SegmentBounds {
         };
         let mut t = TermBounds::default();
         r.frontier(&mut t.global)?;
-        let n = r.varint("block count")?;
-        let mut idx: Option<u32> = None;
+        let n = r.varint("entry count")?;
+        let mut last: Option<u32> = None;
         t.starts.push(0);
         for _ in 0..n {
-            let delta = u32::try_from(r.varint("block index")?).unwrap_or(u32::MAX);
-            let next = idx.map_or(Some(delta), |i| i.checked_add(delta)?.checked_add(1));
-            let Some(next) = next else {
-                return Err(r.err("block index", "below 2^32".into(), "larger".into()));
+            let delta = u32::try_from(r.varint("entry's last block")?).ok();
+            let next = match (last, delta) {
+                (None, Some(d)) => Some(d),
+                (Some(l), Some(d)) if d >= 1 => l.checked_add(d),
+                _ => None,
             };
-            idx = Some(next);
-            t.blocks.push(next);
+            let Some(next) = next else {
+                return Err(r.err(
+                    "entry's last block",
+                    "ascending, below 2^32".into(),
+                    "not".into(),
+                ));
+            };
+            last = Some(next);
+            t.lasts.push(next);
             r.frontier(&mut t.points)?;
             t.starts.push(t.points.len() as u32);
         }
         Ok(Some(t))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{AnalyzerConfig, EnglishAnalyzer};
+    use crate::document::{IndexDoc, SieveDocument};
+    use crate::schema::{Fields, build_schema, register_analyzers};
+    use proptest::prelude::*;
+    use tantivy::indexer::NoMergePolicy;
+    use tantivy::{DocSet, IndexWriter};
+
+    const WORDS: &[&str] = &["alpha", "beta", "gamma", "delta", "omega"];
+
+    /// An in-RAM index of `n` made-up documents (skewed words and lengths,
+    /// docids not in insertion order), committed in `segments` segments.
+    fn index(seed: u64, n: usize, segments: usize) -> Index {
+        let index = Index::create_in_ram(build_schema());
+        register_analyzers(&index, AnalyzerConfig::default());
+        let fields = Fields::from_schema(&index.schema()).unwrap();
+        let analyzer = EnglishAnalyzer::new(AnalyzerConfig::default());
+        let mut w: IndexWriter<SieveDocument> =
+            index.writer_with_num_threads(1, 15_000_000).unwrap();
+        w.set_merge_policy(Box::new(NoMergePolicy));
+        let mut x = seed | 1;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let per = n.div_ceil(segments.max(1));
+        for i in 0..n {
+            let len = 1 + next() % if next() % 3 == 0 { 4 } else { 120 };
+            let body: Vec<&str> = (0..len)
+                .map(|_| WORDS[((next() | 16).trailing_zeros() as usize).min(WORDS.len() - 1)])
+                .collect();
+            let doc = IndexDoc {
+                docid: format!("d-{:07}", (i * 7919) % 1_000_003),
+                url: None,
+                title: String::new(),
+                body: body.join(" "),
+                source: "made up".into(),
+                offset: 0,
+                bytes: 0,
+                counts: Default::default(),
+                charset: "UTF-8".into(),
+                charset_source: 0,
+                charset_disagree: false,
+                truncated: false,
+                spam: None,
+                atire_extra: 0,
+            };
+            w.add_document(doc.into_document(&fields, &analyzer))
+                .unwrap();
+            if (i + 1) % per == 0 {
+                w.commit().unwrap();
+            }
+        }
+        w.commit().unwrap();
+        index
+    }
+
+    fn open(index: &Index) -> Vec<(SegmentReader, SegmentBounds)> {
+        let schema = index.schema();
+        index
+            .reader()
+            .unwrap()
+            .searcher()
+            .segment_readers()
+            .iter()
+            .map(|seg| {
+                let payload = segment_payload(seg, &schema).unwrap();
+                let b = SegmentBounds::from_payload(Path::new("t.bmx"), &payload, seg, &schema)
+                    .unwrap();
+                (seg.clone(), b)
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(12))]
+
+        /// Every posting is dominated by a point of its entry's frontier
+        /// and of the term's global frontier; entries are whole grid
+        /// blocks, ascending, and hold at least ENTRY_POSTINGS postings
+        /// each (but the last); terms below MIN_DOC_FREQ have no entry.
+        #[test]
+        fn entries_bound_every_posting(seed in any::<u64>(), n in 300usize..5000, segments in 1usize..3) {
+            let index = index(seed, n, segments);
+            let field = index.schema().get_field(BODY).unwrap();
+            for (seg, b) in open(&index) {
+                let inverted = seg.inverted_index(field).unwrap();
+                let norms = seg.get_fieldnorms_reader(field).unwrap();
+                let mut stream = inverted.terms().stream().unwrap();
+                while stream.advance() {
+                    let info = stream.value().clone();
+                    let tb = b.term(BODY, stream.term_ord()).unwrap();
+                    let Some(tb) = tb else {
+                        prop_assert!(info.doc_freq < MIN_DOC_FREQ);
+                        continue;
+                    };
+                    prop_assert!(info.doc_freq >= MIN_DOC_FREQ);
+                    prop_assert!(tb.lasts.windows(2).all(|w| w[0] < w[1]));
+                    prop_assert!(tb.global.len() <= TERM_POINTS);
+                    let mut per_entry = vec![0u32; tb.lasts.len()];
+                    let mut p = inverted
+                        .read_postings_from_terminfo(&info, IndexRecordOption::WithFreqs)
+                        .unwrap();
+                    let mut e = 0;
+                    while p.doc() != TERMINATED {
+                        let (doc, tf) = (p.doc(), p.term_freq());
+                        let fid = norms.fieldnorm_id(doc);
+                        while tb.lasts[e] < doc / BLOCK_DOCS {
+                            e += 1;
+                        }
+                        per_entry[e] += 1;
+                        let covers = |pts: &[Point]| pts.iter().any(|q| q.tf >= tf && q.fid <= fid);
+                        prop_assert!(tb.entry(e).len() <= BLOCK_POINTS);
+                        prop_assert!(covers(tb.entry(e)), "entry {e} misses doc {doc} tf {tf} fid {fid}");
+                        prop_assert!(covers(&tb.global), "global misses doc {doc}");
+                        p.advance();
+                    }
+                    let (last, rest) = per_entry.split_last().unwrap();
+                    prop_assert!(*last > 0);
+                    prop_assert!(rest.iter().all(|c| *c >= ENTRY_POSTINGS), "{per_entry:?}");
+                }
+            }
+        }
+
+        /// The docid table gives every ordinal's docid as tantivy's
+        /// dictionary does; an ordinal past the end is an error.
+        #[test]
+        fn docid_table_equals_the_docid_dictionary(seed in any::<u64>(), n in 1usize..2000) {
+            let index = index(seed, n, 1);
+            for (seg, b) in open(&index) {
+                let column = seg.fast_fields().str(DOCID).unwrap().unwrap();
+                let dict = column.dictionary();
+                prop_assert!(b.has_docids());
+                let mut ours = Vec::new();
+                let mut theirs = Vec::new();
+                for ord in 0..dict.num_terms() as u64 {
+                    b.docid(ord, &mut ours).unwrap();
+                    prop_assert!(dict.ord_to_term(ord, &mut theirs).unwrap());
+                    prop_assert_eq!(&ours, &theirs);
+                }
+                let past = b.docid(dict.num_terms() as u64, &mut ours);
+                prop_assert!(matches!(past, Err(Error::Bounds { .. })), "{past:?}");
+            }
+        }
+    }
+
+    /// A payload whose docid table was damaged (a restart offset pointing
+    /// past the data, a shared prefix longer than the docid before it) is
+    /// refused or read as an error, never a panic. (A damaged file on disk
+    /// is refused by its CRC-32 seal before this parser sees it.)
+    #[test]
+    fn damaged_docid_table_is_an_error() {
+        let index = index(7, 600, 1);
+        let schema = index.schema();
+        let searcher = index.reader().unwrap().searcher();
+        let seg = &searcher.segment_readers()[0];
+        let payload = segment_payload(seg, &schema).unwrap();
+        let path = Path::new("t.bmx");
+        // Every single-byte change in the docid table's last 300 bytes.
+        let from = payload.len().saturating_sub(300);
+        let mut refused = 0;
+        for at in from..payload.len() {
+            for mask in [0x01u8, 0x80, 0xff] {
+                let mut bad = payload.clone();
+                bad[at] ^= mask;
+                match SegmentBounds::from_payload(path, &bad, seg, &schema) {
+                    Err(_) => refused += 1,
+                    Ok(b) => {
+                        let mut out = Vec::new();
+                        for ord in 0..600 {
+                            if b.docid(ord, &mut out).is_err() {
+                                refused += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(refused > 0, "no damage was noticed");
     }
 }

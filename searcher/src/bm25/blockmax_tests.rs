@@ -1,8 +1,12 @@
 //! Block-max pruning against the scorer without bounds: random k1 (0 to
-//! 3, 0 included), b (0, 1 and between), filters, full, filtered and
-//! global statistics, k of 1, 10 and 1000, on random indexes with skewed
-//! term frequencies and lengths and many ties. Results must be identical:
-//! same documents, same order, same score bits.
+//! 3, 0 included), b (0, 1 and between), one to three settings in one
+//! pass, filters, full, filtered and global statistics (summed over two
+//! shards, of all or of the kept documents), k of 1, 10 and 1000, on random
+//! indexes of one or two segments with skewed term frequencies and lengths
+//! and many ties. Results must be identical: same documents, same order,
+//! same score bits. The scorer without bounds reads docids from tantivy's
+//! dictionary, the one with bounds from the sidecar's docid table, so the
+//! two are compared too; `bm25::tests` compares the scorer with brute force.
 
 use super::tests::{BLOCK_PRUNED_WINDOWS, brute_force, build, query, shard};
 use super::*;
@@ -137,6 +141,8 @@ enum Mode {
     Filtered,
     /// Two shards, statistics summed over both.
     Global,
+    /// Two shards, statistics of the documents the filter keeps in both.
+    GlobalFiltered,
 }
 
 /// Runs `queries` with and without bounds and compares every variant.
@@ -155,7 +161,7 @@ fn compare(
             let global = GlobalStats::new(shards);
             let filtered = subset.map(|s| SubsetStats::new(shards, s).unwrap());
             let stats: &dyn Bm25StatisticsProvider = match (&mode, &filtered) {
-                (Mode::Filtered, Some(f)) => f,
+                (Mode::Filtered | Mode::GlobalFiltered, Some(f)) => f,
                 _ => &global,
             };
             let vs: Vec<Variant<'_>> = params
@@ -195,7 +201,7 @@ proptest! {
         seed in any::<u64>(),
         n in 1500usize..4000,
         segments in 1usize..3,
-        mode in 0u8..3,
+        mode in 0u8..4,
         k_pick in 0usize..3,
         settings in proptest::collection::vec((0u8..3, 0.0f32..3.0, 0u8..3, 0.0f32..=1.0), 1..4),
         filter in proptest::option::of(10u64..95),
@@ -213,20 +219,22 @@ proptest! {
                 query(&text.join(" "))
             })
             .collect();
+        let cut = n / 3;
         let (mode, indexes) = match mode {
             0 => (Mode::Full, vec![build(&docs, segments)]),
             1 => (Mode::Filtered, vec![build(&docs, segments)]),
-            _ => {
-                let cut = n / 3;
-                (Mode::Global, vec![build(&docs[..cut], 1), build(&docs[cut..], segments)])
-            }
+            2 => (Mode::Global, vec![build(&docs[..cut], 1), build(&docs[cut..], segments)]),
+            _ => (
+                Mode::GlobalFiltered,
+                vec![build(&docs[..cut], 1), build(&docs[cut..], segments)],
+            ),
         };
         let shards: Vec<Shard> =
             indexes.iter().enumerate().map(|(i, x)| with_bounds(&format!("s{i}"), x)).collect();
         // The corpus is large enough for bounds to exist.
         prop_assert!(shards.iter().all(|s| s.segments_without_bounds() == 0));
         let filter = match mode {
-            Mode::Filtered => Some(filter.unwrap_or(50)),
+            Mode::Filtered | Mode::GlobalFiltered => Some(filter.unwrap_or(50)),
             _ => filter,
         };
         let subset = filter.map(|p| random_subset(&shards, seed ^ 0x9e37, p));

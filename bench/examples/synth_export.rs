@@ -1,0 +1,93 @@
+//! Exports the search bench's synthetic collection and topics for the
+//! peers (issue 17), **analysed by sieve**, so every system scores the
+//! same terms: each document's text and each topic's title become sieve's
+//! analysed terms (Porter stems, stopwords removed) joined by spaces, and
+//! a peer indexes them without stemming or stopwords of its own.
+//!
+//! ```sh
+//! cargo run --release -p sieve-bench --example synth_export -- DOCS DOCS_OUT TOPICS_OUT
+//! ```
+//!
+//! `DOCS_OUT` gets one JSON object per line, `{"docno": "SYN-000000000",
+//! "text": "..."}` (`-` writes to standard output, so a peer can index 10M
+//! documents without the file); `TOPICS_OUT` gets `N<TAB>terms` for the
+//! bench's topics in the bench's order (Web 1-200 titles, then robust04),
+//! `N` counting from 0, repeated terms repeated.
+use std::fs::File;
+use std::io::{BufWriter, Write};
+
+use sieve_bench::synth::{Corpus, repo};
+use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
+use sieve_searcher::topics::{TopicField, read_topics};
+
+/// The bench's topic files, in its order.
+const TOPIC_FILES: [&str; 5] = [
+    "topics.web.1-50.txt",
+    "topics.web.51-100.txt",
+    "topics.web.101-150.txt",
+    "topics.web.151-200.txt",
+    "topics.robust04.txt",
+];
+
+/// `s` as a JSON string (the analyser's terms are plain, but be exact).
+fn json_string(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [docs, docs_out, topics_out] = args.as_slice() else {
+        eprintln!("usage: synth_export DOCS DOCS_OUT|- TOPICS_OUT");
+        std::process::exit(2);
+    };
+    let docs: usize = docs.parse().expect("DOCS is a number");
+    let analyzer = EnglishAnalyzer::new(AnalyzerConfig::default());
+
+    let mut topics = BufWriter::new(File::create(topics_out).expect("create topics file"));
+    let mut n = 0;
+    for f in TOPIC_FILES {
+        let (_, ts) = read_topics(&repo().join("topics").join(f)).expect("topics");
+        for t in ts {
+            let terms = analyzer.terms(&t.query(TopicField::Title));
+            if !terms.is_empty() {
+                writeln!(topics, "{n}\t{}", terms.join(" ")).expect("write topics");
+                n += 1;
+            }
+        }
+    }
+    topics.flush().expect("write topics");
+    eprintln!("synth_export: {n} topics");
+
+    let sink: Box<dyn Write> = if docs_out == "-" {
+        Box::new(std::io::stdout().lock())
+    } else {
+        Box::new(File::create(docs_out).expect("create docs file"))
+    };
+    let mut out = BufWriter::with_capacity(1 << 20, sink);
+    let mut line = String::new();
+    for (i, d) in Corpus::new(docs).enumerate() {
+        line.clear();
+        line.push_str("{\"docno\": ");
+        json_string(&d.docid, &mut line);
+        line.push_str(", \"text\": ");
+        json_string(&analyzer.terms(&d.text).join(" "), &mut line);
+        line.push_str("}\n");
+        if out.write_all(line.as_bytes()).is_err() {
+            // The reader went away (a closed pipe): stop quietly.
+            std::process::exit(1);
+        }
+        if (i + 1) % 1_000_000 == 0 {
+            eprintln!("synth_export: {} documents", i + 1);
+        }
+    }
+    out.flush().expect("write docs");
+}

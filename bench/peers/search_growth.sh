@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Query latency of sieve, tantivy and PISA on the search bench's synthetic collection, at several
+# collection sizes (issue 17): the table and figure of bench/README.md "Search: sieve, tantivy
+# and PISA from 100k to 10M documents".
+#
+#   bench/peers/setup_pisa.sh                       # once
+#   bench/peers/search_growth.sh [--docs "100000 1000000"] [--hits "10 1000"] [--runs 3]
+#                                [--no-pisa] [--no-rust] [--output-dir DIR]
+#
+# Per collection size: the Rust search bench (`cargo bench -p sieve-bench --bench search`, which
+# builds the sieve index once under $SIEVE_BENCH_DATA, default target/bench-data) times tantivy's
+# BM25 TopDocs and sieve's scorer, each topic in turn, for each k; then PISA
+# (bench/peers/pisa_search.py) is given the same documents and topics, analysed by sieve
+# (`synth_export`), indexed once under $SIEVE_BENCH_DATA/pisa-N, and timed with block_max_wand,
+# block_max_maxscore and maxscore at the same k1/b (0.9/0.4). Everything goes to
+# OUT/results.jsonl (one object per system, size and k), then bench/search_growth.py writes
+# OUT/table.md and OUT/search-growth.svg. One thread everywhere. Not part of CI.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+DOCS="100000 1000000"
+HITS="10 1000"
+RUNS=3
+PISA=1
+RUST=1
+OUT=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --docs) DOCS="$2"; shift 2 ;;
+    --hits) HITS="$2"; shift 2 ;;
+    --runs) RUNS="$2"; shift 2 ;;
+    --no-pisa) PISA=0; shift ;;
+    --no-rust) RUST=0; shift ;;
+    --output-dir) OUT="$2"; shift 2 ;;
+    *) echo "search_growth: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+OUT="${OUT:-$HERE/.work/search-growth-$(date -u +%Y%m%dT%H%M%SZ)}"
+mkdir -p "$OUT"
+DATA="${SIEVE_BENCH_DATA:-$ROOT/target/bench-data}"
+export SIEVE_BENCH_DATA="$DATA"
+PY="$HERE/.venv/bin/python"
+if [[ $PISA == 1 && ! -x "$PY" ]]; then
+  echo "search_growth: run bench/peers/setup_pisa.sh first (or give --no-pisa)" >&2
+  exit 1
+fi
+
+cd "$ROOT"
+cargo build --release -p sieve-bench --example synth_export >&2
+BENCH="$(cargo bench -p sieve-bench --bench search --no-run --message-format=json 2>/dev/null \
+  | "${PYTHON:-python3}" -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "search" and m.get("executable"):
+        print(m["executable"])')"
+echo "search_growth: bench binary $BENCH, results in $OUT" >&2
+
+for n in $DOCS; do
+  for k in $HITS; do
+    [[ $RUST == 1 ]] || continue
+    log="$OUT/rust-$n-$k.txt"
+    echo "search_growth: $n docs, top $k: sieve and tantivy (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+    SIEVE_BENCH_DOCS=$n SIEVE_BENCH_HITS=$k SIEVE_BENCH_RUNS=$RUNS \
+      SIEVE_BENCH_CASES="${SIEVE_BENCH_CASES:-tantivy,plain,plain12,full,filtered,four}" \
+      "$BENCH" --bench > "$log" 2> "$log.err"
+    load="$(cut -d' ' -f1 /proc/loadavg)"
+    grep '^RESULT ' "$log" | while read -r _ sys docs hits mean p50 p99; do
+      printf '{"system": "%s", "docs": %s, "hits": %s, "mean_ms": %s, "p50_ms": %s, "p99_ms": %s, "load": %s}\n' \
+        "$sys" "$docs" "$hits" "$mean" "$p50" "$p99" "$load"
+    done >> "$OUT/results.jsonl"
+    grep -E '^(bench index|block-max bounds)' "$log" | sed "s/^/  /" >&2 || true
+  done
+  if [[ $PISA == 1 ]]; then
+    idx="$DATA/pisa-$n"
+    topics="$DATA/pisa-$n.topics.tsv"
+    echo "search_growth: $n docs: PISA (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+    if [[ -f "$idx/pt_meta.json" || -f "$idx/pt_pisa_config.json" ]]; then
+      "$ROOT/target/release/examples/synth_export" 0 /dev/null "$topics" 2>/dev/null
+      "$PY" "$HERE/pisa_search.py" --index "$idx" --topics "$topics" \
+          --hits $HITS --runs "$RUNS" 2> "$OUT/pisa-$n.err"
+    else
+      "$ROOT/target/release/examples/synth_export" "$n" - "$topics" 2>/dev/null \
+        | "$PY" "$HERE/pisa_search.py" --index "$idx" --topics "$topics" --docs - \
+            --hits $HITS --runs "$RUNS" 2> "$OUT/pisa-$n.err"
+    fi \
+      | "$PY" -c 'import json,sys
+for l in sys.stdin:
+    if not l.startswith("{"):
+        continue  # PISA logs to standard output too
+    r = json.loads(l)
+    if r["what"] == "pisa search":
+        r["system"] = "pisa_" + r["algorithm"]
+        r["docs"] = '"$n"'
+    print(json.dumps(r))' >> "$OUT/results.jsonl"
+  fi
+done
+"${PYTHON:-python3}" "$ROOT/bench/search_growth.py" "$OUT/results.jsonl" --svg "$OUT/search-growth.svg" \
+  > "$OUT/table.md"
+cat "$OUT/table.md"
+echo "search_growth: wrote $OUT/results.jsonl, $OUT/table.md, $OUT/search-growth.svg" >&2

@@ -1,0 +1,183 @@
+//! The search bench's synthetic collection (issues 4 and 17), shared by the
+//! `search` bench (which indexes it) and the `synth_export` example (which
+//! writes it as JSONL for the peers).
+//!
+//! No real web collection big enough to time is public here, so the bench
+//! makes one: documents of words drawn from a Zipf(1) law over the
+//! vocabulary of real text (the CACM collection and the WT10g sample from
+//! the shared data, else the committed CACM copy), with lengths 50–1,175
+//! words (mean 425, before the analyser drops stopwords). Every document
+//! gets a MADE-UP spam percentile, uniform over 0–99, from the same seeded
+//! generator. Document `i` is `SYN-{i:09}`; the collection is the same on
+//! every machine with the same shared data, and its first `n` documents do
+//! not depend on how many are made.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// SplitMix64: a small deterministic generator (no dependency, same corpus
+/// on every machine).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// The repository's root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Lower-case alphabetic words of real text, most frequent first.
+pub fn vocabulary() -> Vec<String> {
+    let mut texts: Vec<Vec<u8>> = Vec::new();
+    if let Some(d) =
+        sieve_indexer::testdata::shared_file("", "search bench vocabulary (CACM, WT10g sample)")
+    {
+        for p in [
+            "cacm/cacm.derived.trec",
+            "trecweb-wt10g/wt10g-sample-B01",
+            "trecweb-wt10g/wt10g-sample-B02",
+            "trecweb-wt10g/wt10g-sample-B03",
+        ] {
+            if let Ok(b) = std::fs::read(d.join(p)) {
+                texts.push(b);
+            }
+        }
+    }
+    if texts.is_empty() {
+        let mut b = Vec::new();
+        flate2::read::GzDecoder::new(
+            File::open(repo().join("tests/data/cacm/cacm.trec.gz")).expect("committed CACM"),
+        )
+        .read_to_end(&mut b)
+        .expect("gunzip CACM");
+        texts.push(b);
+    }
+    let mut freq: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+    for t in &texts {
+        let mut in_tag = false;
+        let mut word = String::new();
+        for &c in t {
+            match c {
+                b'<' => in_tag = true,
+                b'>' => in_tag = false,
+                _ => {}
+            }
+            if !in_tag && c.is_ascii_alphabetic() {
+                word.push(c.to_ascii_lowercase() as char);
+            } else {
+                if (2..=20).contains(&word.len()) {
+                    *freq.entry(std::mem::take(&mut word)).or_default() += 1;
+                }
+                word.clear();
+            }
+        }
+    }
+    let mut v: Vec<(String, u64)> = freq.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    v.into_iter().map(|(w, _)| w).collect()
+}
+
+/// One synthetic document.
+pub struct SynDoc {
+    /// `SYN-{i:09}`.
+    pub docid: String,
+    /// Words separated by single spaces.
+    pub text: String,
+    /// The MADE-UP spam percentile, 0–99.
+    pub spam: u8,
+}
+
+/// The documents `0..docs`, in order.
+pub struct Corpus {
+    vocab: Vec<String>,
+    cum: Vec<f64>,
+    total: f64,
+    rng: Rng,
+    next: usize,
+    docs: usize,
+}
+
+impl Corpus {
+    /// The first `docs` documents.
+    pub fn new(docs: usize) -> Corpus {
+        let vocab = vocabulary();
+        // Zipf(1) cumulative weights.
+        let mut cum = Vec::with_capacity(vocab.len());
+        let mut s = 0.0;
+        for r in 1..=vocab.len() {
+            s += 1.0 / r as f64;
+            cum.push(s);
+        }
+        Corpus {
+            vocab,
+            cum,
+            total: s,
+            rng: Rng(42),
+            next: 0,
+            docs,
+        }
+    }
+}
+
+impl Iterator for Corpus {
+    type Item = SynDoc;
+
+    fn next(&mut self) -> Option<SynDoc> {
+        if self.next >= self.docs {
+            return None;
+        }
+        let docid = format!("SYN-{:09}", self.next);
+        self.next += 1;
+        let u = self.rng.unit();
+        let len = 50 + (u * u * 1125.0) as usize; // 50..=1175 words, mean 50 + 1125/3 = 425
+        let mut text = String::with_capacity(len * 8);
+        for i in 0..len {
+            let x = self.rng.unit() * self.total;
+            let r = self
+                .cum
+                .partition_point(|&c| c < x)
+                .min(self.vocab.len() - 1);
+            if i > 0 {
+                text.push(' ');
+            }
+            text.push_str(&self.vocab[r]);
+        }
+        let spam = (self.rng.next() % 100) as u8;
+        Some(SynDoc { docid, text, spam })
+    }
+}
+
+/// Where the bench keeps its synthetic indexes: `$SIEVE_BENCH_DATA`
+/// (default `target/bench-data` in the checkout), so a big index can live
+/// outside the checkout and survive `cargo clean`.
+pub fn data_dir() -> PathBuf {
+    std::env::var_os("SIEVE_BENCH_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/bench-data"))
+}
+
+/// The directory of the `docs`-document bench index and its files.
+pub fn bench_dir(docs: usize) -> PathBuf {
+    data_dir().join(format!("search-{docs}"))
+}
+
+/// The index inside [`bench_dir`].
+pub fn index_dir(docs: usize) -> PathBuf {
+    bench_dir(docs).join("index")
+}
+
+/// True when `path` exists (for messages).
+pub fn exists(path: &Path) -> bool {
+    path.exists()
+}

@@ -1,0 +1,588 @@
+//! Scoring one segment: windows of doc ids, MaxScore, block-max bounds.
+//!
+//! Documents are scored together, window by window. Per window of doc ids,
+//! the term frequencies of every *essential* query term's postings in the
+//! window are gathered into dense arrays (term at a time; Lucene's
+//! `BooleanScorer` uses 2048-doc windows), the other terms' frequencies are
+//! looked up only for the documents that may still reach a top k (by
+//! `seek`), and each such document is scored from its frequencies **in
+//! query-term order**, so its sum has exactly the terms and the order of a
+//! document-at-a-time evaluation (scores are bit-identical).
+//!
+//! **MaxScore** (Turtle and Flood 1995). Once a threshold is known (every
+//! heap full, or a floor carried from earlier segments, see `topk`), the
+//! terms with the smallest upper bounds whose bounds sum to less than
+//! every variant's threshold cannot bring a document into any top k on
+//! their own: they are *non-essential*, their postings are not scanned,
+//! only looked up. A term's bound is its largest weight over the variants
+//! (`tf / (tf + norm) <= 1`), or, when the segment has block-max bounds for
+//! the term, the largest score over the variants of the points of its
+//! frontier (see [`sieve_indexer::bounds`]), inflated by [`BOUND_SLACK`].
+//! When no term is essential the segment is done. Before the
+//! non-essential terms are looked up for a document, the document's
+//! score from the essential terms plus the non-essential terms' bounds
+//! must reach the threshold.
+//!
+//! **Block-max.** When the segment has block-max bounds, windows are one
+//! grid block (`BLOCK_DOCS` doc ids), and each window gets its own bounds:
+//! per term, the largest score of the frontier of the entry covering the
+//! block (0 when the term has no posting in the window), computed once per
+//! query and segment for every entry. When those bounds sum below every
+//! threshold, no document of the window can enter any top k, and the
+//! window is skipped; otherwise MaxScore's rule is applied again with the
+//! window's bounds, so fewer terms are scanned.
+//!
+//! Every comparison of a bound with a threshold drops a document only when
+//! the bound is *strictly* below, with a relative margin ([`margin`]) that
+//! covers the rounding of any f32 summation order, so ties (broken by
+//! docid) are never lost, and bounds hold for every document, filtered out
+//! or not. Memory is `WINDOW` frequencies per query term, whatever the
+//! segment size.
+
+use roaring::RoaringBitmap;
+use sieve_indexer::bounds::{BLOCK_DOCS, Point, SegmentBounds};
+use tantivy::columnar::StrColumn;
+use tantivy::postings::{Postings, SegmentPostings};
+use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED, Term};
+
+use super::topk::{Candidate, TopK};
+use super::{Shard, Weights};
+use crate::{Error, Result};
+
+/// Doc ids per window when the segment has no block-max bounds.
+const WINDOW: u32 = 4096;
+
+/// Relative inflation of a bound computed from frontier points. The real
+/// BM25 term score is monotonic in tf and fieldnorm; its f32 evaluation is
+/// exactly monotonic in the fieldnorm (every operation is) but only to a
+/// few ulps in tf (the denominator is rounded), far below this slack
+/// (about 17 ulps).
+const BOUND_SLACK: Score = 1e-6;
+
+/// The relative margin by which a sum of `n` bounds must fall below a
+/// threshold before anything is dropped: f32 sums of `n` non-negative
+/// terms, in any order, differ from the exact sum by less than
+/// `(n - 1) · 2^-24` of it; this is 1e-5 plus four times that.
+fn margin(n: usize) -> Score {
+    1e-5 + n as Score * 2.4e-7
+}
+
+/// True when a sum `sum` of `n` bounds may reach `threshold`.
+#[inline]
+fn may_reach(sum: Score, n: usize, threshold: Score) -> bool {
+    sum * (1.0 + margin(n)) >= threshold
+}
+
+/// One term's postings cursor in a segment.
+struct Cursor {
+    term_idx: usize,
+    postings: SegmentPostings,
+    /// The largest contribution the term can make to any variant's score.
+    bound: Score,
+    /// The last grid block of each block-max entry (see
+    /// [`sieve_indexer::bounds::TermBounds`]); empty without bounds.
+    lasts: Vec<u32>,
+    /// Each entry's bound, over the variants of this query.
+    entry_bounds: Vec<Score>,
+    /// The first entry not before the current window.
+    next_entry: usize,
+}
+
+/// The largest score contribution of term `term_idx` over the variants and
+/// `points`, inflated by `BOUND_SLACK` and never above `cap` (itself a
+/// bound).
+fn frontier_bound(
+    points: &[Point],
+    term_idx: usize,
+    active: &[(usize, &Weights)],
+    cap: Score,
+) -> Score {
+    let mut m: Score = 0.0;
+    for (_, w) in active {
+        let tw = w.term_weight[term_idx];
+        for p in points {
+            let tf = p.tf as Score;
+            m = m.max(tw * (tf / (tf + w.norm[p.fid as usize])));
+        }
+    }
+    (m * (1.0 + BOUND_SLACK)).min(cap)
+}
+
+impl Cursor {
+    /// A bound of the term's contribution to the documents `base..end`
+    /// (windows must come in increasing order).
+    #[inline]
+    fn window_bound(&mut self, base: DocId, end: DocId) -> Score {
+        if self.postings.doc() >= end {
+            return 0.0;
+        }
+        if self.lasts.is_empty() {
+            return self.bound;
+        }
+        let (first, last) = (base / BLOCK_DOCS, (end - 1) / BLOCK_DOCS);
+        while self.next_entry < self.lasts.len() && self.lasts[self.next_entry] < first {
+            self.next_entry += 1;
+        }
+        let mut m: Score = 0.0;
+        let mut i = self.next_entry;
+        while i < self.lasts.len() {
+            m = m.max(self.entry_bounds[i]);
+            if self.lasts[i] >= last {
+                break;
+            }
+            i += 1;
+        }
+        m
+    }
+}
+
+/// Moves `postings` to the first document at or after `target`: by a few
+/// `advance`s when it is near (a lookup in a dense list usually is), else
+/// by `seek` (tantivy's seek costs a skip-list step and a search in the
+/// block even when the target is in the current block).
+#[inline]
+fn seek_near(postings: &mut SegmentPostings, target: DocId) {
+    for _ in 0..8 {
+        if postings.doc() >= target {
+            return;
+        }
+        postings.advance();
+    }
+    if postings.doc() < target {
+        postings.seek(target);
+    }
+}
+
+/// Marks in `skip` the cursors that are not essential: the longest run of
+/// the smallest `bounds` (one per cursor) whose sum stays below
+/// `threshold`. `order` is scratch space.
+fn non_essential(bounds: &[Score], threshold: Score, order: &mut Vec<usize>, skip: &mut [bool]) {
+    order.clear();
+    order.extend(0..bounds.len());
+    order.sort_unstable_by(|&a, &b| bounds[a].total_cmp(&bounds[b]).then(a.cmp(&b)));
+    skip.fill(false);
+    let mut sum: Score = 0.0;
+    for (n, &c) in order.iter().enumerate() {
+        sum += bounds[c];
+        if may_reach(sum, n + 1, threshold) {
+            break;
+        }
+        skip[c] = true;
+    }
+}
+
+/// One segment to score.
+pub(super) struct SegmentInput<'a> {
+    pub(super) segment: &'a SegmentReader,
+    pub(super) field: Field,
+    pub(super) field_name: &'static str,
+    pub(super) bounds: Option<&'a SegmentBounds>,
+}
+
+/// A cursor per query term with postings in the segment and a weight in
+/// some variant, with its bounds.
+fn open_cursors(
+    seg: &SegmentInput<'_>,
+    terms: &[(Term, u32)],
+    active: &[(usize, &Weights)],
+    shard: &Shard,
+) -> Result<Vec<Cursor>> {
+    let inverted = seg.segment.inverted_index(seg.field)?;
+    let index_err = |e: std::io::Error| Error::Index {
+        index: shard.name.clone(),
+        detail: e.to_string(),
+    };
+    let mut cursors = Vec::with_capacity(terms.len());
+    for (term_idx, (term, _)) in terms.iter().enumerate() {
+        let mut bound = active
+            .iter()
+            .map(|(_, w)| w.term_weight[term_idx])
+            .fold(0.0 as Score, Score::max);
+        if bound == 0.0 {
+            continue;
+        }
+        let Some(info) = inverted.get_term_info(term).map_err(index_err)? else {
+            continue;
+        };
+        let postings = inverted
+            .read_postings_from_terminfo(&info, IndexRecordOption::WithFreqs)
+            .map_err(index_err)?;
+        if postings.doc() == TERMINATED {
+            continue;
+        }
+        let (mut lasts, mut entry_bounds) = (Vec::new(), Vec::new());
+        if let Some(b) = seg.bounds
+            && info.doc_freq >= sieve_indexer::bounds::MIN_DOC_FREQ
+        {
+            let ord = inverted
+                .terms()
+                .term_ord(term.serialized_value_bytes())
+                .map_err(index_err)?;
+            if let Some(tb) = ord
+                .map(|o| b.term(seg.field_name, o))
+                .transpose()?
+                .flatten()
+            {
+                bound = frontier_bound(&tb.global, term_idx, active, bound);
+                entry_bounds = (0..tb.lasts.len())
+                    .map(|i| frontier_bound(tb.entry(i), term_idx, active, bound))
+                    .collect();
+                lasts = tb.lasts;
+            }
+        }
+        cursors.push(Cursor {
+            term_idx,
+            postings,
+            bound,
+            lasts,
+            entry_bounds,
+            next_entry: 0,
+        });
+    }
+    Ok(cursors)
+}
+
+/// What the scoring of one segment reads and fills, besides the cursors.
+struct SegmentScan<'a> {
+    active: Vec<(usize, &'a Weights)>,
+    subsets: &'a [Option<&'a RoaringBitmap>],
+    heaps: &'a mut [TopK],
+    fieldnorms: tantivy::fieldnorm::FieldNormReader,
+    alive: Option<&'a tantivy::fastfield::AliveBitSet>,
+    docids: &'a StrColumn,
+    tfs: Vec<Vec<u32>>,
+    touched: [u64; WINDOW as usize / 64],
+    /// Scratch, per window: the essential cursors, the non-essential ones
+    /// in lookup order, and the sums of the latter's bounds from each on.
+    essential: Vec<usize>,
+    lookups: Vec<usize>,
+    rest: Vec<Score>,
+    /// Scratch, per document: each active variant's score so far
+    /// (negative infinity for a variant that may not return it).
+    partial: Vec<Score>,
+    /// Scratch, per document: its (term index, tf) in query-term order.
+    doc_terms: Vec<(usize, Score)>,
+    /// Scratch, per window: each active variant's threshold (negative
+    /// infinity when it has none yet).
+    thresholds: Vec<Score>,
+    /// True when some document may be refused by a variant (deleted
+    /// documents, or a variant with a subset).
+    filtering: bool,
+    /// Scratch, per document when `filtering`: whether each active variant
+    /// may return it.
+    accepts: Vec<bool>,
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn score_segment(
+    seg: &SegmentInput<'_>,
+    terms: &[(Term, u32)],
+    weights: &[Option<Weights>],
+    subsets: &[Option<&RoaringBitmap>],
+    heaps: &mut [TopK],
+    shard: &Shard,
+    docids: &StrColumn,
+) -> Result<()> {
+    // (variant index, weights) of the variants that score this query.
+    let active: Vec<(usize, &Weights)> = weights
+        .iter()
+        .enumerate()
+        .filter_map(|(v, w)| w.as_ref().map(|w| (v, w)))
+        .collect();
+    let mut cursors = open_cursors(seg, terms, &active, shard)?;
+    if cursors.is_empty() {
+        return Ok(());
+    }
+    let blockmax = cursors.iter().any(|c| !c.lasts.is_empty());
+    let window = if blockmax { BLOCK_DOCS } else { WINDOW };
+    let global: Vec<Score> = cursors.iter().map(|c| c.bound).collect();
+    let mut scan = SegmentScan {
+        active,
+        subsets,
+        heaps,
+        fieldnorms: seg.segment.get_fieldnorms_reader(seg.field)?,
+        alive: seg.segment.alive_bitset(),
+        docids,
+        tfs: vec![vec![0; WINDOW as usize]; cursors.len()],
+        touched: [0u64; WINDOW as usize / 64],
+        essential: Vec::with_capacity(cursors.len()),
+        lookups: Vec::with_capacity(cursors.len()),
+        rest: Vec::with_capacity(cursors.len() + 1),
+        partial: Vec::new(),
+        thresholds: Vec::new(),
+        doc_terms: Vec::with_capacity(cursors.len()),
+        filtering: false,
+        accepts: Vec::new(),
+    };
+    scan.partial = vec![0.0; scan.active.len()];
+    scan.accepts = vec![true; scan.active.len()];
+    scan.filtering =
+        scan.alive.is_some() || scan.active.iter().any(|(v, _)| scan.subsets[*v].is_some());
+    let mut order = Vec::with_capacity(cursors.len());
+    let mut skip = vec![false; cursors.len()];
+    let mut window_skip = vec![false; cursors.len()];
+    let mut window_bounds = vec![0.0 as Score; cursors.len()];
+    let mut last_threshold: Option<Score> = None;
+    loop {
+        // The lowest threshold over the variants, once each has one.
+        let threshold = scan.threshold();
+        if threshold != last_threshold {
+            if let Some(t) = threshold {
+                non_essential(&global, t, &mut order, &mut skip);
+                #[cfg(test)]
+                if skip.iter().any(|s| *s) {
+                    super::tests::PRUNED_WINDOWS.with(|n| n.set(n.get() + 1));
+                }
+            }
+            last_threshold = threshold;
+        }
+        let first = cursors
+            .iter()
+            .zip(&skip)
+            .filter(|(_, s)| !**s)
+            .map(|(c, _)| c.postings.doc())
+            .min()
+            .unwrap_or(TERMINATED);
+        if first == TERMINATED {
+            break;
+        }
+        let base = first - first % window;
+        let end = base.saturating_add(window);
+        match threshold {
+            Some(t) if blockmax => {
+                for (b, c) in window_bounds.iter_mut().zip(cursors.iter_mut()) {
+                    *b = c.window_bound(base, end);
+                }
+                non_essential(&window_bounds, t, &mut order, &mut window_skip);
+                if window_skip.iter().any(|s| !*s) {
+                    scan.window(
+                        &mut cursors,
+                        &window_skip,
+                        &window_bounds,
+                        Some(t),
+                        base,
+                        end,
+                    );
+                } else {
+                    #[cfg(test)]
+                    super::tests::BLOCK_PRUNED_WINDOWS.with(|n| n.set(n.get() + 1));
+                }
+            }
+            _ => scan.window(&mut cursors, &skip, &global, threshold, base, end),
+        }
+        // The essential cursors this window did not scan: past it.
+        for (c, s) in cursors.iter_mut().zip(&skip) {
+            if !*s && c.postings.doc() < end {
+                c.postings.seek(end);
+            }
+        }
+    }
+    Ok(())
+}
+
+impl SegmentScan<'_> {
+    /// The lowest threshold over the active variants, if every one has one.
+    #[inline]
+    fn threshold(&self) -> Option<Score> {
+        self.active
+            .iter()
+            .map(|(v, _)| self.heaps[*v].threshold())
+            .try_fold(Score::INFINITY, |m, t| t.map(|t| m.min(t)))
+    }
+
+    /// Scores the documents `base..end` that the cursors not in `skip`
+    /// have postings for. The skipped (non-essential) cursors are looked up
+    /// for such a document one at a time, largest `bounds` first, only
+    /// while the document's best score so far over the variants plus the
+    /// bounds of the cursors not yet looked up may still reach
+    /// `threshold` (MaxScore's document-level test).
+    fn window(
+        &mut self,
+        cursors: &mut [Cursor],
+        skip: &[bool],
+        bounds: &[Score],
+        threshold: Option<Score>,
+        base: DocId,
+        end: DocId,
+    ) {
+        for ((c, tf), _) in cursors
+            .iter_mut()
+            .zip(self.tfs.iter_mut())
+            .zip(skip)
+            .filter(|(_, s)| !**s)
+        {
+            if c.postings.doc() < base {
+                c.postings.seek(base);
+            }
+            loop {
+                let doc = c.postings.doc();
+                if doc >= end {
+                    break;
+                }
+                let local = (doc - base) as usize;
+                self.touched[local / 64] |= 1 << (local % 64);
+                tf[local] = c.postings.term_freq();
+                c.postings.advance();
+            }
+        }
+        // The non-essential cursors, largest bound first, and the sums of
+        // the bounds from each on.
+        self.essential.clear();
+        self.essential
+            .extend((0..cursors.len()).filter(|&c| !skip[c]));
+        self.lookups.clear();
+        self.lookups.extend((0..cursors.len()).filter(|&c| skip[c]));
+        self.lookups
+            .sort_unstable_by(|&a, &b| bounds[b].total_cmp(&bounds[a]).then(a.cmp(&b)));
+        self.rest.clear();
+        self.rest.resize(self.lookups.len() + 1, 0.0);
+        for i in (0..self.lookups.len()).rev() {
+            self.rest[i] = self.rest[i + 1] + bounds[self.lookups[i]];
+        }
+        let threshold = threshold.filter(|_| !self.lookups.is_empty());
+        let n = cursors.len();
+        // Each variant's threshold now (they only rise during the window,
+        // so these stay safe to prune with).
+        self.thresholds.clear();
+        for (v, _) in &self.active {
+            let t = self.heaps[*v].threshold().unwrap_or(Score::NEG_INFINITY);
+            self.thresholds.push(t);
+        }
+        for word_idx in 0..self.touched.len() {
+            let mut bits = std::mem::take(&mut self.touched[word_idx]);
+            while bits != 0 {
+                let local = word_idx * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let doc = base + local as DocId;
+                let fid = self.fieldnorms.fieldnorm_id(doc) as usize;
+                // Which variants may return the document (deleted, or
+                // filtered out): none, and it is not looked at further.
+                let wanted = !self.filtering || {
+                    let alive = self.alive.is_none_or(|a| a.is_alive(doc));
+                    for (a, (v, _)) in self.accepts.iter_mut().zip(&self.active) {
+                        *a = alive && self.subsets[*v].is_none_or(|s| s.contains(doc));
+                    }
+                    self.accepts.iter().any(|a| *a)
+                };
+                if wanted {
+                    if threshold.is_none() {
+                        self.score_doc(cursors, doc, local, fid, false);
+                    } else if self.lookup(cursors, doc, local, fid, n) {
+                        self.score_doc(cursors, doc, local, fid, true);
+                    }
+                }
+                for tf in self.tfs.iter_mut() {
+                    tf[local] = 0;
+                }
+            }
+        }
+    }
+
+    /// Looks the non-essential cursors up for `doc` while it may still
+    /// reach `threshold` (see [`SegmentScan::window`]); false when it
+    /// cannot.
+    #[inline]
+    fn lookup(
+        &mut self,
+        cursors: &mut [Cursor],
+        doc: DocId,
+        local: usize,
+        fid: usize,
+        n: usize,
+    ) -> bool {
+        // The score so far of each variant that may return the document,
+        // from the essential terms.
+        for (i, (slot, (_, w))) in self.partial.iter_mut().zip(&self.active).enumerate() {
+            if self.filtering && !self.accepts[i] {
+                *slot = Score::NEG_INFINITY;
+                continue;
+            }
+            let mut score: Score = 0.0;
+            for &c in &self.essential {
+                let tf = self.tfs[c][local];
+                if tf != 0 {
+                    let tf = tf as Score;
+                    score += w.term_weight[cursors[c].term_idx] * (tf / (tf + w.norm[fid]));
+                }
+            }
+            *slot = score;
+        }
+        for (i, &c) in self.lookups.iter().enumerate() {
+            // Some variant may still take the document: its score so far
+            // plus the bounds of the terms not looked up reach its own
+            // threshold (the variants' thresholds differ).
+            let rest = self.rest[i];
+            if !self
+                .partial
+                .iter()
+                .zip(&self.thresholds)
+                .any(|(p, t)| *p != Score::NEG_INFINITY && may_reach(p + rest, n, *t))
+            {
+                return false;
+            }
+            let cursor = &mut cursors[c];
+            seek_near(&mut cursor.postings, doc);
+            if cursor.postings.doc() == doc {
+                let tf = cursor.postings.term_freq();
+                self.tfs[c][local] = tf;
+                let tf = tf as Score;
+                for (slot, (_, w)) in self.partial.iter_mut().zip(&self.active) {
+                    *slot += w.term_weight[cursor.term_idx] * (tf / (tf + w.norm[fid]));
+                }
+            }
+        }
+        true
+    }
+
+    /// Scores `doc` (at `local` in the frequency arrays, fieldnorm id
+    /// `fid`) for every variant that may return it, and offers it to the
+    /// variant's heap.
+    fn score_doc(
+        &mut self,
+        cursors: &[Cursor],
+        doc: DocId,
+        local: usize,
+        fid: usize,
+        complete: bool,
+    ) {
+        let n = cursors.len();
+        let mut ord: Option<u64> = None;
+        // The document's terms in query-term order (cursors are in term
+        // order), with their frequencies: gathered once for every variant.
+        self.doc_terms.clear();
+        for (c, tf) in cursors.iter().zip(&self.tfs) {
+            let tf = tf[local];
+            if tf != 0 {
+                self.doc_terms.push((c.term_idx, tf as Score));
+            }
+        }
+        for (i, (v, w)) in self.active.iter().enumerate() {
+            if self.filtering && !self.accepts[i] {
+                continue;
+            }
+            let heap = &self.heaps[*v];
+            // With every term looked up, `partial` holds the score summed
+            // in another order: a variant it cannot bring in is not scored.
+            if complete
+                && heap
+                    .threshold()
+                    .is_some_and(|t| !may_reach(self.partial[i], n, t))
+            {
+                continue;
+            }
+            let norm = w.norm[fid];
+            let mut score: Score = 0.0;
+            for &(t, tf) in &self.doc_terms {
+                score += w.term_weight[t] * (tf / (tf + norm));
+            }
+            let heap = &mut self.heaps[*v];
+            if heap.threshold().is_some_and(|t| score < t) {
+                continue;
+            }
+            let docids = self.docids;
+            let ord = *ord.get_or_insert_with(|| docids.term_ords(doc).next().unwrap_or(0));
+            heap.push(Candidate { score, ord });
+        }
+    }
+}
