@@ -12,7 +12,9 @@ use proptest::prelude::*;
 use super::*;
 use crate::Error;
 
+mod clueweb22;
 mod gzip;
+mod lines;
 mod smart;
 
 // ------------------------------------------------------------------ helpers
