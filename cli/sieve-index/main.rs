@@ -25,7 +25,7 @@ use sieve_indexer::shard::{build_shard, merge_shards, read_stats};
 use sieve_indexer::stats::BuildStats;
 use sieve_indexer::summary::summary;
 
-/// Build tantivy indexes from WARC and TREC crawls.
+/// Build tantivy indexes from web crawls and IR collections, and show their documents.
 #[derive(Debug, Parser)]
 #[command(name = "sieve-index", version, about)]
 struct Cli {
@@ -35,7 +35,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Index crawl files (WARC, .warc.gz, TREC SGML) into DIR.
+    /// Index crawl files (WARC incl. ClueWeb22, TREC SGML, SMART, JSON lines,
+    /// TSV; plain or gzipped, detected from the bytes) into DIR.
     Build {
         #[command(flatten)]
         build: BuildArgs,

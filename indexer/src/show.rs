@@ -270,7 +270,9 @@ impl ShowIndex {
         let (doc, reader, file, source) = self.open_record(docid, addr)?;
         let info = reader.info();
         let opts = self.manifest.options.crawl_options();
-        let events = crawl::from_reader(&file.to_string_lossy(), reader, &opts)?;
+        // The record is read as its file is (detected from the file's start).
+        let format = crawl::open(&file, &opts)?.format();
+        let events = crawl::from_reader_as(&file.to_string_lossy(), reader, &opts, format)?;
         let mut raw = None;
         for ev in events {
             match ev? {

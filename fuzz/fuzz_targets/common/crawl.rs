@@ -110,12 +110,14 @@ pub fn check(input: Vec<u8>, step: usize, max_record_bytes: u64, raw_slack: usiz
 /// The documents of `input` (plain) read with `opts`: checks that each
 /// span starts at the document's offset, lies in the input after the
 /// previous span, has no gzip member, and that the span's bytes read alone
-/// give a document with the same docid and body. Returns the spans.
+/// (as the input's format, as `sieve-index show` reads them) give a
+/// document with the same docid and body. Returns the spans.
 #[allow(dead_code)]
 pub fn check_spans(input: &[u8], opts: &CrawlOptions) -> Vec<crawl::Span> {
     let Ok(r) = crawl::from_reader("fuzz", std::io::Cursor::new(input.to_vec()), opts) else {
         return Vec::new();
     };
+    let format = r.format();
     let mut spans = Vec::new();
     let mut end = 0u64;
     for ev in r {
@@ -128,7 +130,7 @@ pub fn check_spans(input: &[u8], opts: &CrawlOptions) -> Vec<crawl::Span> {
         assert!(end <= input.len() as u64, "span past the input");
         assert_eq!(s.member, None, "plain input with a gzip member");
         let alone = input[s.offset as usize..end as usize].to_vec();
-        let again: Vec<_> = crawl::from_reader("alone", std::io::Cursor::new(alone), opts)
+        let again: Vec<_> = crawl::from_reader_as("alone", std::io::Cursor::new(alone), opts, format)
             .map(|r| {
                 r.filter_map(|e| match e {
                     Ok(CrawlEvent::Doc(d)) => Some(d),

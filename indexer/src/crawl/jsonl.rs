@@ -42,7 +42,8 @@
 //! * No docid (or an empty one, or one over 64 KiB): [`SkipReason::NoDocid`];
 //!   neither title nor text: [`SkipReason::EmptyBody`].
 //! * Blank lines: [`AnomalyKind::StrayBytes`].
-//! * A title and text over `max_record_bytes` together: cut there and
+//! * A title and text over `max_record_bytes` together (with the `\n`
+//!   between them): cut there and
 //!   flagged `capped`; the rest of the line is streamed past, never
 //!   buffered. Memory per line is bounded by the cap plus 64 KiB for each
 //!   of the docid, URL and language (and, with `keep_skipped`, the keep
@@ -446,7 +447,8 @@ impl JsonParser {
             Role::Language => small(&mut l.language, &mut ignore),
             Role::Title | Role::Text => {
                 l.total += bytes.len() as u64;
-                let used = l.title.as_ref().map_or(0, Vec::len) + l.text.len();
+                // The body is title, `\n`, text: all three within the cap.
+                let used = l.title.as_ref().map_or(0, Vec::len) + l.text.len() + 1;
                 let k = bytes.len().min(self.cap.saturating_sub(used));
                 l.capped |= k < bytes.len();
                 let dst = match r {

@@ -644,7 +644,7 @@ pub fn open(path: &Path, opts: &CrawlOptions) -> Result<CrawlReader> {
         path: path.to_path_buf(),
         source,
     })?;
-    build(path.to_path_buf(), file, opts)
+    build(path.to_path_buf(), file, opts, None)
 }
 
 /// Reads a crawl from any reader (tests, fuzzing, stdin). `name` is used as
@@ -654,13 +654,26 @@ pub fn from_reader(
     reader: impl Read + Send + 'static,
     opts: &CrawlOptions,
 ) -> Result<CrawlReader> {
-    build(PathBuf::from(name), reader, opts)
+    build(PathBuf::from(name), reader, opts, None)
+}
+
+/// Reads `reader` as `format`, without detecting it: one record cut from
+/// a file (a [`Span`]) is read as the file was, even when it alone would
+/// not be detected so (a TSV line whose first column holds a blank).
+pub fn from_reader_as(
+    name: &str,
+    reader: impl Read + Send + 'static,
+    opts: &CrawlOptions,
+    format: CrawlFormat,
+) -> Result<CrawlReader> {
+    build(PathBuf::from(name), reader, opts, Some(format))
 }
 
 fn build(
     path: PathBuf,
     mut reader: impl Read + Send + 'static,
     opts: &CrawlOptions,
+    format: Option<CrawlFormat>,
 ) -> Result<CrawlReader> {
     let mut magic = [0u8; 2];
     let mut got = 0;
@@ -702,7 +715,10 @@ fn build(
     } else {
         Source::new(path, Inner::Plain(Box::new(chained)), None)
     };
-    let format = detect(&mut src)?;
+    let format = match format {
+        Some(f) => f,
+        None => detect(&mut src)?,
+    };
     let parser = match format {
         CrawlFormat::Warc => Parser::Warc(warc::WarcParser::new(opts.clone())),
         CrawlFormat::Trec => Parser::Trec(trec::TrecParser::new(opts.clone())),

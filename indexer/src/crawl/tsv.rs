@@ -19,7 +19,8 @@
 //! * An empty docid (or one over 64 KiB): [`SkipReason::NoDocid`]; no
 //!   title and no text: [`SkipReason::EmptyBody`].
 //! * Blank lines: [`AnomalyKind::StrayBytes`].
-//! * Title and text over `max_record_bytes` together: cut there, flagged
+//! * Title and text over `max_record_bytes` together (with the `\n` between
+//!   them): cut there, flagged
 //!   `capped`, the rest streamed past. Memory per line is bounded by the
 //!   cap plus 64 KiB for each other column (and the keep limit with
 //!   `keep_skipped`).
@@ -153,7 +154,11 @@ fn lossy_trim(v: &[u8]) -> Option<String> {
 }
 
 impl TsvParser {
-    pub(crate) fn new(opts: CrawlOptions) -> Self {
+    pub(crate) fn new(mut opts: CrawlOptions) -> Self {
+        if opts.tsv_columns.is_empty() {
+            // Not a list `parse_tsv_columns` accepts: the default.
+            opts.tsv_columns = vec![TsvColumn::Id, TsvColumn::Text];
+        }
         let cap = usize::try_from(opts.max_record_bytes).unwrap_or(usize::MAX);
         let keep_limit = opts.keep_limit();
         TsvParser {
@@ -323,7 +328,8 @@ impl TsvParser {
             TsvColumn::Ignore => {}
             TsvColumn::Title | TsvColumn::Text => {
                 line.total += bytes.len() as u64;
-                let used = line.title.len() + line.text.len();
+                // The body is title, `\n`, text: all three within the cap.
+                let used = line.title.len() + line.text.len() + 1;
                 let k = bytes.len().min(self.cap.saturating_sub(used));
                 line.capped |= k < bytes.len();
                 let dst = if col == TsvColumn::Title {
