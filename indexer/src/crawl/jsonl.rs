@@ -41,7 +41,8 @@
 //!   be: it ends the line).
 //! * No docid (or an empty one, or one over 64 KiB): [`SkipReason::NoDocid`];
 //!   neither title nor text: [`SkipReason::EmptyBody`].
-//! * Blank lines: [`AnomalyKind::StrayBytes`].
+//! * Blank lines, and a byte order mark at the start of any line (as in
+//!   concatenated files): [`AnomalyKind::StrayBytes`].
 //! * A title and text over `max_record_bytes` together (with the `\n`
 //!   between them): cut there and
 //!   flagged `capped`; the rest of the line is streamed past, never
@@ -216,14 +217,17 @@ impl JsonParser {
 
     /// Reads the next line, pushing its events. Returns false at end of input.
     pub(crate) fn next_line(&mut self, src: &mut Source, out: &mut VecDeque<CrawlEvent>) -> bool {
-        // Blank lines (and a BOM at the start) between records.
+        // Blank lines (and byte order marks) between records.
         let ws_off = src.offset();
         let mut ws = 0u64;
-        if ws_off == 0 && src.ensure(3) >= 3 && src.avail().starts_with(b"\xEF\xBB\xBF") {
-            src.consume(3);
-            ws += 3;
-        }
         loop {
+            // A byte order mark starting a line (the file's, or one of
+            // several files concatenated) is not part of the record.
+            if src.ensure(3) >= 3 && src.avail().starts_with(b"\xEF\xBB\xBF") {
+                src.consume(3);
+                ws += 3;
+                continue;
+            }
             if src.ensure(1) == 0 {
                 break;
             }
@@ -232,10 +236,9 @@ impl JsonParser {
                 .iter()
                 .take_while(|&&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
                 .count();
-            let len = a.len();
             src.consume(k);
             ws += k as u64;
-            if k < len {
+            if k == 0 {
                 break;
             }
         }

@@ -18,7 +18,8 @@
 //! * A line with fewer columns than chosen: [`SkipReason::MalformedLine`].
 //! * An empty docid (or one over 64 KiB): [`SkipReason::NoDocid`]; no
 //!   title and no text: [`SkipReason::EmptyBody`].
-//! * Blank lines: [`AnomalyKind::StrayBytes`].
+//! * Blank lines, and a byte order mark at the start of any line (as in
+//!   concatenated files): [`AnomalyKind::StrayBytes`].
 //! * Title and text over `max_record_bytes` together (with the `\n` between
 //!   them): cut there, flagged
 //!   `capped`, the rest streamed past. Memory per line is bounded by the
@@ -172,20 +173,22 @@ impl TsvParser {
     pub(crate) fn next_line(&mut self, src: &mut Source, out: &mut VecDeque<CrawlEvent>) -> bool {
         let ws_off = src.offset();
         let mut ws = 0u64;
-        if ws_off == 0 && src.ensure(3) >= 3 && src.avail().starts_with(b"\xEF\xBB\xBF") {
-            src.consume(3);
-            ws += 3;
-        }
         loop {
+            // A byte order mark starting a line (the file's, or one of
+            // several files concatenated) is not part of the record.
+            if src.ensure(3) >= 3 && src.avail().starts_with(b"\xEF\xBB\xBF") {
+                src.consume(3);
+                ws += 3;
+                continue;
+            }
             if src.ensure(1) == 0 {
                 break;
             }
             let a = src.avail();
             let k = a.iter().take_while(|&&b| b == b'\n' || b == b'\r').count();
-            let len = a.len();
             src.consume(k);
             ws += k as u64;
-            if k < len {
+            if k == 0 {
                 break;
             }
         }

@@ -445,3 +445,21 @@ fn regression_fuzz_tsv_record_with_a_blank_in_its_id_reads_back_alone() {
     assert_eq!(docs(&again)[0].docid, "8 19");
     assert_eq!(docs(&again)[0].body, d[1].body);
 }
+
+/// Found by the `tsv_reader` and `record_span` fuzz targets: a byte order
+/// mark starting a later line (files concatenated) became part of the
+/// docid, and the record read alone (BOM dropped at its start) had another.
+#[test]
+fn regression_fuzz_byte_order_mark_starting_a_later_line() {
+    let (evs, _) = read_all(b"a\tone\n\xEF\xBB\xBFb\ttwo\n".to_vec(), &opts());
+    let d = docs(&evs);
+    assert_eq!(d[1].docid, "b");
+    assert_eq!(d[1].offset, 9);
+    assert_eq!(anomalies(&evs), vec![(AnomalyKind::StrayBytes, 3)]);
+    let (evs, _) = read_all(
+        b"{\"id\":\"a\",\"text\":\"x\"}\n\xEF\xBB\xBF{\"id\":\"b\",\"text\":\"y\"}\n".to_vec(),
+        &opts(),
+    );
+    assert_eq!(docs(&evs)[1].docid, "b");
+    assert!(skips(&evs).is_empty());
+}
