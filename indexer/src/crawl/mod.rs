@@ -657,9 +657,11 @@ pub fn from_reader(
     build(PathBuf::from(name), reader, opts, None)
 }
 
-/// Reads `reader` as `format`, without detecting it: one record cut from
-/// a file (a [`Span`]) is read as the file was, even when it alone would
-/// not be detected so (a TSV line whose first column holds a blank).
+/// Reads `reader`, plain (decompressed) bytes, as `format`, without
+/// detecting it or gunzipping: one record cut from a file (a [`Span`], as
+/// [`open_span`] returns it) is read as the file was, even when it alone
+/// would not be detected so (a TSV line whose first column holds a blank,
+/// a line that starts with the gzip magic bytes).
 pub fn from_reader_as(
     name: &str,
     reader: impl Read + Send + 'static,
@@ -693,7 +695,8 @@ fn build(
     }
     let head = Cursor::new(magic[..got].to_vec());
     let chained = head.chain(reader);
-    let mut src = if got == 2 && magic == [0x1f, 0x8b] {
+    // A forced format reads decompressed bytes: never gunzipped again.
+    let mut src = if format.is_none() && got == 2 && magic == [0x1f, 0x8b] {
         let counter = Arc::new(AtomicU64::new(0));
         let counting: Box<dyn Read + Send> =
             Box::new(CountingReader::new(chained, counter.clone()));
