@@ -539,11 +539,14 @@ impl JsonParser {
         };
         let mut used = 6;
         let mut code = hi;
-        if (0xD800..0xDC00).contains(&hi) && have >= 12 && a[6] == b'\\' && a[7] == b'u' {
-            if let Some(lo) = hex4(&a[8..12]).filter(|lo| (0xDC00..0xE000).contains(lo)) {
-                code = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-                used = 12;
-            }
+        if (0xD800..0xDC00).contains(&hi)
+            && have >= 12
+            && a[6] == b'\\'
+            && a[7] == b'u'
+            && let Some(lo) = hex4(&a[8..12]).filter(|lo| (0xDC00..0xE000).contains(lo))
+        {
+            code = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+            used = 12;
         }
         let mut buf = Vec::with_capacity(4);
         push_code(&mut buf, code);

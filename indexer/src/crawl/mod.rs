@@ -543,7 +543,7 @@ enum Parser {
     Warc(warc::WarcParser),
     Trec(trec::TrecParser),
     Smart(smart::SmartParser),
-    Json(jsonl::JsonParser),
+    Json(Box<jsonl::JsonParser>),
     Tsv(tsv::TsvParser),
     /// An offset file: one skip, then nothing.
     Offsets(bool),
@@ -726,7 +726,7 @@ fn build(
         CrawlFormat::Warc => Parser::Warc(warc::WarcParser::new(opts.clone())),
         CrawlFormat::Trec => Parser::Trec(trec::TrecParser::new(opts.clone())),
         CrawlFormat::Smart => Parser::Smart(smart::SmartParser::new(opts.clone())),
-        CrawlFormat::JsonLines => Parser::Json(jsonl::JsonParser::new(opts.clone())),
+        CrawlFormat::JsonLines => Parser::Json(Box::new(jsonl::JsonParser::new(opts.clone()))),
         CrawlFormat::Tsv => Parser::Tsv(tsv::TsvParser::new(opts.clone())),
         CrawlFormat::OffsetIndex => Parser::Offsets(false),
         CrawlFormat::Empty => Parser::Empty,
