@@ -134,6 +134,8 @@ pub(crate) struct JsonParser {
     line: Line,
     key: Vec<u8>,
     scratch: Vec<u8>,
+    /// Decoded bytes of the string being read (reused).
+    decoded: Vec<u8>,
 }
 
 fn lossy_trim(v: &[u8]) -> Option<String> {
@@ -175,6 +177,39 @@ fn push_code(out: &mut Vec<u8>, c: u32) {
     }
 }
 
+/// The escape at the start of `a` (a `\\`), decoded, if it is whole in `a`
+/// and valid: its length and code point (a lone surrogate as itself).
+/// `None` sends it to [`JsonParser::escape`], which reads on and reports a
+/// bad one. A high surrogate is decided only with 12 bytes in view.
+fn inline_escape(a: &[u8]) -> Option<(usize, u32)> {
+    let simple = match *a.get(1)? {
+        b'"' => b'"',
+        b'\\' => b'\\',
+        b'/' => b'/',
+        b'b' => 8,
+        b'f' => 12,
+        b'n' => b'\n',
+        b'r' => b'\r',
+        b't' => b'\t',
+        b'u' => {
+            let hi = hex4(a.get(2..6)?)?;
+            if !(0xD800..0xDC00).contains(&hi) {
+                return Some((6, hi));
+            }
+            let next = a.get(6..12)?;
+            if next[0] == b'\\'
+                && next[1] == b'u'
+                && let Some(lo) = hex4(&next[2..]).filter(|lo| (0xDC00..0xE000).contains(lo))
+            {
+                return Some((12, 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)));
+            }
+            return Some((6, hi));
+        }
+        _ => return None,
+    };
+    Some((2, u32::from(simple)))
+}
+
 /// Where decoded string bytes go.
 enum Sink {
     /// Nowhere (a skipped value).
@@ -212,6 +247,7 @@ impl JsonParser {
             line: Line::default(),
             key: Vec::new(),
             scratch: Vec::new(),
+            decoded: Vec::new(),
         }
     }
 
@@ -476,36 +512,61 @@ impl JsonParser {
         }
     }
 
-    /// A string, after its opening quote, decoded into `sink`.
+    /// A string, after its opening quote, decoded into `sink`. The bytes
+    /// in the buffer are decoded in one pass (escapes inline); an escape
+    /// cut by the end of the buffer, or a bad one, takes [`Self::escape`].
     fn string(&mut self, src: &mut Source, sink: Sink) -> Result<(), Bad> {
-        loop {
+        let mut dec = std::mem::take(&mut self.decoded);
+        let result = loop {
             let n = src.ensure(1);
             if n == 0 {
-                return Err(self.bad(src, "the input ends inside a string".into()));
+                break Err(self.bad(src, "the input ends inside a string".into()));
             }
             let a = src.avail();
-            match memchr::memchr3(b'"', b'\\', b'\n', a) {
-                None => {
-                    self.sink(&sink, a);
-                    self.take(src, n);
+            dec.clear();
+            let (mut i, mut run) = (0, 0);
+            let mut stop = None;
+            while let Some(k) = memchr::memchr3(b'"', b'\\', b'\n', &a[i..]) {
+                let p = i + k;
+                if a[p] != b'\\' {
+                    stop = Some((p, a[p]));
+                    break;
                 }
-                Some(i) => {
-                    let stop = a[i];
-                    if i > 0 {
-                        self.sink(&sink, &a[..i]);
-                        self.take(src, i);
+                match inline_escape(&a[p..]) {
+                    Some((used, code)) => {
+                        dec.extend_from_slice(&a[run..p]);
+                        push_code(&mut dec, code);
+                        i = p + used;
+                        run = i;
                     }
-                    match stop {
-                        b'"' => {
-                            self.take(src, 1);
-                            return Ok(());
-                        }
-                        b'\n' => return Err(self.bad(src, "the line ends inside a string".into())),
-                        _ => self.escape(src, &sink)?,
+                    None => {
+                        stop = Some((p, b'\\'));
+                        break;
                     }
                 }
             }
-        }
+            let end = stop.map_or(a.len(), |(p, _)| p);
+            dec.extend_from_slice(&a[run..end]);
+            self.sink(&sink, &dec);
+            self.take(src, end);
+            match stop {
+                None => {}
+                Some((_, b'"')) => {
+                    self.take(src, 1);
+                    break Ok(());
+                }
+                Some((_, b'\n')) => {
+                    break Err(self.bad(src, "the line ends inside a string".into()));
+                }
+                Some(_) => {
+                    if let Err(e) = self.escape(src, &sink) {
+                        break Err(e);
+                    }
+                }
+            }
+        };
+        self.decoded = dec;
+        result
     }
 
     /// An escape sequence at the current `\`.
