@@ -40,6 +40,9 @@ seeds_of() {
         warc_reader | http_headers) echo tests/data/warc ;;
         trec_reader) echo tests/data/trec ;;
         smart_reader) echo tests/data/cranfield ;;
+        jsonl_reader) echo tests/data/jsonl tests/data/clueweb22/txt ;;
+        tsv_reader) echo tests/data/tsv ;;
+        record_span) echo tests/data/jsonl tests/data/tsv tests/data/trec tests/data/cranfield ;;
         html_extract) echo tests/data/html ;;
         stats_tsv) echo tests/data/report ;;
         spam_reader) echo tests/data/spam ;;

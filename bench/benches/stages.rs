@@ -21,6 +21,15 @@
 //! `INDEX_DOCS` (docids suffixed) into one in-RAM index and commits once, so the commit's fixed
 //! cost is spread as in a real build (sieve commits once per input file).
 //!
+//! **JSON lines** (issue 19): the same documents written as Anserini's
+//! `JsonCollection` would hold them (`{"id": ..., "contents": title, blank
+//! line, text}`, one per line, gzipped as one stream like a ClueWeb22 `txt`
+//! file or a BEIR corpus), then gunzip, parse (sieve's JSON lines reader),
+//! clean (UTF-8, the format fixes the charset), text (plain text) and index
+//! stages as above; MB/s there is over the decompressed JSON bytes. The last
+//! lines compare the two inputs per byte (MB/s of their own decompressed
+//! bytes) and per document.
+//!
 //! `cargo bench -p sieve-bench --bench stages` (`SIEVE_BENCH_RUNS`, default 7;
 //! `SIEVE_BENCH_WARC=DIR` reads the `*.warc.gz` files of DIR instead, e.g.
 //! the peer comparison's 300 MB corpus in `bench/peers/.work/corpus-300mb`).
@@ -34,10 +43,10 @@ use flate2::write::GzEncoder;
 use sieve_bench::{mb_per_s, median};
 use sieve_filters::utf8::{Counting, clean_in_place};
 use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
-use sieve_indexer::charset::{CharsetMode, decode};
+use sieve_indexer::charset::{CharsetMode, decode, decode_utf8};
 use sieve_indexer::crawl::{CrawlEvent, CrawlOptions, RawDoc, from_reader};
 use sieve_indexer::document::IndexDoc;
-use sieve_indexer::html::{HtmlOptions, extract};
+use sieve_indexer::html::{HtmlOptions, extract, plain_text};
 use sieve_indexer::schema::{Fields, build_schema, register_analyzers};
 
 /// Documents (at least) added before the index stage's one commit.
@@ -121,6 +130,46 @@ fn gzip_per_record(warc: &[u8]) -> Vec<u8> {
         out.extend(enc.finish().expect("gzip"));
     }
     out
+}
+
+/// `s` as a JSON string (quotes, backslashes and control characters
+/// escaped).
+fn json_string(s: &str, out: &mut Vec<u8>) {
+    out.push(b'"');
+    for c in s.chars() {
+        match c {
+            '"' => out.extend_from_slice(b"\\\""),
+            '\\' => out.extend_from_slice(b"\\\\"),
+            '\n' => out.extend_from_slice(b"\\n"),
+            c if (c as u32) < 0x20 => {
+                out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes())
+            }
+            c => {
+                let mut b = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+            }
+        }
+    }
+    out.push(b'"');
+}
+
+/// Indexes `docs` `copies` times into a fresh in-RAM index (one commit).
+fn index_docs(docs: &[IndexDoc], copies: usize, analyzer: &EnglishAnalyzer) -> u64 {
+    let index = tantivy::Index::create_in_ram(build_schema());
+    register_analyzers(&index, AnalyzerConfig::default());
+    let fields = Fields::from_schema(&index.schema()).expect("fields");
+    let mut writer: tantivy::IndexWriter<sieve_indexer::document::SieveDocument> =
+        index.writer_with_num_threads(1, 64 << 20).expect("writer");
+    for copy in 0..copies {
+        for d in docs {
+            let mut d = d.clone();
+            d.docid = format!("{}-{copy}", d.docid);
+            writer
+                .add_document(d.into_document(&fields, analyzer))
+                .expect("add");
+        }
+    }
+    writer.commit().expect("commit")
 }
 
 fn memfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -273,23 +322,7 @@ fn main() {
             .map(|d| d.clone().into_document(&schema_fields, &analyzer).len())
             .sum::<usize>()
     });
-    let t = median(runs, || {
-        let index = tantivy::Index::create_in_ram(build_schema());
-        register_analyzers(&index, AnalyzerConfig::default());
-        let fields = Fields::from_schema(&index.schema()).expect("fields");
-        let mut writer: tantivy::IndexWriter<sieve_indexer::document::SieveDocument> =
-            index.writer_with_num_threads(1, 64 << 20).expect("writer");
-        for copy in 0..copies {
-            for d in &extracted {
-                let mut d = d.clone();
-                d.docid = format!("{}-{copy}", d.docid);
-                writer
-                    .add_document(d.into_document(&fields, &analyzer))
-                    .expect("add");
-            }
-        }
-        writer.commit().expect("commit")
-    });
+    let t = median(runs, || index_docs(&extracted, copies, &analyzer));
     let t = t / copies as u32;
     total += t;
     line("index (analyse + tantivy, 1 thread)", n, bytes, t, baseline);
@@ -308,4 +341,111 @@ fn main() {
         baseline,
     );
     line("sum of stages", n, bytes, total, baseline);
+    let warc_total = total;
+
+    // ---- JSON lines: the same documents, as Anserini's JsonCollection.
+    let mut jsonl = Vec::new();
+    for d in &extracted {
+        jsonl.extend_from_slice(b"{\"id\": ");
+        json_string(&d.docid, &mut jsonl);
+        jsonl.extend_from_slice(b", \"contents\": ");
+        json_string(&format!("{}\n\n{}", d.title, d.body), &mut jsonl);
+        jsonl.extend_from_slice(b"}\n");
+    }
+    let mut enc = GzEncoder::new(Vec::new(), Compression::default());
+    enc.write_all(&jsonl).expect("gzip");
+    let jgz = enc.finish().expect("gzip");
+    let jdocs = parse(&jsonl);
+    let (jn, jbytes) = (jdocs.len(), jsonl.len());
+    println!(
+        "JSON lines: {:.2} MB ({:.2} MB as one gzip stream), {jn} docs",
+        jbytes as f64 / 1e6,
+        jgz.len() as f64 / 1e6
+    );
+    let jbase = median(runs, || jsonl.clone());
+    line(
+        "json baseline: copy the bytes (memcpy)",
+        jn,
+        jbytes,
+        jbase,
+        jbase,
+    );
+    let mut jtotal = Duration::ZERO;
+    let t = median(runs, || {
+        let mut out = Vec::with_capacity(jbytes);
+        MultiGzDecoder::new(&jgz[..])
+            .read_to_end(&mut out)
+            .expect("gunzip");
+        out.len()
+    });
+    jtotal += t;
+    line("json gunzip (flate2, one stream)", jn, jbytes, t, jbase);
+    let t = median(runs, || parse(&jsonl).len());
+    jtotal += t;
+    line("json parse (sieve JSON lines reader)", jn, jbytes, t, jbase);
+    let jcopy = median(runs, || {
+        jdocs.iter().map(|d| d.body.clone().len()).sum::<usize>()
+    });
+    let t = median(runs, || {
+        jdocs
+            .iter()
+            .map(|d| {
+                decode_utf8(d.body.clone(), CharsetMode::Auto, Counting::Exact)
+                    .text
+                    .len()
+            })
+            .sum::<usize>()
+    })
+    .saturating_sub(jcopy);
+    jtotal += t;
+    line("json clean (UTF-8, decode_utf8)", jn, jbytes, t, jbase);
+    let jdecoded: Vec<String> = jdocs
+        .iter()
+        .map(|d| decode_utf8(d.body.clone(), CharsetMode::Auto, Counting::Exact).text)
+        .collect();
+    let t = median(runs, || {
+        jdecoded
+            .iter()
+            .map(|text| plain_text(text, &opts).body.len())
+            .sum::<usize>()
+    });
+    jtotal += t;
+    line("json text (plain text)", jn, jbytes, t, jbase);
+    let jextracted: Vec<IndexDoc> = jdocs
+        .iter()
+        .zip(&jdecoded)
+        .map(|(d, text)| {
+            let x = plain_text(text, &opts);
+            IndexDoc {
+                docid: d.docid.clone(),
+                title: x.title,
+                body: x.body,
+                source: "bench".into(),
+                ..IndexDoc::default()
+            }
+        })
+        .collect();
+    let jcopies = INDEX_DOCS.div_ceil(jn.max(1));
+    let t = median(runs, || index_docs(&jextracted, jcopies, &analyzer)) / jcopies as u32;
+    jtotal += t;
+    line(
+        "json index (analyse + tantivy, 1 thread)",
+        jn,
+        jbytes,
+        t,
+        jbase,
+    );
+    line("json sum of stages", jn, jbytes, jtotal, jbase);
+    let (w, j) = (mb_per_s(bytes, warc_total), mb_per_s(jbytes, jtotal));
+    let (wd, jd) = (
+        n as f64 / warc_total.as_secs_f64(),
+        jn as f64 / jtotal.as_secs_f64(),
+    );
+    println!(
+        "per byte of input: JSON lines {j:.1} MB/s, WARC {w:.1} MB/s (JSON/WARC = {:.2}); \
+         per document: JSON lines {jd:.0} docs/s, WARC {wd:.0} docs/s (JSON/WARC = {:.2}); \
+         reader alone per byte: see the two parse lines",
+        j / w,
+        jd / wd
+    );
 }

@@ -25,7 +25,7 @@ use sieve_indexer::shard::{build_shard, merge_shards, read_stats};
 use sieve_indexer::stats::BuildStats;
 use sieve_indexer::summary::summary;
 
-/// Build tantivy indexes from WARC and TREC crawls.
+/// Build tantivy indexes from web crawls and IR collections, and show their documents.
 #[derive(Debug, Parser)]
 #[command(name = "sieve-index", version, about)]
 struct Cli {
@@ -35,7 +35,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Index crawl files (WARC, .warc.gz, TREC SGML) into DIR.
+    /// Index crawl files (WARC incl. ClueWeb22, TREC SGML, SMART, JSON lines,
+    /// TSV; plain or gzipped, detected from the bytes) into DIR.
     Build {
         #[command(flatten)]
         build: BuildArgs,
@@ -136,6 +137,37 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         index: PathBuf,
     },
+    /// Show documents of an index: for each DOCID, the source file and
+    /// offset of its record, record id, URL, language, charset and the
+    /// source that decided it, the seven UTF-8 error counts, spam
+    /// percentile, and the title and text extracted again from the record
+    /// (which must be unchanged since the build: size and modification time
+    /// are checked). Works on shards and merged indexes.
+    Show {
+        /// The index directory.
+        #[arg(long, value_name = "DIR")]
+        index: PathBuf,
+        /// Docids to show.
+        #[arg(required = true, value_name = "DOCID")]
+        docids: Vec<String>,
+        /// Write the original bytes of each record, exactly as in the source
+        /// file, instead (concatenated: WARC records make a WARC file). A
+        /// one-stream gzip file is decompressed from its start to reach a
+        /// record (said on stderr); a per-record gzip member is read alone.
+        #[arg(long, conflicts_with_all = ["html", "json"])]
+        raw: bool,
+        /// Write one self-contained HTML page (title, facts, text), with the
+        /// terms of --query marked.
+        #[arg(long, conflicts_with = "json")]
+        html: bool,
+        /// Mark the words of this query in the --html page (analysed as the
+        /// index analyses text, so `running` marks `runs`).
+        #[arg(long, value_name = "TEXT", requires = "html")]
+        query: Option<String>,
+        /// One JSON object per document instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print every docid of an index, one per line, sorted; with
     /// --doc-stats, a TSV of per-document statistics instead (the input of
     /// `sieve-filter build --doc-stats FILE.tsv`).
@@ -228,6 +260,34 @@ struct BuildArgs {
     /// Memory budget of the tantivy writer, in MB.
     #[arg(long, default_value_t = 256)]
     writer_mb: usize,
+    /// The WARC header read as the docid (e.g. ClueWeb22-ID); a record
+    /// without it is skipped (no_docid). Default: the first present of
+    /// WARC-TREC-ID, ClueWeb22-ID, WARC-Record-ID. Recorded in sieve.json; a
+    /// resume with another is refused.
+    #[arg(long, value_name = "NAME")]
+    docid_header: Option<String>,
+    /// JSON lines: the key(s) of the docid, the first met wins (default:
+    /// id, _id, docid, ClueWeb22-ID).
+    #[arg(long, num_args = 1.., value_name = "KEY")]
+    id_field: Vec<String>,
+    /// JSON lines: the key(s) of the title, the first met wins (default: title).
+    #[arg(long, num_args = 1.., value_name = "KEY")]
+    title_field: Vec<String>,
+    /// JSON lines: the key(s) of the text, all present are joined
+    /// (default: contents, text, body, Clean-Text).
+    #[arg(long, num_args = 1.., value_name = "KEY")]
+    text_field: Vec<String>,
+    /// JSON lines: the key(s) of the URL (default: url, URL).
+    #[arg(long, num_args = 1.., value_name = "KEY")]
+    url_field: Vec<String>,
+    /// JSON lines: the key(s) of the language (default: language, Language).
+    #[arg(long, num_args = 1.., value_name = "KEY")]
+    language_field: Vec<String>,
+    /// TSV lines: the columns, comma-separated, from id, title, text, url,
+    /// language and - (not read); the last takes the rest of the line
+    /// (MS MARCO documents: id,url,title,text).
+    #[arg(long, value_name = "LIST", default_value = "id,text")]
+    tsv_columns: String,
 }
 
 /// Names the flag that fixes a library error (the library names none).
@@ -268,6 +328,27 @@ fn build_options(a: &BuildArgs, threads: usize, resume: bool) -> anyhow::Result<
     };
     opts.crawl.max_record_bytes = a.max_record_bytes;
     opts.crawl.max_decompression_ratio = a.max_decompression_ratio;
+    if let Some(h) = &a.docid_header {
+        anyhow::ensure!(
+            !h.trim().is_empty() && !h.contains(':') && h.trim() == h,
+            "--docid-header {h:?}: expected a header name such as ClueWeb22-ID"
+        );
+        opts.crawl.docid_header = Some(h.clone());
+    }
+    let f = &mut opts.crawl.json_fields;
+    for (given, keys) in [
+        (&a.id_field, &mut f.id),
+        (&a.title_field, &mut f.title),
+        (&a.text_field, &mut f.text),
+        (&a.url_field, &mut f.url),
+        (&a.language_field, &mut f.language),
+    ] {
+        if !given.is_empty() {
+            keys.clone_from(given);
+        }
+    }
+    opts.crawl.tsv_columns = sieve_indexer::crawl::parse_tsv_columns(&a.tsv_columns)
+        .map_err(|e| anyhow!("--tsv-columns {}: {e}", a.tsv_columns))?;
     opts.html.max_depth = a.max_html_depth;
     opts.html.max_text_bytes = a.max_text_bytes;
     opts.set_max_doc_ms(a.max_doc_ms);
@@ -496,6 +577,80 @@ fn run_docids(index: &Path, stats: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `sieve-index show`: each docid in turn; a docid not found or whose
+/// source cannot be read is named on stderr and the others still shown.
+/// Exit 1 if a source could not be read, else 4 if a docid was not found.
+fn run_show(
+    index: &Path,
+    docids: &[String],
+    raw: bool,
+    html: bool,
+    query: Option<&str>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let ix = sieve_indexer::show::ShowIndex::open(index)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let (mut missing, mut failed) = (0usize, 0usize);
+    let mut page = Vec::new();
+    for docid in docids {
+        let result = if raw {
+            ix.raw(docid, &mut out).map(|reads| {
+                for r in reads.iter().filter(|r| r.skipped > 0) {
+                    eprintln!(
+                        "sieve-index show: {docid}: one gzip stream: {} bytes decompressed from the start of the file to reach the record",
+                        r.skipped
+                    );
+                }
+            })
+        } else {
+            ix.show(docid).and_then(|docs| {
+                for d in docs {
+                    if html {
+                        page.push(d);
+                    } else if json {
+                        writeln!(out, "{}", serde_json::to_string(&d).unwrap_or_default())
+                            .map_err(|e| Error::Io {
+                                path: "(stdout)".into(),
+                                source: e,
+                            })?;
+                    } else {
+                        sieve_indexer::show::write_text(&d, &mut out)
+                            .and_then(|()| writeln!(out))
+                            .map_err(|e| Error::Io {
+                                path: "(stdout)".into(),
+                                source: e,
+                            })?;
+                    }
+                }
+                Ok(())
+            })
+        };
+        match result {
+            Ok(()) => {}
+            Err(e @ Error::NoSuchDocid { .. }) => {
+                eprintln!("sieve-index show: {}", error_chain(&e));
+                missing += 1;
+            }
+            Err(e) => {
+                eprintln!("sieve-index show: error: {}", error_chain(&e));
+                failed += 1;
+            }
+        }
+    }
+    if html {
+        let terms = query.map(|q| ix.query_terms(q)).unwrap_or_default();
+        ix.write_html(&page, &terms, &mut out)?;
+    }
+    out.flush()?;
+    Ok(exit(if failed > 0 {
+        ExitStatus::Error
+    } else if missing > 0 {
+        ExitStatus::Empty
+    } else {
+        ExitStatus::Success
+    }))
+}
+
 /// `sieve-index bounds`.
 fn run_bounds(index: &Path) -> anyhow::Result<ExitCode> {
     let (tantivy_index, _) = sieve_indexer::index::open_index(index)?;
@@ -593,6 +748,14 @@ fn run() -> anyhow::Result<ExitCode> {
             max_record_bytes,
         } => run_scan(&input, max_record_bytes),
         Command::Docids { index, stats } => run_docids(&index, stats),
+        Command::Show {
+            index,
+            docids,
+            raw,
+            html,
+            query,
+            json,
+        } => run_show(&index, &docids, raw, html, query.as_deref(), json),
         Command::Bounds { index } => run_bounds(&index),
         Command::Verify { index } => run_verify(&index),
     }

@@ -82,11 +82,15 @@ pub enum CharsetSource {
     Default,
     /// An XML declaration `<?xml ... encoding="..."?>` at byte 0 (code 8).
     XmlDecl,
+    /// The input format fixes the encoding: JSON text is UTF-8 (RFC 8259,
+    /// section 8.1), so a JSON line's fields are cleaned as UTF-8 whatever
+    /// bytes they hold (code 9; see [`decode_utf8`]).
+    Format,
 }
 
 impl CharsetSource {
     /// Every variant, in code order.
-    pub const ALL: [CharsetSource; 8] = [
+    pub const ALL: [CharsetSource; 9] = [
         CharsetSource::HttpHeader,
         CharsetSource::Bom,
         CharsetSource::Meta,
@@ -95,9 +99,10 @@ impl CharsetSource {
         CharsetSource::Forced,
         CharsetSource::Default,
         CharsetSource::XmlDecl,
+        CharsetSource::Format,
     ];
 
-    /// The stable numeric code (1..=8) stored in the index. Never
+    /// The stable numeric code (1..=9) stored in the index. Never
     /// renumbered; 0 is never used, so a fast field's default of 0 means
     /// "not recorded".
     pub fn code(self) -> u64 {
@@ -110,6 +115,7 @@ impl CharsetSource {
             CharsetSource::Forced => 6,
             CharsetSource::Default => 7,
             CharsetSource::XmlDecl => 8,
+            CharsetSource::Format => 9,
         }
     }
 
@@ -120,7 +126,7 @@ impl CharsetSource {
 
     /// A stable snake_case name for statistics (`"http_header"`, `"bom"`,
     /// `"meta"`, `"detector"`, `"valid_utf8"`, `"forced"`, `"default"`,
-    /// `"xml_decl"`).
+    /// `"xml_decl"`, `"format"`).
     pub fn key(self) -> &'static str {
         match self {
             CharsetSource::HttpHeader => "http_header",
@@ -131,6 +137,7 @@ impl CharsetSource {
             CharsetSource::Forced => "forced",
             CharsetSource::Default => "default",
             CharsetSource::XmlDecl => "xml_decl",
+            CharsetSource::Format => "format",
         }
     }
 }
@@ -356,6 +363,27 @@ pub(crate) fn tld_of(url: &str) -> Option<Vec<u8>> {
 
 /// Cleans `body[skip..]` in place, drops the first `skip` bytes (a BOM) and
 /// returns the text and the cleaner's counts.
+/// Decodes a body whose format fixes the encoding as UTF-8 (a JSON line's
+/// fields): the cleaner repairs and counts it, as [`decode`] does a UTF-8
+/// body, with [`CharsetSource::Format`] as the deciding source (or
+/// [`CharsetSource::Forced`] under [`CharsetMode::ForceUtf8`], as for every
+/// body).
+pub fn decode_utf8(body: Vec<u8>, mode: CharsetMode, counting: Counting) -> Decoded {
+    let (text, utf8_counts) = clean_utf8(body, 0, counting);
+    Decoded {
+        text,
+        encoding: UTF_8,
+        source: match mode {
+            CharsetMode::ForceUtf8 => CharsetSource::Forced,
+            CharsetMode::Auto => CharsetSource::Format,
+        },
+        disagree: false,
+        utf8_counts,
+        had_replacements: false,
+        unknown_label: false,
+    }
+}
+
 fn clean_utf8(mut body: Vec<u8>, skip: usize, counting: Counting) -> (String, Utf8Counts) {
     let counts = utf8::clean_in_place_with(&mut body[skip..], counting);
     body.drain(..skip);

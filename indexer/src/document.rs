@@ -34,6 +34,14 @@ pub struct IndexDoc {
     pub source: String,
     /// Byte offset of the record in the (decompressed) input.
     pub offset: u64,
+    /// The WARC-Record-ID, when the docid is another header.
+    pub record_id: Option<String>,
+    /// The collection's language label, if any.
+    pub language: Option<String>,
+    /// Length of the record in its (decompressed) input.
+    pub record_len: u64,
+    /// Gzip input: the member the record starts in.
+    pub gz_member: Option<crate::crawl::MemberPos>,
     /// Body length in bytes before truncation.
     pub bytes: u64,
     /// UTF-8 error counts of the body.
@@ -88,6 +96,17 @@ impl IndexDoc {
         );
         put(fields.source, OwnedValue::Str(self.source));
         put(fields.offset, OwnedValue::U64(self.offset));
+        if let Some(r) = self.record_id {
+            put(fields.record_id, OwnedValue::Str(r));
+        }
+        if let Some(l) = self.language {
+            put(fields.language, OwnedValue::Str(l));
+        }
+        put(fields.record_len, OwnedValue::U64(self.record_len));
+        if let Some(m) = self.gz_member {
+            put(fields.gz_member, OwnedValue::U64(m.compressed));
+            put(fields.gz_member_start, OwnedValue::U64(m.decompressed));
+        }
         put(fields.bytes, OwnedValue::U64(self.bytes));
         for (field, class) in fields.errors.iter().zip(ErrorClass::ALL) {
             put(*field, OwnedValue::U64(self.counts.get(class)));

@@ -207,15 +207,57 @@ pub enum Error {
         /// The configured maximum ratio (decompressed / compressed).
         max_ratio: u64,
     },
-    /// A crawl file is neither WARC, TREC SGML nor SMART.
+    /// A crawl file is neither WARC, TREC SGML, SMART, JSON lines nor TSV.
     #[error(
-        "{path}: unknown crawl format: expected a line starting \"WARC/\", \"<DOC>\" or \".I <id>\", got {got:?}"
+        "{path}: unknown crawl format: expected a line starting \"WARC/\", \"<DOC>\", \".I <id>\" or \"{{\", or an id and a tab, got {got:?}"
     )]
     UnknownCrawlFormat {
         /// The crawl file.
         path: PathBuf,
         /// The first bytes of the (decompressed) file, lossily decoded.
         got: String,
+    },
+    /// A docid that is not in the index.
+    #[error("{index}: no document with docid {docid:?}")]
+    NoSuchDocid {
+        /// The index directory.
+        index: PathBuf,
+        /// The docid looked up.
+        docid: String,
+    },
+    /// The input file a document was read from is no longer where the
+    /// build read it: moved or deleted.
+    #[error(
+        "document {docid}: its source file {path} is gone (looked for {}): moved or deleted since the build",
+        .tried.join(", ")
+    )]
+    SourceMissing {
+        /// The document.
+        docid: String,
+        /// The input as the build named it.
+        path: String,
+        /// The paths looked at.
+        tried: Vec<String>,
+    },
+    /// The input file a document was read from has changed since the build
+    /// (its size or modification time differs from the manifest's).
+    #[error(
+        "document {docid}: its source file {path} changed since the build: size {expected_size} \
+         bytes and modification time {expected_mtime} then, {found_size} bytes and {found_mtime} now"
+    )]
+    SourceChanged {
+        /// The document.
+        docid: String,
+        /// The file found.
+        path: String,
+        /// Size recorded in the manifest.
+        expected_size: u64,
+        /// Modification time recorded in the manifest (seconds since the epoch).
+        expected_mtime: u64,
+        /// Size now.
+        found_size: u64,
+        /// Modification time now.
+        found_mtime: u64,
     },
     /// A command-line word with one dash and several letters that is
     /// neither a known spelling (see [`crate::argv`]) nor a cluster of the

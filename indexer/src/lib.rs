@@ -15,7 +15,8 @@
 //! * [`charset`]: charset detection (HTTP, BOM, meta, XML, detector) and
 //!   decoding of HTTP bodies to UTF-8 text.
 //! * [`html`]: HTML to text (title and visible body text).
-//! * [`crawl`]: lenient WARC and TREC reading (records, skips, anomalies).
+//! * [`crawl`]: lenient WARC, TREC, SMART, JSON lines and TSV reading
+//!   (records, skips, anomalies), and reading a record's bytes back.
 //! * [`inputs`]: paths, directories and globs to the sorted input list.
 //! * [`options`]: [`options::BuildOptions`], caps, the time-budget mode,
 //!   the thread check and progress callbacks.
@@ -40,6 +41,8 @@
 //!   and per-document work of a build.
 //! * [`build`]: the build driver (open or resume, one commit per file).
 //! * [`shard`]: one shard of a distributed build, and merging shards.
+//! * [`show`]: documents back out of an index: where each record is, what
+//!   the index holds, its text extracted again, its original bytes.
 //! * [`summary`]: the human summary of build statistics.
 //! * [`report`]: the encoding-error report (tally, tests, tables, figure).
 //! * [`scan`]: reading crawls without indexing.
@@ -80,6 +83,7 @@ pub mod report;
 pub mod scan;
 pub mod schema;
 pub mod shard;
+pub mod show;
 pub mod spamfile;
 pub mod stats;
 pub mod summary;

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::{AnalyzerConfig, Stemmer, Stopwords};
 use crate::charset::CharsetMode;
+use crate::crawl::{DEFAULT_DOCID_HEADERS, JsonFields, TsvColumn};
 use crate::options::{BuildOptions, DocTimeout};
 use crate::stats::FileStats;
 use crate::{Error, Result};
@@ -55,10 +56,45 @@ pub struct ManifestOptions {
     pub filter: Option<String>,
     /// The spam input, if any.
     pub spam: Option<String>,
+    /// The WARC header read as the docid, or the default chain
+    /// (`WARC-TREC-ID,ClueWeb22-ID,WARC-Record-ID`: the first present wins).
+    #[serde(default = "default_docid_header")]
+    pub docid_header: String,
+    /// The JSON keys read for each role of a JSON line.
+    #[serde(default)]
+    pub json_fields: JsonFields,
+    /// The columns of a TSV line.
+    #[serde(default = "default_tsv_columns")]
+    pub tsv_columns: Vec<TsvColumn>,
 }
 
 fn default_doc_timeout() -> String {
     DocTimeout::Skip.key().to_string()
+}
+
+fn default_docid_header() -> String {
+    DEFAULT_DOCID_HEADERS.join(",")
+}
+
+fn default_tsv_columns() -> Vec<TsvColumn> {
+    vec![TsvColumn::Id, TsvColumn::Text]
+}
+
+impl ManifestOptions {
+    /// The reading options a build with these options used: the docid
+    /// header, the JSON keys, the TSV columns and the record cap (what
+    /// re-reading one of its records needs).
+    pub fn crawl_options(&self) -> crate::crawl::CrawlOptions {
+        let chain = default_docid_header();
+        crate::crawl::CrawlOptions {
+            max_record_bytes: self.max_record_bytes,
+            max_decompression_ratio: self.max_decompression_ratio,
+            docid_header: (self.docid_header != chain).then(|| self.docid_header.clone()),
+            json_fields: self.json_fields.clone(),
+            tsv_columns: self.tsv_columns.clone(),
+            ..Default::default()
+        }
+    }
 }
 
 /// One input in the manifest.
@@ -70,6 +106,19 @@ pub struct InputInfo {
     pub size: u64,
     /// Modification time, seconds since the epoch.
     pub mtime: u64,
+    /// The absolute path with links resolved, when the build could resolve
+    /// it (a relative `path` is relative to where the build ran; this is
+    /// where `sieve-index show` looks first). Not compared on resume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical: Option<String>,
+}
+
+impl InputInfo {
+    /// Same file as far as a resume is concerned: path, size and
+    /// modification time.
+    fn same(&self, other: &InputInfo) -> bool {
+        self.path == other.path && self.size == other.size && self.mtime == other.mtime
+    }
 }
 
 /// What the last commit recorded.
@@ -102,6 +151,9 @@ pub(crate) fn input_info(path: &Path) -> Result<InputInfo> {
         path: path.to_string_lossy().into_owned(),
         size: md.len(),
         mtime,
+        canonical: std::fs::canonicalize(path)
+            .ok()
+            .map(|p| p.to_string_lossy().into_owned()),
     })
 }
 
@@ -133,6 +185,9 @@ pub(crate) fn manifest_options(o: &BuildOptions) -> ManifestOptions {
         doc_timeout: o.doc_timeout.key().to_string(),
         filter: o.filter_desc.clone(),
         spam: o.spam_desc.clone(),
+        docid_header: o.crawl.docid_rule(),
+        json_fields: o.crawl.json_fields.clone(),
+        tsv_columns: o.crawl.tsv_columns.clone(),
     }
 }
 
@@ -174,6 +229,15 @@ impl Checkpoint {
 /// Refuses to resume the build of `old` (the manifest in `index`) with the
 /// options or inputs of `new`.
 pub(crate) fn check_resume(index: &Path, old: &Manifest, new: &Manifest) -> Result<()> {
+    if old.options.docid_header != new.options.docid_header {
+        return Err(Error::Input {
+            path: index.join(MANIFEST),
+            detail: format!(
+                "cannot resume with another docid header: the index was built with {}, this run has {}",
+                old.options.docid_header, new.options.docid_header
+            ),
+        });
+    }
     if old.schema_version != new.schema_version || old.options != new.options {
         return Err(Error::Input {
             path: index.join(MANIFEST),
@@ -184,7 +248,9 @@ pub(crate) fn check_resume(index: &Path, old: &Manifest, new: &Manifest) -> Resu
             ),
         });
     }
-    if old.inputs != new.inputs {
+    if old.inputs.len() != new.inputs.len()
+        || old.inputs.iter().zip(&new.inputs).any(|(a, b)| !a.same(b))
+    {
         return Err(Error::Input {
             path: index.join(MANIFEST),
             detail: "cannot resume: the input files (list, size or modification time) differ from the interrupted build".into(),

@@ -13,7 +13,7 @@ use sieve_filters::utf8::{Counting, ErrorClass, Utf8Counts};
 use tantivy::IndexWriter;
 
 use crate::analysis::EnglishAnalyzer;
-use crate::charset::decode;
+use crate::charset::{decode, decode_utf8};
 use crate::crawl::{Anomaly, AnomalyKind, CrawlEvent, CrawlReader, Markup, RawDoc, Skip};
 use crate::document::{IndexDoc, SieveDocument};
 use crate::html::{extract_until, plain_text};
@@ -110,13 +110,17 @@ fn process_doc(
     } else {
         None
     };
-    let decoded = decode(
-        raw.body,
-        raw.http_charset.as_deref(),
-        raw.url.as_deref(),
-        opts.charset,
-        Counting::Exact,
-    );
+    let decoded = if raw.utf8 {
+        decode_utf8(raw.body, opts.charset, Counting::Exact)
+    } else {
+        decode(
+            raw.body,
+            raw.http_charset.as_deref(),
+            raw.url.as_deref(),
+            opts.charset,
+            Counting::Exact,
+        )
+    };
     if opts.doc_timeout == DocTimeout::Skip && late() {
         caps.set(Cap::TimeBudget, true);
         return Outcome::Lost("time_budget");
@@ -160,6 +164,10 @@ fn process_doc(
         body: text.body,
         source: source.to_string(),
         offset: raw.offset,
+        record_id: raw.record_id,
+        language: raw.language,
+        record_len: raw.span.len,
+        gz_member: raw.span.member,
         bytes: raw.original_len,
         counts,
         atire_extra,
@@ -441,9 +449,16 @@ impl FileSink<'_> {
         if s.reason.is_response() {
             self.fs.responses += 1;
         }
+        let detail = match &s.reason {
+            crate::crawl::SkipReason::MalformedLine(why) => Some(why.as_str()),
+            _ => None,
+        };
         log_loss(
             self.log,
-            &LossLine::new(&self.name, s.offset, s.record_id.as_deref(), &key),
+            &LossLine {
+                detail,
+                ..LossLine::new(&self.name, s.offset, s.record_id.as_deref(), &key)
+            },
         );
         self.fs.skip(&key);
         let item = Item {

@@ -6,12 +6,17 @@
 //!
 //! | field | type | options | meaning |
 //! |---|---|---|---|
-//! | `docid` | text | raw (exact), stored, fast | WARC-TREC-ID, else WARC-Record-ID, else TREC DOCNO |
-//! | `url` | text | stored | WARC-Target-URI, or the URL line of a TREC `<DOCHDR>` |
+//! | `docid` | text | raw (exact), stored, fast | the WARC docid header (WARC-TREC-ID, ClueWeb22-ID, WARC-Record-ID, or the one chosen), TREC DOCNO, SMART `.I`, the JSON or TSV id |
+//! | `record_id` | text | stored | the WARC-Record-ID, when the docid is another header |
+//! | `url` | text | stored | WARC-Target-URI, or the URL line of a TREC `<DOCHDR>`, or the JSON/TSV URL field |
+//! | `language` | text | raw, stored, fast | the collection's language label (ClueWeb22's `Language`; a JSON/TSV field), absent if none |
 //! | `title` | text | [`ANALYZER_NAME`], freqs, stored | the first `<title>` |
 //! | `body` | text | [`ANALYZER_NAME`], freqs | the title, then the visible text, in paragraphs |
 //! | `source` | text | raw, stored, fast | the input file the record came from, as given on the command line |
 //! | `offset` | u64 | stored | byte offset of the record in the (decompressed) input |
+//! | `record_len` | u64 | stored | length of the record in the (decompressed) input ([`crate::crawl::Span::len`]) |
+//! | `gz_member` | u64 | stored | gzip input: compressed offset of the member the record starts in (absent for plain input) |
+//! | `gz_member_start` | u64 | stored | gzip input: decompressed offset where that member's output starts |
 //! | `bytes` | u64 | fast | length of the HTTP body (or TREC document) in bytes, before truncation |
 //! | `err_*` | u64 | fast | the seven UTF-8 error counts of [`sieve_filters::utf8::ErrorClass`] |
 //! | `charset` | text | raw, stored, fast | the WHATWG name of the encoding the body was decoded with |
@@ -31,6 +36,13 @@
 //! positions: sieve scores bags of words with BM25 and never runs phrase
 //! queries, and positions would roughly double the postings.
 //!
+//! `source`, `offset`, `record_len` and the `gz_member` pair locate the
+//! record's bytes in its input (`sieve-index show --raw` reads them back
+//! with [`crate::crawl::read_span`]). They are stored per document, not
+//! numbered against the build's input list, so they stay right when
+//! shards with different inputs are merged; the merged manifest lists
+//! every shard's inputs with their size and modification time.
+//!
 //! `body_tokens` and `title_tokens` hold the exact field lengths (tantivy's
 //! fieldnorms are quantised). They let query-time filtering recompute the
 //! total token count over the kept documents exactly, so a filtered run
@@ -49,8 +61,9 @@ use crate::analysis::{ANALYZER_NAME, AnalyzerConfig, text_analyzer};
 /// is added, removed or changes meaning, or when the on-disk encoding
 /// changes. 2: fast-field dictionaries are no longer zstd-compressed
 /// (sieve builds tantivy without `columnar-zstd-compression`; version-1
-/// indexes may hold zstd blocks this build cannot read).
-pub const SCHEMA_VERSION: u32 = 2;
+/// indexes may hold zstd blocks this build cannot read). 3: `record_id`,
+/// `language`, `record_len`, `gz_member`, `gz_member_start`.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Exact document identifier (stored, fast).
 pub const DOCID: &str = "docid";
@@ -66,6 +79,16 @@ pub const SOURCE: &str = "source";
 pub const OFFSET: &str = "offset";
 /// Body length in bytes before truncation (fast).
 pub const BYTES: &str = "bytes";
+/// The WARC-Record-ID when the docid is another header (stored).
+pub const RECORD_ID: &str = "record_id";
+/// The collection's language label (stored, fast).
+pub const LANGUAGE: &str = "language";
+/// Length of the record in its decompressed input (stored).
+pub const RECORD_LEN: &str = "record_len";
+/// Compressed offset of the gzip member the record starts in (stored).
+pub const GZ_MEMBER: &str = "gz_member";
+/// Decompressed offset where that gzip member's output starts (stored).
+pub const GZ_MEMBER_START: &str = "gz_member_start";
 /// Encoding name (stored, fast).
 pub const CHARSET: &str = "charset";
 /// Code of the source that decided the charset (fast).
@@ -146,6 +169,16 @@ pub struct Fields {
     pub offset: Field,
     /// See [`BYTES`].
     pub bytes: Field,
+    /// See [`RECORD_ID`].
+    pub record_id: Field,
+    /// See [`LANGUAGE`].
+    pub language: Field,
+    /// See [`RECORD_LEN`].
+    pub record_len: Field,
+    /// See [`GZ_MEMBER`].
+    pub gz_member: Field,
+    /// See [`GZ_MEMBER_START`].
+    pub gz_member_start: Field,
     /// The seven error-count fields, in [`ErrorClass::ALL`] order.
     pub errors: [Field; 7],
     /// See [`CHARSET`].
@@ -197,6 +230,11 @@ impl Fields {
             source: get(SOURCE)?,
             offset: get(OFFSET)?,
             bytes: get(BYTES)?,
+            record_id: get(RECORD_ID)?,
+            language: get(LANGUAGE)?,
+            record_len: get(RECORD_LEN)?,
+            gz_member: get(GZ_MEMBER)?,
+            gz_member_start: get(GZ_MEMBER_START)?,
             errors,
             charset: get(CHARSET)?,
             charset_source: get(CHARSET_SOURCE)?,
@@ -288,6 +326,11 @@ pub fn build_schema() -> Schema {
     b.add_u64_field(ATIRE_EXTRA, FAST);
     b.add_u64_field(BODY_TOKENS, FAST);
     b.add_u64_field(TITLE_TOKENS, FAST);
+    b.add_text_field(RECORD_ID, STORED);
+    b.add_text_field(LANGUAGE, STRING | STORED | FAST);
+    b.add_u64_field(RECORD_LEN, STORED);
+    b.add_u64_field(GZ_MEMBER, STORED);
+    b.add_u64_field(GZ_MEMBER_START, STORED);
     b.build()
 }
 

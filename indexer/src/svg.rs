@@ -60,8 +60,10 @@ pub fn colour(i: usize) -> String {
     hex(PALETTE[i % PALETTE.len()])
 }
 
-/// `s` with `&`, `<`, `>`, `"` and `'` replaced by character references,
-/// so it is inert in SVG/HTML element text and in a quoted attribute;
+/// `s` with `&`, `<`, `>` and `"` replaced by character references, so it
+/// is inert in SVG/HTML element text and in a double-quoted attribute
+/// (every attribute sieve writes is double-quoted; `'` is left as it is,
+/// so that titles such as "each class's" read the same in the file);
 /// C0 and C1 control characters other than tab and newline, which XML
 /// forbids or HTML reports as errors, become U+FFFD.
 pub fn escape(s: &str) -> String {
@@ -72,7 +74,6 @@ pub fn escape(s: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
             '\t' | '\n' => out.push(c),
             c if c.is_control() => out.push('\u{FFFD}'),
             c => out.push(c),
@@ -251,7 +252,7 @@ mod tests {
     fn escape_makes_text_and_attributes_inert() {
         assert_eq!(
             escape("<script>alert('x')</script> & \"q\""),
-            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;"
+            "&lt;script&gt;alert('x')&lt;/script&gt; &amp; &quot;q&quot;"
         );
         assert_eq!(
             escape("a\u{0}b\u{1b}c\u{85}d\te"),

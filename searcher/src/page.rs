@@ -21,7 +21,8 @@
 //!   never as links; the only `http` in the page is the SVG namespace);
 //! * **hostile text is inert**: every string that comes from documents,
 //!   runs, qrels or topics (titles and URLs above all) is escaped
-//!   ([`sieve_indexer::svg::escape`]: `& < > " '`, control characters
+//!   ([`sieve_indexer::svg::escape`]: `& < > "`, attributes being
+//!   double-quoted; control characters
 //!   replaced), isolated against bidirectional overrides (`<bdi>`), and
 //!   cut to [`MAX_TEXT`] characters;
 //! * the markup is well-formed XML (XHTML syntax: every element closed,
@@ -591,7 +592,7 @@ mod tests {
         let t = doc_text("<script>alert(1)</script>\u{202E}evil\"'&\u{0}");
         assert_eq!(
             t,
-            "<bdi>&lt;script&gt;alert(1)&lt;/script&gt;\u{202E}evil&quot;&#39;&amp;\u{FFFD}</bdi>"
+            "<bdi>&lt;script&gt;alert(1)&lt;/script&gt;\u{202E}evil&quot;'&amp;\u{FFFD}</bdi>"
         );
         let long = "x".repeat(MAX_TEXT + 5);
         let t = doc_text(&long);

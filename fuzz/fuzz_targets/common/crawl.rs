@@ -106,3 +106,56 @@ pub fn check(input: Vec<u8>, step: usize, max_record_bytes: u64, raw_slack: usiz
         assert_eq!(dribbled, whole, "chunking changed the events");
     }
 }
+
+/// The documents of `input` (plain) read with `opts`: checks that each
+/// span starts at the document's offset, lies in the input after the
+/// previous span, has no gzip member, and that the span's bytes read alone
+/// (as the input's format, as `sieve-index show` reads them) give a
+/// document with the same docid and body. Returns the spans.
+#[allow(dead_code)]
+pub fn check_spans(input: &[u8], opts: &CrawlOptions) -> Vec<crawl::Span> {
+    let Ok(r) = crawl::from_reader("fuzz", std::io::Cursor::new(input.to_vec()), opts) else {
+        return Vec::new();
+    };
+    let format = r.format();
+    let mut spans = Vec::new();
+    let mut end = 0u64;
+    for ev in r {
+        let Ok(CrawlEvent::Doc(d)) = ev else { continue };
+        let s = d.span;
+        assert_eq!(s.offset, d.offset, "span does not start at the record");
+        assert!(s.offset >= end, "spans overlap");
+        assert!(s.len > 0, "empty span");
+        end = s.offset + s.len;
+        assert!(end <= input.len() as u64, "span past the input");
+        assert_eq!(s.member, None, "plain input with a gzip member");
+        let alone = input[s.offset as usize..end as usize].to_vec();
+        let again: Vec<_> = crawl::from_reader_as("alone", std::io::Cursor::new(alone), opts, format)
+            .map(|r| {
+                r.filter_map(|e| match e {
+                    Ok(CrawlEvent::Doc(d)) => Some(d),
+                    _ => None,
+                })
+                .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(again.len(), 1, "the span alone is not one document: {d:?}");
+        assert_eq!(again[0].docid, d.docid, "the span alone has another docid");
+        assert_eq!(again[0].body, d.body, "the span alone has another body");
+        spans.push(s);
+    }
+    spans
+}
+
+/// The document spans of gzip `input` read with `opts`.
+#[allow(dead_code)]
+pub fn gzip_spans(input: &[u8], opts: &CrawlOptions) -> Vec<crawl::Span> {
+    let Ok(r) = crawl::from_reader("fuzz", std::io::Cursor::new(input.to_vec()), opts) else {
+        return Vec::new();
+    };
+    r.filter_map(|e| match e {
+        Ok(CrawlEvent::Doc(d)) => Some(d.span),
+        _ => None,
+    })
+    .collect()
+}

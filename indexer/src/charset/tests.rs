@@ -39,6 +39,7 @@ fn source_codes_are_pinned_and_round_trip() {
         (CharsetSource::Forced, 6, "forced"),
         (CharsetSource::Default, 7, "default"),
         (CharsetSource::XmlDecl, 8, "xml_decl"),
+        (CharsetSource::Format, 9, "format"),
     ];
     assert_eq!(pinned.len(), CharsetSource::ALL.len());
     for (s, code, key) in pinned {
@@ -47,7 +48,7 @@ fn source_codes_are_pinned_and_round_trip() {
         assert_eq!(CharsetSource::from_code(code), Some(s));
     }
     assert_eq!(CharsetSource::from_code(0), None);
-    assert_eq!(CharsetSource::from_code(9), None);
+    assert_eq!(CharsetSource::from_code(10), None);
 }
 
 /// Each committed chardet fixture: the encoding, the deciding source, and

@@ -25,9 +25,12 @@
 //! the point where decoding failed is not seen; with `keep` set, the first
 //! `keep` bytes of the current member are kept for the quarantine.
 
+use std::collections::VecDeque;
 use std::io::{self, Read};
 
 use flate2::{Crc, Decompress, FlushDecompress, Status};
+
+use super::MemberPos;
 
 /// Smallest read from the compressed input.
 const READ_CHUNK: usize = 64 * 1024;
@@ -40,6 +43,9 @@ pub(crate) const HOLD: u64 = 8 << 20;
 const TRIAL: u64 = 1 << 20;
 /// Longest gzip header name or comment accepted.
 const MAX_NAME: usize = 64 * 1024;
+/// Member starts remembered (see [`GzMembers::member_of`]); beyond this the
+/// oldest are forgotten.
+const MAX_STARTS: usize = 1 << 16;
 
 /// A damaged member that was skipped; a later member was found.
 #[derive(Debug)]
@@ -131,6 +137,11 @@ pub(crate) struct GzMembers<R> {
     gap: Option<Gap>,
     failure: Option<Failure>,
     scratch: Vec<u8>,
+    /// Decompressed bytes returned by `read`, less those retracted.
+    produced: u64,
+    /// Where recent members start (compressed, and decompressed in the
+    /// stream `read` returns), oldest first.
+    starts: VecDeque<MemberPos>,
 }
 
 /// Parses a gzip member header at the start of `b`: `Ok(Some(len))`,
@@ -200,6 +211,23 @@ impl<R: Read> GzMembers<R> {
             gap: None,
             failure: None,
             scratch: Vec::new(),
+            produced: 0,
+            starts: VecDeque::new(),
+        }
+    }
+
+    /// The member the decompressed byte at `offset` came from, if it is
+    /// still remembered (see [`GzMembers::forget_before`]).
+    pub(crate) fn member_of(&self, offset: u64) -> Option<MemberPos> {
+        let i = self.starts.partition_point(|m| m.decompressed <= offset);
+        i.checked_sub(1).map(|i| self.starts[i])
+    }
+
+    /// Forgets the members that end at or before decompressed `offset`
+    /// (the one holding `offset` is kept).
+    pub(crate) fn forget_before(&mut self, offset: u64) {
+        while self.starts.len() > 1 && self.starts[1].decompressed <= offset {
+            self.starts.pop_front();
         }
     }
 
@@ -367,10 +395,18 @@ impl<R: Read> GzMembers<R> {
                     let a = (from - self.start) as usize;
                     kept.extend_from_slice(&self.buf[a..a + (upto - from) as usize]);
                 }
+                let retract = self.tentative();
+                self.produced -= retract;
+                if retract == self.member.out
+                    && self.starts.back().is_some_and(|m| m.compressed == s)
+                {
+                    // The damaged member's output is dropped: so is its start.
+                    self.starts.pop_back();
+                }
                 self.gap = Some(Gap {
                     member_offset: s,
                     skipped: c - s,
-                    retract: self.tentative(),
+                    retract,
                     reason,
                     kept_truncated: (kept.len() as u64) < c - s,
                     kept: (self.keep > 0).then_some(kept),
@@ -412,6 +448,13 @@ impl<R: Read> GzMembers<R> {
     fn header(&mut self) -> io::Result<()> {
         match parse_header(&self.buf[self.pos..self.end]) {
             Ok(Some(len)) => {
+                if self.starts.len() >= MAX_STARTS {
+                    self.starts.pop_front();
+                }
+                self.starts.push_back(MemberPos {
+                    compressed: self.member.start,
+                    decompressed: self.produced,
+                });
                 self.pos += len;
                 self.inflate.reset(false);
                 self.crc.reset();
@@ -471,6 +514,7 @@ impl<R: Read> GzMembers<R> {
         *n += made;
         self.pos += used;
         self.member.out += made as u64;
+        self.produced += made as u64;
         self.member.big |= self.member.out > HOLD;
         match res {
             Err(e) => self.fail(format!("corrupt deflate data: {e}"), false)?,

@@ -188,6 +188,23 @@ impl Source {
         }
     }
 
+    /// Marks the current position as the earliest a record can still start
+    /// at: gzip members ending before it are forgotten.
+    pub(crate) fn pin(&mut self) {
+        if let Inner::Gz(g) = &mut self.inner {
+            g.forget_before(self.abs);
+        }
+    }
+
+    /// The gzip member holding decompressed byte `offset` (at or after the
+    /// last [`Source::pin`]), if the input is gzip and it is still known.
+    pub(crate) fn member_of(&self, offset: u64) -> Option<super::MemberPos> {
+        match &self.inner {
+            Inner::Gz(g) => g.member_of(offset),
+            Inner::Plain(_) => None,
+        }
+    }
+
     /// True when no byte is left.
     pub(crate) fn at_eof(&mut self) -> bool {
         self.ensure(1) == 0

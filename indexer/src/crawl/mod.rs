@@ -1,12 +1,19 @@
 //! Streaming crawl readers: WARC (0.17, 0.18 incl. ClueWeb09 quirks, 1.0,
-//! 1.1), TREC SGML and SMART (the `.I`/`.T`/`.W` documents of Cranfield,
-//! CACM, CISI and MED as shipped), plain or gzipped (per-record members or
-//! one stream).
+//! 1.1, and ClueWeb22's `html` part), TREC SGML, SMART (the `.I`/`.T`/`.W`
+//! documents of Cranfield, CACM, CISI and MED as shipped), JSON lines
+//! (Anserini's `JsonCollection`, BEIR's `corpus.jsonl`, ClueWeb22's `txt`
+//! part, see `jsonl.rs`) and tab-separated `id<TAB>text` lines (MS MARCO
+//! style, see `tsv.rs`), plain or gzipped (per-record members or one
+//! stream).
 //!
 //! [`open`] / [`from_reader`] detect gzip by its magic bytes (`1f 8b`) and the
-//! format by content (first non-blank line starts `WARC/` → WARC; starts with
-//! `<DOC>` → TREC; is `.I` followed by whitespace → SMART, see `smart.rs`),
-//! never by file name. The returned [`CrawlReader`] is an
+//! format by content, never by file name: after a UTF-8 BOM and blanks, the
+//! input starts `WARC/` → WARC; `<DOC>` → TREC; `.I` and whitespace at a
+//! line start → SMART; `{` → JSON lines; a first line of exactly ten digits
+//! → a ClueWeb22 offset file (`.warc.offset`, `.offset`: an index of the
+//! file beside it, not a crawl; reported as one [`SkipReason::OffsetIndex`]
+//! and not read); a first line holding a tab after a blank-free first
+//! column → TSV. The returned [`CrawlReader`] is an
 //! iterator of [`CrawlEvent`]s:
 //!
 //! * [`CrawlEvent::Doc`]: an HTML document to index ([`RawDoc`]);
@@ -33,17 +40,34 @@
 //! offsets in the *decompressed* stream (for a plain file: the file offset).
 //! For a WARC record it is the offset of its `WARC/x.y` version line; for a
 //! TREC document the offset of its `<DOC>` tag; for a SMART record the
-//! offset of its `.I` line.
+//! offset of its `.I` line; for a JSON or TSV line the offset of its first
+//! byte.
+//!
+//! **Reading a record back**: every [`RawDoc`] carries its [`Span`], where
+//! its bytes are in the file: the decompressed offset and length, and for
+//! gzip input the compressed offset of the member its first byte is in
+//! (with that member's decompressed start). [`read_span`] reads exactly
+//! those bytes again: for a per-record gzip member it seeks to the member
+//! and decompresses only it; for a one-stream gzip file the member is the
+//! whole file, so it decompresses from the start of the file up to the
+//! record ([`SpanRead::skipped`] says how many bytes that was).
 
 mod gzmember;
 mod http;
 mod input;
+mod jsonl;
 mod smart;
+mod span;
 mod trec;
+mod tsv;
 mod warc;
 
 #[cfg(test)]
 mod tests;
+
+pub use jsonl::JsonFields;
+pub use span::{SpanRead, SpanReader, open_span, read_span};
+pub use tsv::{TsvColumn, parse_tsv_columns};
 
 pub use http::{
     HttpHead, MAX_HEAD_BYTES, charset_of, dechunk, gunzip_if_gzip, is_html_mime, mime_of,
@@ -81,9 +105,35 @@ pub struct CrawlOptions {
     /// quarantine what was not indexed, and costs up to that much memory per
     /// skipped record in flight.
     pub keep_skipped: bool,
+    /// Which WARC header is the docid: `None` for the default chain
+    /// [`DEFAULT_DOCID_HEADERS`] (the first present wins), or one header
+    /// name (ASCII case-insensitive; a record without it is skipped as
+    /// [`SkipReason::NoDocid`]). TREC, SMART, JSON and TSV documents have
+    /// their own ids and ignore it.
+    pub docid_header: Option<String>,
+    /// Which JSON keys hold the id, title, text, URL and language of a JSON
+    /// line (see [`JsonFields`]).
+    pub json_fields: JsonFields,
+    /// What the tab-separated columns of a TSV line are (default `id`,
+    /// `text`; the last column takes the rest of the line).
+    pub tsv_columns: Vec<TsvColumn>,
 }
 
+/// The WARC headers tried for the docid, in order, when no header is
+/// chosen: ClueWeb09/12's `WARC-TREC-ID`, ClueWeb22's `ClueWeb22-ID`, then
+/// the `WARC-Record-ID` every WARC record has (angle brackets stripped).
+pub const DEFAULT_DOCID_HEADERS: [&str; 3] = ["WARC-TREC-ID", "ClueWeb22-ID", "WARC-Record-ID"];
+
 impl CrawlOptions {
+    /// The docid rule as recorded in a manifest: the chosen header, or the
+    /// default chain joined by commas.
+    pub fn docid_rule(&self) -> String {
+        match &self.docid_header {
+            Some(h) => h.clone(),
+            None => DEFAULT_DOCID_HEADERS.join(","),
+        }
+    }
+
     /// Bytes of a record kept in memory: the body cap plus room for the
     /// HTTP head in front of it.
     pub fn keep_limit(&self) -> usize {
@@ -100,6 +150,9 @@ impl Default for CrawlOptions {
             max_decompression_ratio: 200,
             bomb_min_output: 64 * 1024 * 1024,
             keep_skipped: false,
+            docid_header: None,
+            json_fields: JsonFields::default(),
+            tsv_columns: vec![TsvColumn::Id, TsvColumn::Text],
         }
     }
 }
@@ -118,10 +171,20 @@ pub enum CrawlEvent {
 /// A document read from a crawl, before charset decoding and HTML extraction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawDoc {
-    /// WARC: `WARC-TREC-ID`, else `WARC-Record-ID` with angle brackets
-    /// stripped (both trimmed, lossy UTF-8). TREC: the `DOCNO`, trimmed.
-    /// SMART: the `.I` value, trimmed.
+    /// WARC: the first of [`DEFAULT_DOCID_HEADERS`] present (or the header
+    /// chosen in [`CrawlOptions::docid_header`]), angle brackets stripped,
+    /// trimmed, lossy UTF-8. TREC: the `DOCNO`, trimmed. SMART: the `.I`
+    /// value, trimmed. JSON and TSV: the id field, trimmed.
     pub docid: String,
+    /// WARC: the `WARC-Record-ID` (angle brackets stripped), when the docid
+    /// is another header. Otherwise `None`.
+    pub record_id: Option<String>,
+    /// The page's language as the collection labels it: ClueWeb22's
+    /// `Language` (WARC header, or JSON field), or a mapped JSON or TSV
+    /// field. `None` when the record says nothing.
+    pub language: Option<String>,
+    /// Where the record's bytes are in its file (filled in by the reader).
+    pub span: Span,
     /// WARC: `WARC-Target-URI` (lossy UTF-8, trimmed, `<...>` stripped).
     /// TREC: the first token of the `DOCHDR` first line if it looks like a
     /// URL (contains `://` or starts with `www.`).
@@ -152,8 +215,44 @@ pub struct RawDoc {
     /// True if the body hit `max_record_bytes` (stored, de-chunked or
     /// gunzipped): the per-record cap fired. Implies `truncated`.
     pub capped: bool,
-    /// How the body is read: HTML (WARC, TREC) or plain text (SMART).
+    /// How the body is read: HTML (WARC, TREC) or plain text (SMART,
+    /// JSON, TSV).
     pub markup: Markup,
+    /// The format fixes the encoding as UTF-8 (JSON lines): the body is
+    /// cleaned as UTF-8 with no charset detection
+    /// ([`crate::charset::decode_utf8`]).
+    pub utf8: bool,
+}
+
+/// Where a record's bytes are in its input file, to read them back with
+/// [`read_span`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Span {
+    /// Decompressed offset of the record's first byte (as
+    /// [`RawDoc::offset`]).
+    pub offset: u64,
+    /// Length of the record in the decompressed stream: WARC from the
+    /// version line through the block and its trailer (up to four CR/LF
+    /// bytes); TREC from `<DOC>` through `</DOC>`; SMART from the `.I` line
+    /// to the next; a JSON or TSV line with its `\n`. Records read one after
+    /// another cover the input apart from what lies between records
+    /// (reported as anomalies).
+    pub len: u64,
+    /// For gzip input: the gzip member the first byte is in. `None` for
+    /// plain input, or when the member is no longer known (more than
+    /// 65,536 members inside one record or garbage span), in which case
+    /// the record is read back by decompressing from the start of the file.
+    pub member: Option<MemberPos>,
+}
+
+/// A gzip member's place in the compressed and decompressed streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MemberPos {
+    /// Compressed offset of the member's first byte (its `1f 8b`): for a
+    /// ClueWeb22 `.warc.gz`, the value its `.warc.offset` file lists.
+    pub compressed: u64,
+    /// Decompressed offset where the member's output starts.
+    pub decompressed: u64,
 }
 
 /// What the body of a [`RawDoc`] is.
@@ -164,7 +263,8 @@ pub enum Markup {
     #[default]
     Html,
     /// Plain text, nothing in it is markup: the first line is the title,
-    /// the rest the text (SMART records: `.T`, then `.W`).
+    /// the rest the text (SMART records: `.T`, then `.W`; JSON and TSV
+    /// lines: the title field, then the text fields).
     Text,
 }
 
@@ -209,6 +309,13 @@ pub enum SkipReason {
     EmptyBody,
     /// A record with no usable identifier.
     NoDocid,
+    /// A JSON or TSV line that cannot be read (the detail says what was
+    /// wrong and where in the line).
+    MalformedLine(String),
+    /// The file is a ClueWeb22 offset file (lines of ten digits: the
+    /// compressed offsets of the records of the file beside it), not a
+    /// crawl; nothing in it is read.
+    OffsetIndex,
 }
 
 impl SkipReason {
@@ -216,13 +323,13 @@ impl SkipReason {
     /// everything but [`SkipReason::NotResponse`]. `stats.json` and
     /// `sieve-index scan` count responses with it.
     pub fn is_response(&self) -> bool {
-        !matches!(self, SkipReason::NotResponse(_))
+        !matches!(self, SkipReason::NotResponse(_) | SkipReason::OffsetIndex)
     }
 
     /// Stable, low-cardinality statistics key: `not_response:<type>` (for the
     /// standard WARC types, else `not_response:other`), `not_html`,
     /// `http_status:1xx`..`http_status:5xx` (`http_status:other`),
-    /// `empty_body`, `no_docid`.
+    /// `empty_body`, `no_docid`, `malformed_line`, `offset_index`.
     pub fn key(&self) -> String {
         match self {
             SkipReason::NotResponse(t) => {
@@ -248,6 +355,8 @@ impl SkipReason {
             },
             SkipReason::EmptyBody => "empty_body".to_string(),
             SkipReason::NoDocid => "no_docid".to_string(),
+            SkipReason::MalformedLine(_) => "malformed_line".to_string(),
+            SkipReason::OffsetIndex => "offset_index".to_string(),
         }
     }
 }
@@ -308,7 +417,9 @@ pub enum AnomalyKind {
     MissingContentLength,
     /// SMART: a field under a marker sieve does not know (e.g. `.Q`), or
     /// non-blank text between a record's `.I` line and its first marker,
-    /// was dropped (`bytes` = its length); the record is still read.
+    /// was dropped (`bytes` = its length); the record is still read. JSON
+    /// lines: a mapped key whose value is an array or an object (not
+    /// text) was dropped (`bytes` = the value's length).
     UnknownField,
     /// `Content-Encoding: gzip` body that starts like gzip but fails to
     /// decode (`bytes` = encoded length); the decoded prefix is kept if any,
@@ -402,14 +513,40 @@ pub enum CrawlFormat {
     Trec,
     /// SMART records (`.I <id>`, `.T`, `.W`, ...).
     Smart,
+    /// JSON lines (one object per line).
+    JsonLines,
+    /// Tab-separated lines (`id<TAB>text`, or the columns chosen).
+    Tsv,
+    /// A ClueWeb22 offset file (not a crawl).
+    OffsetIndex,
     /// An empty (or whitespace-only) input.
     Empty,
+}
+
+impl CrawlFormat {
+    /// A short name: `warc`, `trec`, `smart`, `jsonl`, `tsv`,
+    /// `offset_index`, `empty`.
+    pub fn key(self) -> &'static str {
+        match self {
+            CrawlFormat::Warc => "warc",
+            CrawlFormat::Trec => "trec",
+            CrawlFormat::Smart => "smart",
+            CrawlFormat::JsonLines => "jsonl",
+            CrawlFormat::Tsv => "tsv",
+            CrawlFormat::OffsetIndex => "offset_index",
+            CrawlFormat::Empty => "empty",
+        }
+    }
 }
 
 enum Parser {
     Warc(warc::WarcParser),
     Trec(trec::TrecParser),
     Smart(smart::SmartParser),
+    Json(Box<jsonl::JsonParser>),
+    Tsv(tsv::TsvParser),
+    /// An offset file: one skip, then nothing.
+    Offsets(bool),
     Empty,
 }
 
@@ -457,12 +594,42 @@ impl Iterator for CrawlReader {
                 self.queue.push_back(gzip_member(s));
                 continue;
             }
+            // Records start at or after here: the gzip member of every
+            // record read by this call is still known.
+            self.src.pin();
+            let queued = self.queue.len();
             let more = match &mut self.parser {
                 Parser::Warc(p) => p.next_record(&mut self.src, &mut self.queue),
                 Parser::Trec(p) => p.next_doc(&mut self.src, &mut self.queue),
                 Parser::Smart(p) => p.next_doc(&mut self.src, &mut self.queue),
+                Parser::Json(p) => p.next_line(&mut self.src, &mut self.queue),
+                Parser::Tsv(p) => p.next_line(&mut self.src, &mut self.queue),
+                Parser::Offsets(done) => {
+                    if !*done {
+                        *done = true;
+                        self.queue.push_back(CrawlEvent::Skip(Skip {
+                            reason: SkipReason::OffsetIndex,
+                            offset: 0,
+                            record_id: None,
+                            raw: None,
+                        }));
+                    }
+                    false
+                }
                 Parser::Empty => false,
             };
+            // Each call reads at most one record: it ends where the call
+            // stopped.
+            let end = self.src.offset();
+            for ev in self.queue.range_mut(queued..) {
+                if let CrawlEvent::Doc(d) = ev {
+                    d.span = Span {
+                        offset: d.offset,
+                        len: end.saturating_sub(d.offset),
+                        member: self.src.member_of(d.offset),
+                    };
+                }
+            }
             if !more {
                 self.done = true;
                 self.deferred = self.src.take_error();
@@ -477,7 +644,7 @@ pub fn open(path: &Path, opts: &CrawlOptions) -> Result<CrawlReader> {
         path: path.to_path_buf(),
         source,
     })?;
-    build(path.to_path_buf(), file, opts)
+    build(path.to_path_buf(), file, opts, None)
 }
 
 /// Reads a crawl from any reader (tests, fuzzing, stdin). `name` is used as
@@ -487,13 +654,28 @@ pub fn from_reader(
     reader: impl Read + Send + 'static,
     opts: &CrawlOptions,
 ) -> Result<CrawlReader> {
-    build(PathBuf::from(name), reader, opts)
+    build(PathBuf::from(name), reader, opts, None)
+}
+
+/// Reads `reader`, plain (decompressed) bytes, as `format`, without
+/// detecting it or gunzipping: one record cut from a file (a [`Span`], as
+/// [`open_span`] returns it) is read as the file was, even when it alone
+/// would not be detected so (a TSV line whose first column holds a blank,
+/// a line that starts with the gzip magic bytes).
+pub fn from_reader_as(
+    name: &str,
+    reader: impl Read + Send + 'static,
+    opts: &CrawlOptions,
+    format: CrawlFormat,
+) -> Result<CrawlReader> {
+    build(PathBuf::from(name), reader, opts, Some(format))
 }
 
 fn build(
     path: PathBuf,
     mut reader: impl Read + Send + 'static,
     opts: &CrawlOptions,
+    format: Option<CrawlFormat>,
 ) -> Result<CrawlReader> {
     let mut magic = [0u8; 2];
     let mut got = 0;
@@ -513,7 +695,8 @@ fn build(
     }
     let head = Cursor::new(magic[..got].to_vec());
     let chained = head.chain(reader);
-    let mut src = if got == 2 && magic == [0x1f, 0x8b] {
+    // A forced format reads decompressed bytes: never gunzipped again.
+    let mut src = if format.is_none() && got == 2 && magic == [0x1f, 0x8b] {
         let counter = Arc::new(AtomicU64::new(0));
         let counting: Box<dyn Read + Send> =
             Box::new(CountingReader::new(chained, counter.clone()));
@@ -535,11 +718,17 @@ fn build(
     } else {
         Source::new(path, Inner::Plain(Box::new(chained)), None)
     };
-    let format = detect(&mut src)?;
+    let format = match format {
+        Some(f) => f,
+        None => detect(&mut src)?,
+    };
     let parser = match format {
         CrawlFormat::Warc => Parser::Warc(warc::WarcParser::new(opts.clone())),
         CrawlFormat::Trec => Parser::Trec(trec::TrecParser::new(opts.clone())),
         CrawlFormat::Smart => Parser::Smart(smart::SmartParser::new(opts.clone())),
+        CrawlFormat::JsonLines => Parser::Json(Box::new(jsonl::JsonParser::new(opts.clone()))),
+        CrawlFormat::Tsv => Parser::Tsv(tsv::TsvParser::new(opts.clone())),
+        CrawlFormat::OffsetIndex => Parser::Offsets(false),
         CrawlFormat::Empty => Parser::Empty,
     };
     Ok(CrawlReader {
@@ -591,6 +780,15 @@ fn detect(src: &mut Source) -> Result<CrawlFormat> {
         let line_start = t.len() == b.len() || b[b.len() - t.len() - 1] == b'\n';
         if line_start && t.starts_with(b".I") && t.get(2).is_some_and(u8::is_ascii_whitespace) {
             return Ok(CrawlFormat::Smart);
+        }
+        if t.starts_with(b"{") {
+            return Ok(CrawlFormat::JsonLines);
+        }
+        if b.len() >= 11 && b[..10].iter().all(u8::is_ascii_digit) && b[10] == b'\n' {
+            return Ok(CrawlFormat::OffsetIndex);
+        }
+        if tsv::looks_like_tsv(b) {
+            return Ok(CrawlFormat::Tsv);
         }
         let got = String::from_utf8_lossy(&t[..t.len().min(32)]).into_owned();
         if let Some(e) = src.take_error() {

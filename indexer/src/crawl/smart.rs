@@ -368,6 +368,9 @@ impl SmartParser {
             body.truncate(self.cap);
             out.push_back(CrawlEvent::Doc(RawDoc {
                 docid,
+                record_id: None,
+                language: None,
+                span: super::Span::default(),
                 url: None,
                 offset: rec.offset,
                 http_status: None,
@@ -378,6 +381,7 @@ impl SmartParser {
                 original_len: rec.total,
                 capped,
                 markup: Markup::Text,
+                utf8: false,
             }));
         }
         out.extend(rec.anomalies);

@@ -227,6 +227,9 @@ impl TrecParser {
         }
         out.push_back(CrawlEvent::Doc(RawDoc {
             docid,
+            record_id: None,
+            language: None,
+            span: super::Span::default(),
             url,
             offset: doc_off,
             http_status: head.status,
@@ -237,6 +240,7 @@ impl TrecParser {
             original_len: body_total,
             capped,
             markup: super::Markup::Html,
+            utf8: false,
         }));
         true
     }

@@ -194,6 +194,12 @@ struct WarcHead {
     wtype: Option<String>,
     record_id: Option<String>,
     trec_id: Option<String>,
+    /// ClueWeb22's docid header.
+    cw22_id: Option<String>,
+    /// The header chosen as docid ([`CrawlOptions::docid_header`]).
+    chosen: Option<String>,
+    /// ClueWeb22's `Language` header.
+    language: Option<String>,
     target_uri: Option<String>,
     content_type: Option<Vec<u8>>,
     content_length: Option<u64>,
@@ -215,7 +221,7 @@ fn lossy_trim(v: &[u8]) -> Option<String> {
     }
 }
 
-fn parse_warc_head(head: &[u8]) -> WarcHead {
+fn parse_warc_head(head: &[u8], chosen: Option<&str>) -> WarcHead {
     let mut h = WarcHead::default();
     let mut lines = head.split(|&b| b == b'\n');
     lines.next(); // version line
@@ -231,12 +237,19 @@ fn parse_warc_head(head: &[u8]) -> WarcHead {
         let name = line[..colon].trim_ascii();
         let value = line[colon + 1..].trim_ascii();
         let is = |n: &str| name.eq_ignore_ascii_case(n.as_bytes());
+        if h.chosen.is_none() && chosen.is_some_and(is) {
+            h.chosen = lossy_trim(value);
+        }
         if is("WARC-Type") {
             h.wtype = Some(String::from_utf8_lossy(value).to_ascii_lowercase());
         } else if is("WARC-Record-ID") {
             h.record_id = lossy_trim(value);
         } else if is("WARC-TREC-ID") {
             h.trec_id = lossy_trim(value);
+        } else if is("ClueWeb22-ID") {
+            h.cw22_id = lossy_trim(value);
+        } else if is("Language") {
+            h.language = lossy_trim(value);
         } else if is("WARC-Target-URI") {
             h.target_uri = lossy_trim(value);
         } else if is("Content-Type") {
@@ -340,13 +353,23 @@ impl WarcParser {
             }
             return;
         };
-        let h = parse_warc_head(&src.avail()[..head_len]);
+        let h = parse_warc_head(&src.avail()[..head_len], self.opts.docid_header.as_deref());
         let head_bytes = self
             .opts
             .keep_skipped
             .then(|| src.avail()[..head_len].to_vec());
         src.consume(head_len);
-        let id = h.trec_id.clone().or_else(|| h.record_id.clone());
+        // The docid: the chosen header, or the default chain.
+        let docid = match &self.opts.docid_header {
+            Some(_) => h.chosen.clone(),
+            None => h
+                .trec_id
+                .clone()
+                .or_else(|| h.cw22_id.clone())
+                .or_else(|| h.record_id.clone()),
+        };
+        // What names the record in logs: its docid, else its record id.
+        let id = docid.clone().or_else(|| h.record_id.clone());
         if h.bad_bytes > 0 {
             out.push_back(anomaly(
                 AnomalyKind::BadHeaderLine,
@@ -493,19 +516,24 @@ impl WarcParser {
             out.push_back(skip(SkipReason::NotResponse(t), &kept));
             return;
         }
-        let Some(docid) = id.clone() else {
+        let Some(docid) = docid else {
             out.push_back(skip(SkipReason::NoDocid, &kept));
             return;
         };
-        if let Some(ct) = &h.content_type {
+        // A block that is not an HTTP message (the WARC Content-Type is not
+        // `application/http`, and it does not start with a status line) is
+        // the payload itself, as in ClueWeb22's `html` part: it is indexed
+        // if the WARC says HTML or it sniffs as HTML.
+        let bare = h.content_type.as_ref().and_then(|ct| {
             let lower = String::from_utf8_lossy(ct).to_ascii_lowercase();
-            if !lower.contains("http") {
-                let m = http::mime_of(ct).unwrap_or_else(|| "unknown".to_string());
-                out.push_back(skip(SkipReason::NotHtml(m), &kept));
-                return;
-            }
-        }
-        let head = http::parse_head(&kept);
+            let status_line = kept.len() >= 5 && kept[..5].eq_ignore_ascii_case(b"HTTP/");
+            (!lower.contains("http") && !status_line)
+                .then(|| http::mime_of(ct).unwrap_or_else(|| "unknown".to_string()))
+        });
+        let head = match &bare {
+            Some(_) => http::HttpHead::default(),
+            None => http::parse_head(&kept),
+        };
         if head.bad_lines > 0 {
             out.push_back(anomaly(
                 AnomalyKind::BadHeaderLine,
@@ -529,9 +557,16 @@ impl WarcParser {
         let cap = usize::try_from(self.opts.max_record_bytes).unwrap_or(usize::MAX);
         let raw_end = kept.len().min(bo.saturating_add(cap));
         let raw = &kept[bo.min(raw_end)..raw_end];
-        let mime = head.mime();
+        let mime = match &bare {
+            Some(m) if http::is_html_mime(m) || http::sniff_html(raw) => Some(m.clone()),
+            Some(m) => {
+                out.push_back(skip(SkipReason::NotHtml(m.clone()), &kept));
+                return;
+            }
+            None => head.mime(),
+        };
         match &mime {
-            Some(m) if !http::is_html_mime(m) => {
+            Some(m) if bare.is_none() && !http::is_html_mime(m) => {
                 out.push_back(skip(SkipReason::NotHtml(m.clone()), &kept));
                 return;
             }
@@ -583,18 +618,26 @@ impl WarcParser {
             out.push_back(skip(SkipReason::EmptyBody, &kept));
             return;
         }
+        let record_id = h.record_id.clone().filter(|r| *r != docid);
         out.push_back(CrawlEvent::Doc(RawDoc {
             docid,
+            record_id,
+            language: h.language.clone(),
+            span: super::Span::default(),
             url: h.target_uri.clone(),
             offset: rec_off,
             http_status: head.status,
             content_type: mime,
-            http_charset: head.charset(),
+            http_charset: match &bare {
+                Some(_) => h.content_type.as_deref().and_then(http::charset_of),
+                None => head.charset(),
+            },
             body,
             truncated,
             original_len,
             capped,
             markup: super::Markup::Html,
+            utf8: false,
         }));
     }
 }

@@ -49,6 +49,9 @@ pub(super) fn build_index(dir: &Path, batches: Vec<Vec<IndexDoc>>) -> Index {
             doc_timeout: "skip".into(),
             filter: None,
             spam: None,
+            docid_header: crate::crawl::DEFAULT_DOCID_HEADERS.join(","),
+            json_fields: crate::crawl::JsonFields::default(),
+            tsv_columns: crate::crawl::CrawlOptions::default().tsv_columns,
         },
         inputs: Vec::new(),
     };
