@@ -6,6 +6,7 @@ mod util;
 
 mod bounds;
 mod classic;
+mod contents;
 mod conventions;
 mod determinism;
 mod eval_cli;
