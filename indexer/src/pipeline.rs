@@ -91,13 +91,6 @@ fn process_doc(
         return Outcome::Lost("filtered");
     }
     let late = || deadline.is_some_and(|d| Instant::now() >= d);
-    // ATIRE counting differs only in extra unexpected-continuation counts;
-    // measure them on the raw bytes of invalid documents only.
-    let atire = if simdutf8::basic::from_utf8(&raw.body).is_err() {
-        Some(sieve_filters::utf8::count(&raw.body, Counting::Atire))
-    } else {
-        None
-    };
     let decoded = decode(
         raw.body,
         raw.http_charset.as_deref(),
@@ -110,11 +103,12 @@ fn process_doc(
         return Outcome::Lost("time_budget");
     }
     let counts = decoded.utf8_counts;
-    let atire_extra = match atire {
-        Some(a) if !counts.is_clean() => a
-            .unexpected_continuation
-            .saturating_sub(counts.unexpected_continuation),
-        _ => 0,
+    // ATIRE counting differs only in extra unexpected-continuation counts,
+    // measured by the cleaner in the same pass (one UTF-8 pass per document).
+    let atire_extra = if counts.is_clean() {
+        0
+    } else {
+        decoded.atire_extra
     };
     let text = match raw.markup {
         Markup::Html => extract_until(&decoded.text, &opts.html, deadline),
