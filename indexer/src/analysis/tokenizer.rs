@@ -284,8 +284,18 @@ fn has_word_char(s: &str) -> bool {
     if s.is_ascii() {
         s.bytes().any(|b| b.is_ascii_alphanumeric())
     } else {
-        s.chars().any(char::is_alphanumeric)
+        s.chars()
+            .any(|c| is_common_letter(c) || c.is_alphanumeric())
     }
+}
+
+/// Blocks of letters only (every character Alphabetic; tested against
+/// `char::is_alphabetic`), answered without the Unicode table search: CJK
+/// ideographs, Hiragana, Katakana and Hangul syllables, most of the
+/// non-Latin text of a web crawl, where every character is its own segment.
+#[inline]
+fn is_common_letter(c: char) -> bool {
+    matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3041}'..='\u{3096}' | '\u{30A1}'..='\u{30FA}' | '\u{AC00}'..='\u{D7A3}')
 }
 
 /// Characters with Line_Break = Complex_Context (SA): the Thai, Lao, Myanmar,
@@ -511,6 +521,13 @@ mod tests {
             );
         }
         assert!(bytes > 1 << 20);
+    }
+
+    #[test]
+    fn common_letters_are_alphabetic() {
+        for c in ('\u{0}'..=char::MAX).filter(|&c| is_common_letter(c)) {
+            assert!(c.is_alphabetic(), "U+{:04X}", u32::from(c));
+        }
     }
 
     #[test]
