@@ -30,7 +30,16 @@ impl Target for InPlace<'_> {
     }
     #[inline(always)]
     fn blank(&mut self, start: usize, end: usize) {
-        self.0[start..end].fill(b' ');
+        // Spans are 1 to 6 bytes: fixed-size stores, not a memset call.
+        const SPACES: [u8; 8] = [b' '; 8];
+        let span = &mut self.0[start..end];
+        match span.len() {
+            1 => span[0] = b' ',
+            2 => span.copy_from_slice(&SPACES[..2]),
+            3 => span.copy_from_slice(&SPACES[..3]),
+            4 => span.copy_from_slice(&SPACES[..4]),
+            _ => span.fill(b' '),
+        }
     }
     #[inline(always)]
     fn write(&mut self, at: usize, src: &[u8]) {
