@@ -7,6 +7,7 @@ mod util;
 mod bounds;
 mod classic;
 mod collections;
+mod contents;
 mod conventions;
 mod determinism;
 mod eval_cli;

@@ -76,6 +76,8 @@
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::sync::mpsc::Receiver;
 use std::time::Instant;
 
 use tantivy::{Index, IndexWriter};
@@ -92,6 +94,7 @@ use crate::options::{BuildOptions, Progress, check_threads};
 use crate::order::{SegmentOrder, seal_order};
 use crate::pipeline::{FileSink, Pipeline};
 use crate::quarantine::Quarantine;
+use crate::readahead::{Feed, Plan, ReadAhead, write_file};
 use crate::schema::{Fields, SCHEMA_VERSION, build_schema, register_analyzers};
 use crate::stats::{BuildStats, FileStats};
 use crate::{Error, Result};
@@ -127,6 +130,7 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     let mut out = Outputs::open(opts, &checkpoint)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.get())
+        .thread_name(|i| format!("sieve-work-{i}"))
         .build()
         .map_err(|e| Error::Input {
             path: opts.index.clone(),
@@ -135,7 +139,6 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     let analyzer = EnglishAnalyzer::new(opts.analyzer);
     let pipeline = Pipeline {
         opts,
-        pool: &pool,
         analyzer: &analyzer,
         fields: &fields,
         progress,
@@ -143,17 +146,30 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     let mut completed = checkpoint.completed;
     let done: HashSet<String> = completed.iter().map(|f| f.path.clone()).collect();
     let total = opts.inputs.len();
-    for (i, path) in opts.inputs.iter().enumerate() {
-        let name = path.to_string_lossy().into_owned();
-        if done.contains(&name) {
-            continue;
-        }
-        progress.file(path, i, total);
-        let fs = out.index_file(&pipeline, &mut writer, path, &name, i)?;
-        completed.push(fs);
-        out.commit(&mut writer, &completed)?;
-        order.after_commit(&index, &mut writer)?;
-    }
+    let todo: Vec<(usize, PathBuf)> = (opts.inputs.iter().cloned().enumerate())
+        .filter(|(_, p)| !done.contains(p.to_string_lossy().as_ref()))
+        .collect();
+    // Files are read and processed ahead of the writer (crate::readahead);
+    // the writer (this thread) takes them in order, one commit per file.
+    let plan = Plan::new(threads.get());
+    pool.in_place_scope(|jobs| {
+        std::thread::scope(|readers| -> Result<()> {
+            let mut ahead = ReadAhead::new(readers, jobs, &pipeline, &todo, plan);
+            for (i, path) in &todo {
+                let feed = ahead.next_file().ok_or_else(|| Error::Input {
+                    path: path.clone(),
+                    detail: "could not start a reader thread".into(),
+                })?;
+                progress.file(path, *i, total);
+                let name = path.to_string_lossy().into_owned();
+                let fs = out.index_file(&pipeline, feed, &mut writer, &name, *i)?;
+                completed.push(fs);
+                out.commit(&mut writer, &completed)?;
+                order.after_commit(&index, &mut writer)?;
+            }
+            Ok(())
+        })
+    })?;
     writer.wait_merging_threads()?;
     seal_order(&index, &mut order)?;
     crate::bounds::write_index_bounds(&opts.index, &index)?;
@@ -267,8 +283,8 @@ impl Outputs {
     fn index_file(
         &mut self,
         pipeline: &Pipeline<'_>,
+        feed: Receiver<Feed>,
         writer: &mut IndexWriter<SieveDocument>,
-        path: &std::path::Path,
         name: &str,
         i: usize,
     ) -> Result<FileStats> {
@@ -287,7 +303,7 @@ impl Outputs {
             log: &mut log,
             quarantine: self.quarantine.as_mut(),
         };
-        pipeline.index_file(path, &mut sink)?;
+        write_file(pipeline, feed, &mut sink)?;
         let io = io_err(&self.losses_path);
         self.losses.write_all(&log).map_err(&io)?;
         self.losses.flush().map_err(&io)?;

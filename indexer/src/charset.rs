@@ -172,6 +172,11 @@ pub struct Decoded {
     /// and when the detector decided a legacy encoding; zero when a declared
     /// legacy encoding (HTTP, BOM, meta, XML) decided.
     pub utf8_counts: Utf8Counts,
+    /// What [`Counting::Atire`] adds to `utf8_counts.unexpected_continuation`
+    /// for the same bytes (the leftover bytes of over-long forms), measured
+    /// in the same pass of the cleaner; zero when `utf8_counts` is zero by
+    /// construction (a declared legacy encoding decided).
+    pub atire_extra: u64,
     /// A legacy (non-UTF-8) decode met malformed input and produced U+FFFD.
     pub had_replacements: bool,
     /// A declared label (HTTP, meta or XML) was not a WHATWG label and was
@@ -198,13 +203,14 @@ pub fn decode(
     counting: Counting,
 ) -> Decoded {
     if mode == CharsetMode::ForceUtf8 {
-        let (text, utf8_counts) = clean_utf8(body, 0, counting);
+        let (text, utf8_counts, atire_extra) = clean_utf8(body, 0, counting);
         return Decoded {
             text,
             encoding: UTF_8,
             source: CharsetSource::Forced,
             disagree: false,
             utf8_counts,
+            atire_extra,
             had_replacements: false,
             unknown_label: false,
         };
@@ -254,13 +260,14 @@ pub fn decode(
 
     if let Some((encoding, source, skip)) = decision {
         if encoding == UTF_8 {
-            let (text, utf8_counts) = clean_utf8(body, skip, counting);
+            let (text, utf8_counts, atire_extra) = clean_utf8(body, skip, counting);
             return Decoded {
                 text,
                 encoding,
                 source,
                 disagree,
                 utf8_counts,
+                atire_extra,
                 had_replacements: false,
                 unknown_label,
             };
@@ -272,6 +279,7 @@ pub fn decode(
             source,
             disagree,
             utf8_counts: Utf8Counts::default(),
+            atire_extra: 0,
             had_replacements,
             unknown_label,
         };
@@ -287,26 +295,28 @@ pub fn decode(
         } else {
             CharsetSource::ValidUtf8
         };
-        let (text, utf8_counts) = clean_utf8(body, 0, counting);
+        let (text, utf8_counts, atire_extra) = clean_utf8(body, 0, counting);
         return Decoded {
             text,
             encoding: UTF_8,
             source,
             disagree,
             utf8_counts,
+            atire_extra,
             had_replacements: false,
             unknown_label,
         };
     }
     let encoding = detect(&body, url);
     if encoding == UTF_8 {
-        let (text, utf8_counts) = clean_utf8(body, 0, counting);
+        let (text, utf8_counts, atire_extra) = clean_utf8(body, 0, counting);
         return Decoded {
             text,
             encoding,
             source: CharsetSource::Detector,
             disagree,
             utf8_counts,
+            atire_extra,
             had_replacements: false,
             unknown_label,
         };
@@ -314,13 +324,14 @@ pub fn decode(
     let (text, had_replacements) = decode_legacy(encoding, &body);
     // The raw bytes' counts (the paper's spam signal): the cleaner runs over
     // the body, which is no longer needed, so no copy is made.
-    let utf8_counts = utf8::clean_in_place_with(&mut body, counting);
+    let (utf8_counts, atire_extra) = clean_counts(&mut body, counting);
     Decoded {
         text,
         encoding,
         source: CharsetSource::Detector,
         disagree,
         utf8_counts,
+        atire_extra,
         had_replacements,
         unknown_label,
     }
@@ -361,15 +372,13 @@ pub(crate) fn tld_of(url: &str) -> Option<Vec<u8>> {
     Some(label.to_ascii_lowercase().into_bytes())
 }
 
-/// Cleans `body[skip..]` in place, drops the first `skip` bytes (a BOM) and
-/// returns the text and the cleaner's counts.
 /// Decodes a body whose format fixes the encoding as UTF-8 (a JSON line's
 /// fields): the cleaner repairs and counts it, as [`decode`] does a UTF-8
 /// body, with [`CharsetSource::Format`] as the deciding source (or
 /// [`CharsetSource::Forced`] under [`CharsetMode::ForceUtf8`], as for every
 /// body).
 pub fn decode_utf8(body: Vec<u8>, mode: CharsetMode, counting: Counting) -> Decoded {
-    let (text, utf8_counts) = clean_utf8(body, 0, counting);
+    let (text, utf8_counts, atire_extra) = clean_utf8(body, 0, counting);
     Decoded {
         text,
         encoding: UTF_8,
@@ -379,19 +388,32 @@ pub fn decode_utf8(body: Vec<u8>, mode: CharsetMode, counting: Counting) -> Deco
         },
         disagree: false,
         utf8_counts,
+        atire_extra,
         had_replacements: false,
         unknown_label: false,
     }
 }
 
-fn clean_utf8(mut body: Vec<u8>, skip: usize, counting: Counting) -> (String, Utf8Counts) {
-    let counts = utf8::clean_in_place_with(&mut body[skip..], counting);
+/// Cleans `body[skip..]` in place, drops the first `skip` bytes (a BOM) and
+/// returns the text and the cleaner's counts.
+fn clean_utf8(mut body: Vec<u8>, skip: usize, counting: Counting) -> (String, Utf8Counts, u64) {
+    let (counts, extra) = clean_counts(&mut body[skip..], counting);
     body.drain(..skip);
     // The cleaner guarantees valid UTF-8; the lossy fallback only guards
     // against a broken cleaner (it never panics and never copies otherwise).
     let text = String::from_utf8(body)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-    (text, counts)
+    (text, counts, extra)
+}
+
+/// Cleans `bytes` in place: the counts under `counting` and the ATIRE extra
+/// (one pass of the cleaner).
+fn clean_counts(bytes: &mut [u8], counting: Counting) -> (Utf8Counts, u64) {
+    let (mut counts, extra) = utf8::clean_in_place_atire_extra(bytes);
+    if counting == Counting::Atire {
+        counts.unexpected_continuation += extra;
+    }
+    (counts, extra)
 }
 
 /// Decodes `bytes` with a non-UTF-8 encoding, without BOM sniffing.

@@ -37,8 +37,9 @@
 //! * [`filterbuild`]: building and loading docid filter files (and loading
 //!   one into [`options::BuildOptions`]).
 //! * [`quarantine`]: the bytes of everything not indexed.
-//! * `losses` and `pipeline` (private): the losses log, and the per-file
-//!   and per-document work of a build.
+//! * `losses`, `pipeline` and `readahead` (private): the losses log, the
+//!   per-document work of a build and the writer's per-file sink, and the
+//!   reader threads that read and process files ahead of the writer.
 //! * [`build`]: the build driver (open or resume, one commit per file).
 //! * [`shard`]: one shard of a distributed build, and merging shards.
 //! * [`show`]: documents back out of an index: where each record is, what
@@ -79,6 +80,7 @@ pub mod options;
 pub mod order;
 mod pipeline;
 pub mod quarantine;
+mod readahead;
 pub mod report;
 pub mod scan;
 pub mod schema;

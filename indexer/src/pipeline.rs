@@ -1,14 +1,11 @@
-//! The per-file pipeline of a build: a reader thread parses records into
-//! batches, the worker pool decodes, cleans, extracts and analyses the
-//! documents of a batch ([`process`]), and the one writer thread adds them
-//! in record order while counting and logging everything not indexed
-//! ([`FileSink`]). See [`crate::build`] for the guarantees.
+//! The per-document and per-file work of a build: the worker pool decodes,
+//! cleans, extracts and analyses each document ([`process`], started by the
+//! readers of [`crate::readahead`]), and the one writer thread adds the
+//! results in record order while counting and logging everything not
+//! indexed ([`FileSink`]). See [`crate::build`] for the guarantees.
 
-use std::path::Path;
-use std::sync::mpsc::{SyncSender, sync_channel};
 use std::time::Instant;
 
-use rayon::prelude::*;
 use sieve_filters::utf8::{Counting, ErrorClass, Utf8Counts};
 use tantivy::IndexWriter;
 
@@ -24,16 +21,6 @@ use crate::schema::Fields;
 use crate::stats::FileStats;
 use crate::{Error, Result};
 
-/// Documents per batch handed to the workers.
-const BATCH_DOCS: usize = 256;
-/// Body bytes per batch handed to the workers. Analysed documents take
-/// about 50 bytes of memory per byte of extracted text (token structs and
-/// the copy tantivy takes; measured on a 4 MiB text: ~205 MiB) and a whole
-/// batch is analysed before it is added, so this bounds the memory of a
-/// batch of text-heavy pages at roughly 8 MiB × 50 = 400 MiB. Typical web
-/// pages (tens of KB) still fill batches by `BATCH_DOCS`.
-const BATCH_BYTES: usize = 8 << 20;
-
 /// What the workers made of one document.
 enum Outcome {
     Doc(Box<SieveDocument>, DocFacts),
@@ -42,7 +29,7 @@ enum Outcome {
 
 /// A processed document: the outcome, the caps it hit, and (with a
 /// quarantine, if it was lost or capped) its body.
-struct Processed {
+pub(crate) struct Processed {
     outcome: Outcome,
     caps: CapHits,
     body: Option<Vec<u8>>,
@@ -62,7 +49,8 @@ struct DocFacts {
     spam: bool,
 }
 
-fn process(
+/// Processes one document (in a worker).
+pub(crate) fn process(
     raw: RawDoc,
     source: &str,
     opts: &BuildOptions,
@@ -103,13 +91,6 @@ fn process_doc(
         return Outcome::Lost("filtered");
     }
     let late = || deadline.is_some_and(|d| Instant::now() >= d);
-    // ATIRE counting differs only in extra unexpected-continuation counts;
-    // measure them on the raw bytes of invalid documents only.
-    let atire = if simdutf8::basic::from_utf8(&raw.body).is_err() {
-        Some(sieve_filters::utf8::count(&raw.body, Counting::Atire))
-    } else {
-        None
-    };
     let decoded = if raw.utf8 {
         decode_utf8(raw.body, opts.charset, Counting::Exact)
     } else {
@@ -126,11 +107,12 @@ fn process_doc(
         return Outcome::Lost("time_budget");
     }
     let counts = decoded.utf8_counts;
-    let atire_extra = match atire {
-        Some(a) if !counts.is_clean() => a
-            .unexpected_continuation
-            .saturating_sub(counts.unexpected_continuation),
-        _ => 0,
+    // ATIRE counting differs only in extra unexpected-continuation counts,
+    // measured by the cleaner in the same pass (one UTF-8 pass per document).
+    let atire_extra = if counts.is_clean() {
+        0
+    } else {
+        decoded.atire_extra
     };
     let text = match raw.markup {
         Markup::Html => extract_until(&decoded.text, &opts.html, deadline),
@@ -186,7 +168,7 @@ fn process_doc(
 }
 
 /// Bytes an event carries (for batching).
-fn event_bytes(ev: &CrawlEvent) -> usize {
+pub(crate) fn event_bytes(ev: &CrawlEvent) -> usize {
     match ev {
         CrawlEvent::Doc(d) => d.body.len(),
         CrawlEvent::Skip(s) => s.raw.as_ref().map_or(0, |r| r.bytes.len()),
@@ -198,8 +180,6 @@ fn event_bytes(ev: &CrawlEvent) -> usize {
 pub(crate) struct Pipeline<'a> {
     /// The build's options.
     pub(crate) opts: &'a BuildOptions,
-    /// The worker pool.
-    pub(crate) pool: &'a rayon::ThreadPool,
     /// The analyser.
     pub(crate) analyzer: &'a EnglishAnalyzer,
     /// The index fields.
@@ -223,108 +203,6 @@ pub(crate) struct FileSink<'w> {
     pub(crate) quarantine: Option<&'w mut Quarantine>,
 }
 
-impl Pipeline<'_> {
-    /// Indexes the file `path` into `sink`. A file that cannot be opened or
-    /// read to its end is named in [`FileStats::error`], not an error.
-    pub(crate) fn index_file(&self, path: &Path, sink: &mut FileSink<'_>) -> Result<()> {
-        let mut crawl_opts = self.opts.crawl.clone();
-        crawl_opts.keep_skipped |= sink.quarantine.is_some();
-        let reader = match crate::crawl::open(path, &crawl_opts) {
-            Ok(r) => r,
-            Err(e) => return sink.open_error(&e),
-        };
-        let (tx, rx) = sync_channel::<Result<Vec<CrawlEvent>>>(2);
-        std::thread::scope(|scope| -> Result<()> {
-            scope.spawn(move || read_batches(reader, &tx));
-            for msg in rx {
-                let events = match msg {
-                    Ok(ev) => ev,
-                    Err(e) => {
-                        sink.stream_error(&e)?;
-                        break;
-                    }
-                };
-                let indexed = self.index_batch(events, sink)?;
-                self.progress.docs(indexed);
-            }
-            Ok(())
-        })
-    }
-
-    /// Processes the documents of a batch in parallel and hands every event
-    /// to `sink` in order; returns the documents indexed.
-    fn index_batch(&self, events: Vec<CrawlEvent>, sink: &mut FileSink<'_>) -> Result<u64> {
-        // Split off the documents, process them in parallel, in order.
-        let mut raws = Vec::new();
-        let mut order = Vec::with_capacity(events.len());
-        for ev in events {
-            match ev {
-                CrawlEvent::Doc(d) => {
-                    order.push(None);
-                    raws.push(d);
-                }
-                other => order.push(Some(other)),
-            }
-        }
-        let metas: Vec<(u64, String)> = raws.iter().map(|d| (d.offset, d.docid.clone())).collect();
-        let name = &sink.name;
-        let outcomes: Vec<Processed> = self.pool.install(|| {
-            raws.into_par_iter()
-                .map(|d| process(d, name, self.opts, self.analyzer, self.fields))
-                .collect()
-        });
-        let mut outcomes = outcomes.into_iter().zip(metas);
-        let mut indexed = 0;
-        for ev in order {
-            match ev {
-                None => {
-                    let Some((p, (offset, docid))) = outcomes.next() else {
-                        break;
-                    };
-                    indexed += sink.doc(p, offset, &docid)?;
-                }
-                Some(CrawlEvent::Skip(s)) => sink.skip(&s)?,
-                Some(CrawlEvent::Anomaly(a)) => sink.anomaly(&a)?,
-                Some(CrawlEvent::Doc(_)) => {}
-            }
-        }
-        Ok(indexed)
-    }
-}
-
-/// The reader thread: sends the events of `reader` in batches of
-/// [`BATCH_DOCS`] documents or [`BATCH_BYTES`] bytes, then a read error if
-/// one stopped it.
-fn read_batches(reader: CrawlReader, tx: &SyncSender<Result<Vec<CrawlEvent>>>) {
-    let mut batch = Vec::new();
-    let mut docs = 0usize;
-    let mut bytes = 0usize;
-    for ev in reader {
-        match ev {
-            Ok(ev) => {
-                if let CrawlEvent::Doc(_) = &ev {
-                    docs += 1;
-                }
-                bytes += event_bytes(&ev);
-                batch.push(ev);
-                if docs >= BATCH_DOCS || bytes >= BATCH_BYTES {
-                    if tx.send(Ok(std::mem::take(&mut batch))).is_err() {
-                        return;
-                    }
-                    docs = 0;
-                    bytes = 0;
-                }
-            }
-            Err(e) => {
-                let _ = tx.send(Ok(std::mem::take(&mut batch)));
-                let _ = tx.send(Err(e));
-                return;
-            }
-        }
-    }
-    let _ = tx.send(Ok(batch));
-}
-
 impl FileSink<'_> {
     /// Quarantines `item`, if there is a quarantine.
     fn quarantine(quarantine: &mut Option<&mut Quarantine>, item: &Item<'_>) -> Result<()> {
@@ -335,7 +213,7 @@ impl FileSink<'_> {
     }
 
     /// The file could not be opened.
-    fn open_error(&mut self, e: &Error) -> Result<()> {
+    pub(crate) fn open_error(&mut self, e: &Error) -> Result<()> {
         self.fs.error = Some(e.to_string());
         log_loss(self.log, &file_error(&self.name, 0, &e.to_string()));
         let item = Item {
@@ -351,7 +229,7 @@ impl FileSink<'_> {
     }
 
     /// Reading stopped part way with `e`.
-    fn stream_error(&mut self, e: &Error) -> Result<()> {
+    pub(crate) fn stream_error(&mut self, e: &Error) -> Result<()> {
         self.fs.error = Some(e.to_string());
         let (reason, offset) = match e {
             Error::GzipBomb {
@@ -398,7 +276,7 @@ impl FileSink<'_> {
     }
 
     /// A processed document; returns 1 if it was indexed.
-    fn doc(&mut self, p: Processed, offset: u64, docid: &str) -> Result<u64> {
+    pub(crate) fn doc(&mut self, p: Processed, offset: u64, docid: &str) -> Result<u64> {
         let fs = &mut *self.fs;
         let name = self.name.as_str();
         fs.records += 1;
@@ -443,7 +321,7 @@ impl FileSink<'_> {
     }
 
     /// A record the reader skipped.
-    fn skip(&mut self, s: &Skip) -> Result<()> {
+    pub(crate) fn skip(&mut self, s: &Skip) -> Result<()> {
         self.fs.records += 1;
         let key = s.reason.key();
         if s.reason.is_response() {
@@ -477,7 +355,7 @@ impl FileSink<'_> {
     }
 
     /// A framing anomaly.
-    fn anomaly(&mut self, a: &Anomaly) -> Result<()> {
+    pub(crate) fn anomaly(&mut self, a: &Anomaly) -> Result<()> {
         let key = a.kind.key();
         *self.fs.anomalies.entry(key.to_string()).or_default() += 1;
         self.fs.anomaly_bytes += a.bytes;

@@ -5,7 +5,7 @@
 //! repairs into the buffer ([`InPlace`]) or only reads it ([`ReadOnly`]), so
 //! [`super::count`] and [`super::clean_in_place`] cannot disagree.
 
-use super::{Counting, Utf8Counts};
+use super::Utf8Counts;
 
 /// The buffer the engine walks. Reads go through [`Target::bytes`]; repairs
 /// only ever touch bytes the engine has already read and moved past, so a
@@ -30,7 +30,16 @@ impl Target for InPlace<'_> {
     }
     #[inline(always)]
     fn blank(&mut self, start: usize, end: usize) {
-        self.0[start..end].fill(b' ');
+        // Spans are 1 to 6 bytes: fixed-size stores, not a memset call.
+        const SPACES: [u8; 8] = [b' '; 8];
+        let span = &mut self.0[start..end];
+        match span.len() {
+            1 => span[0] = b' ',
+            2 => span.copy_from_slice(&SPACES[..2]),
+            3 => span.copy_from_slice(&SPACES[..3]),
+            4 => span.copy_from_slice(&SPACES[..4]),
+            _ => span.fill(b' '),
+        }
     }
     #[inline(always)]
     fn write(&mut self, at: usize, src: &[u8]) {
@@ -142,7 +151,10 @@ enum Step {
     Resume(usize),
 }
 
-/// Cleans (or, for [`ReadOnly`], just counts) `t`, adding to `counts`.
+/// Cleans (or, for [`ReadOnly`], just counts) `t`, adding to `counts`, and
+/// adds to `extra` the leftover bytes of over-long forms (the bytes after
+/// the shortest encoding), which [`Counting::Atire`] counts as unexpected
+/// continuation bytes: the caller adds them to `counts` for that counting.
 ///
 /// Returns the number of bytes decided. If `at_end` is true the end of the
 /// buffer is the end of the input, and the return value is the buffer length.
@@ -151,9 +163,9 @@ enum Step {
 /// modified nor counted.
 pub(super) fn run<T: Target>(
     t: &mut T,
-    counting: Counting,
     at_end: bool,
     counts: &mut Utf8Counts,
+    extra: &mut u64,
 ) -> usize {
     let n = t.bytes().len();
     let mut i = 0;
@@ -165,7 +177,7 @@ pub(super) fn run<T: Target>(
                 // (same lead ranges, same over-long, surrogate and 10FFFF
                 // rules), and a valid prefix ends on a sequence boundary.
                 i += e.valid_up_to();
-                match repair(t, i, counting, at_end, counts) {
+                match repair(t, i, at_end, counts, extra) {
                     Step::End => return n,
                     Step::Pending(p) => return p,
                     Step::Resume(r) => i = r,
@@ -178,14 +190,14 @@ pub(super) fn run<T: Target>(
 /// Runs only the exact scalar path over the whole buffer (no SIMD).
 pub(super) fn run_scalar<T: Target>(
     t: &mut T,
-    counting: Counting,
     at_end: bool,
     counts: &mut Utf8Counts,
+    extra: &mut u64,
 ) -> usize {
     let n = t.bytes().len();
     let mut i = 0;
     loop {
-        match repair_from(t, i, counting, at_end, counts, usize::MAX) {
+        match repair_from(t, i, at_end, counts, extra, usize::MAX) {
             Step::End => return n,
             Step::Pending(p) => return p,
             Step::Resume(r) => i = r,
@@ -198,11 +210,11 @@ pub(super) fn run_scalar<T: Target>(
 fn repair<T: Target>(
     t: &mut T,
     i: usize,
-    counting: Counting,
     at_end: bool,
     counts: &mut Utf8Counts,
+    extra: &mut u64,
 ) -> Step {
-    repair_from(t, i, counting, at_end, counts, RESUME_AFTER)
+    repair_from(t, i, at_end, counts, extra, RESUME_AFTER)
 }
 
 /// The exact definition, one sequence at a time, starting at the start of a
@@ -212,9 +224,9 @@ fn repair<T: Target>(
 fn repair_from<T: Target>(
     t: &mut T,
     mut i: usize,
-    counting: Counting,
     at_end: bool,
     counts: &mut Utf8Counts,
+    extra: &mut u64,
     resume_after: usize,
 ) -> Step {
     const HI: u64 = 0x8080_8080_8080_8080;
@@ -310,9 +322,7 @@ fn repair_from<T: Target>(
                     counts.overlong_non_ascii += 1;
                 }
             }
-            if counting == Counting::Atire {
-                counts.unexpected_continuation += (len - short) as u64;
-            }
+            *extra += (len - short) as u64;
         }
         i += len;
         clean_from = i;

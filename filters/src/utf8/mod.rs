@@ -315,6 +315,17 @@ pub enum Counting {
     Atire,
 }
 
+impl Counting {
+    /// `counts` (exact) as this counting reports them, given the leftover
+    /// bytes of over-long forms, `extra`.
+    fn with_extra(self, mut counts: Utf8Counts, extra: u64) -> Utf8Counts {
+        if self == Counting::Atire {
+            counts.unexpected_continuation += extra;
+        }
+        counts
+    }
+}
+
 /// Cleans `buf` in place with [`Counting::Exact`] and returns the counts.
 ///
 /// See the [module docs](self) for the exact semantics.
@@ -331,17 +342,35 @@ pub fn clean_in_place(buf: &mut [u8]) -> Utf8Counts {
 
 /// Cleans `buf` in place, counting as `counting` says.
 pub fn clean_in_place_with(buf: &mut [u8], counting: Counting) -> Utf8Counts {
+    let (counts, extra) = clean_in_place_atire_extra(buf);
+    counting.with_extra(counts, extra)
+}
+
+/// Cleans `buf` in place, in one pass, and returns the [`Counting::Exact`]
+/// counts and the ATIRE extra: what [`Counting::Atire`] would add to
+/// `unexpected_continuation` (the leftover bytes of over-long forms). So
+/// `clean_in_place_with(buf, Counting::Atire)` equals the exact counts with
+/// the extra added to `unexpected_continuation`.
+///
+/// ```
+/// let mut doc = b"\xC1\x81 \xE0\x80\x80 ok".to_vec();
+/// let (counts, extra) = sieve_filters::utf8::clean_in_place_atire_extra(&mut doc);
+/// assert_eq!((counts.overlong_ascii, counts.overlong_nul, extra), (1, 1, 3));
+/// ```
+pub fn clean_in_place_atire_extra(buf: &mut [u8]) -> (Utf8Counts, u64) {
     let mut counts = Utf8Counts::default();
-    engine::run(&mut InPlace(buf), counting, true, &mut counts);
-    counts
+    let mut extra = 0;
+    engine::run(&mut InPlace(buf), true, &mut counts, &mut extra);
+    (counts, extra)
 }
 
 /// The counts [`clean_in_place_with`] would return for `buf`, without
 /// writing anything.
 pub fn count(buf: &[u8], counting: Counting) -> Utf8Counts {
     let mut counts = Utf8Counts::default();
-    engine::run(&mut ReadOnly(buf), counting, true, &mut counts);
-    counts
+    let mut extra = 0;
+    engine::run(&mut ReadOnly(buf), true, &mut counts, &mut extra);
+    counting.with_extra(counts, extra)
 }
 
 /// [`clean_in_place_with`] on the exact scalar path alone, without the SIMD
@@ -349,8 +378,9 @@ pub fn count(buf: &[u8], counting: Counting) -> Utf8Counts {
 /// benchmarks that check the two paths agree.
 pub fn clean_in_place_scalar(buf: &mut [u8], counting: Counting) -> Utf8Counts {
     let mut counts = Utf8Counts::default();
-    engine::run_scalar(&mut InPlace(buf), counting, true, &mut counts);
-    counts
+    let mut extra = 0;
+    engine::run_scalar(&mut InPlace(buf), true, &mut counts, &mut extra);
+    counting.with_extra(counts, extra)
 }
 
 #[cfg(test)]

@@ -65,12 +65,15 @@ impl StreamCleaner {
         let base = out.len();
         out.extend_from_slice(&self.pending[..self.pending_len]);
         out.extend_from_slice(chunk);
+        let mut counts = Utf8Counts::default();
+        let mut extra = 0;
         let decided = engine::run(
             &mut InPlace(&mut out[base..]),
-            self.counting,
             false,
-            &mut self.counts,
+            &mut counts,
+            &mut extra,
         );
+        self.counts += self.counting.with_extra(counts, extra);
         let rest = &out[base + decided..];
         debug_assert!(rest.len() <= MAX_PENDING, "held back {} bytes", rest.len());
         self.pending_len = rest.len();
@@ -84,12 +87,15 @@ impl StreamCleaner {
     pub fn finish(mut self, out: &mut Vec<u8>) -> Utf8Counts {
         let base = out.len();
         out.extend_from_slice(&self.pending[..self.pending_len]);
+        let mut counts = Utf8Counts::default();
+        let mut extra = 0;
         engine::run(
             &mut InPlace(&mut out[base..]),
-            self.counting,
             true,
-            &mut self.counts,
+            &mut counts,
+            &mut extra,
         );
+        self.counts += self.counting.with_extra(counts, extra);
         self.counts
     }
 

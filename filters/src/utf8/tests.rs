@@ -416,6 +416,19 @@ proptest! {
         prop_assert_eq!(got, want);
     }
 
+    /// One pass gives both countings: the exact counts and the ATIRE extra
+    /// equal the reference's two runs.
+    #[test]
+    fn atire_extra_in_one_pass_matches_the_reference(bytes in adversarial()) {
+        let (want, exact) = reference(&bytes, Counting::Exact);
+        let (_, atire) = reference(&bytes, Counting::Atire);
+        let mut got = bytes.clone();
+        let (counts, extra) = clean_in_place_atire_extra(&mut got);
+        prop_assert_eq!(counts, exact);
+        prop_assert_eq!(extra, atire.unexpected_continuation - exact.unexpected_continuation);
+        prop_assert_eq!(got, want);
+    }
+
     #[test]
     fn matches_the_reference_on_adversarial_bytes(bytes in adversarial(), atire in any::<bool>()) {
         let counting = if atire { Counting::Atire } else { Counting::Exact };

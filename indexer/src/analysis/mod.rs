@@ -34,14 +34,18 @@
 //!   re-matches its rules inside the 255-unit buffer and may cut a few
 //!   characters earlier (for example before a trailing `.` or `'`).
 
+mod cache;
 pub mod porter;
+pub mod preanalysed;
 pub mod stopwords;
 pub mod tokenizer;
 
 use tantivy::tokenizer::{MAX_TOKEN_LEN, TextAnalyzer, Token, TokenStream};
 
+pub use preanalysed::AnalysedText;
+use preanalysed::SplitStream;
 pub use stopwords::{LUCENE_ENGLISH_STOPWORDS, is_lucene_stopword};
-use tokenizer::Segments;
+use tokenizer::{Raw, Segments};
 
 /// The name under which [`text_analyzer`] is registered with tantivy.
 pub const ANALYZER_NAME: &str = "sieve_en";
@@ -113,37 +117,61 @@ impl EnglishAnalyzer {
     pub fn analyze_into(&self, text: &str, out: &mut Vec<Token>) -> usize {
         let base = out.last().map_or(0, |t| t.position + 1);
         let before = out.len();
-        let mut segments = Segments::new(text);
-        let mut scratch = Scratch::default();
-        while let Some(raw) = segments.next_raw() {
-            let mut term = String::with_capacity(raw.to - raw.from);
-            if self.normalize(&text[raw.from..raw.to], &mut term, &mut scratch) {
-                out.push(Token {
-                    offset_from: raw.from,
-                    offset_to: raw.to,
-                    position: base + raw.position,
-                    text: term,
-                    position_length: 1,
-                });
-            }
-        }
+        self.for_each_term(text, |raw, term| {
+            out.push(Token {
+                offset_from: raw.from,
+                offset_to: raw.to,
+                position: base + raw.position,
+                text: term.to_string(),
+                position_length: 1,
+            });
+        });
         out.len() - before
+    }
+
+    /// Appends the terms of `text` to `out`, with the positions
+    /// [`analyze_into`](Self::analyze_into) gives them (continuing from
+    /// `out`'s [`next_position`](AnalysedText::next_position)), and returns
+    /// how many it appended. No allocation per token.
+    pub fn analyze_joined(&self, text: &str, out: &mut AnalysedText) -> usize {
+        let base = out.next_position();
+        let before = out.tokens();
+        self.for_each_term(text, |raw, term| out.push(base + raw.position, term));
+        out.tokens() - before
     }
 
     /// The analysed terms of a query string, in order (duplicates kept).
     /// Equal to the texts of the tokens [`EnglishAnalyzer::analyze_into`]
     /// produces for `text`.
     pub fn terms(&self, text: &str) -> Vec<String> {
+        let mut terms = Vec::new();
+        self.for_each_term(text, |_, term| terms.push(term.to_string()));
+        terms
+    }
+
+    /// Calls `emit` with each raw token of `text` that is kept and its term,
+    /// in order. Terms of short tokens come from this thread's cache
+    /// ([`cache`]) once computed.
+    fn for_each_term(&self, text: &str, mut emit: impl FnMut(Raw, &str)) {
         let mut segments = Segments::new(text);
         let mut scratch = Scratch::default();
-        let mut terms = Vec::new();
-        while let Some(raw) = segments.next_raw() {
-            let mut term = String::with_capacity(raw.to - raw.from);
-            if self.normalize(&text[raw.from..raw.to], &mut term, &mut scratch) {
-                terms.push(term);
+        let mut term = String::new();
+        cache::with_cache(self.config, |cache| {
+            while let Some(raw) = segments.next_raw() {
+                let token = &text[raw.from..raw.to];
+                if let Some(cached) = cache.get(token) {
+                    if !cached.is_empty() {
+                        emit(raw, cached);
+                    }
+                    continue;
+                }
+                let keep = self.normalize(token, &mut term, &mut scratch);
+                cache.insert(token, if keep { &term } else { "" });
+                if keep {
+                    emit(raw, &term);
+                }
             }
-        }
-        terms
+        });
     }
 
     /// Possessive, lowercase, stop, stem `raw` into `term` (cleared first).
@@ -225,28 +253,44 @@ fn stem_in_place(term: &mut String, scratch: &mut Scratch) {
 
 /// The token stream of [`EnglishAnalyzer`] as a tantivy [`Tokenizer`](tantivy::tokenizer::Tokenizer).
 /// Produces exactly the tokens of [`EnglishAnalyzer::analyze_into`] on an
-/// empty vector.
+/// empty vector; a text that starts with [`preanalysed::MARKER`] is an
+/// [`AnalysedText`] and is split, not analysed again.
 pub struct EnglishTokenStream<'a> {
-    analyzer: EnglishAnalyzer,
-    text: &'a str,
-    segments: Segments<'a>,
-    scratch: Scratch,
-    token: Token,
+    inner: StreamKind<'a>,
+}
+
+enum StreamKind<'a> {
+    Analyse {
+        analyzer: EnglishAnalyzer,
+        text: &'a str,
+        segments: Segments<'a>,
+        scratch: Scratch,
+        token: Token,
+    },
+    Split(SplitStream<'a>),
 }
 
 impl TokenStream for EnglishTokenStream<'_> {
     fn advance(&mut self) -> bool {
-        while let Some(raw) = self.segments.next_raw() {
-            let mut term = std::mem::take(&mut self.token.text);
-            let keep =
-                self.analyzer
-                    .normalize(&self.text[raw.from..raw.to], &mut term, &mut self.scratch);
-            self.token.text = term;
+        let (analyzer, text, segments, scratch, token) = match &mut self.inner {
+            StreamKind::Split(s) => return s.advance(),
+            StreamKind::Analyse {
+                analyzer,
+                text,
+                segments,
+                scratch,
+                token,
+            } => (analyzer, text, segments, scratch, token),
+        };
+        while let Some(raw) = segments.next_raw() {
+            let mut term = std::mem::take(&mut token.text);
+            let keep = analyzer.normalize(&text[raw.from..raw.to], &mut term, scratch);
+            token.text = term;
             if keep {
-                self.token.offset_from = raw.from;
-                self.token.offset_to = raw.to;
-                self.token.position = raw.position;
-                self.token.position_length = 1;
+                token.offset_from = raw.from;
+                token.offset_to = raw.to;
+                token.position = raw.position;
+                token.position_length = 1;
                 return true;
             }
         }
@@ -254,11 +298,17 @@ impl TokenStream for EnglishTokenStream<'_> {
     }
 
     fn token(&self) -> &Token {
-        &self.token
+        match &self.inner {
+            StreamKind::Analyse { token, .. } => token,
+            StreamKind::Split(s) => s.token(),
+        }
     }
 
     fn token_mut(&mut self) -> &mut Token {
-        &mut self.token
+        match &mut self.inner {
+            StreamKind::Analyse { token, .. } => token,
+            StreamKind::Split(s) => s.token_mut(),
+        }
     }
 }
 
@@ -266,13 +316,17 @@ impl tantivy::tokenizer::Tokenizer for EnglishAnalyzer {
     type TokenStream<'a> = EnglishTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> EnglishTokenStream<'a> {
-        EnglishTokenStream {
-            analyzer: *self,
-            text,
-            segments: Segments::new(text),
-            scratch: Scratch::default(),
-            token: Token::default(),
-        }
+        let inner = match SplitStream::new(text) {
+            Some(split) => StreamKind::Split(split),
+            None => StreamKind::Analyse {
+                analyzer: *self,
+                text,
+                segments: Segments::new(text),
+                scratch: Scratch::default(),
+                token: Token::default(),
+            },
+        };
+        EnglishTokenStream { inner }
     }
 }
 

@@ -191,8 +191,10 @@ fn configs() -> [AnalyzerConfig; 4] {
 }
 
 /// Index the same documents through `PreTokenizedString` (from
-/// `analyze_into`) and through the registered tokenizer; terms, term
-/// frequencies, positions and fieldnorms must be equal.
+/// `analyze_into`), through the registered tokenizer, and as an
+/// [`AnalysedText`] (from `analyze_joined`, split by the registered
+/// tokenizer); terms, term frequencies, positions and fieldnorms must be
+/// equal.
 #[test]
 fn pretokenized_equals_registered_tokenizer_in_tantivy() -> tantivy::Result<()> {
     use tantivy::postings::Postings as _;
@@ -215,7 +217,14 @@ fn pretokenized_equals_registered_tokenizer_in_tantivy() -> tantivy::Result<()> 
         "raw",
         TextOptions::default().set_indexing_options(indexing.clone()),
     );
-    let pre = sb.add_text_field("pre", TextOptions::default().set_indexing_options(indexing));
+    let pre = sb.add_text_field(
+        "pre",
+        TextOptions::default().set_indexing_options(indexing.clone()),
+    );
+    let joined = sb.add_text_field(
+        "joined",
+        TextOptions::default().set_indexing_options(indexing),
+    );
     let schema = sb.build();
     let index = Index::create_in_ram(schema);
     index
@@ -229,6 +238,10 @@ fn pretokenized_equals_registered_tokenizer_in_tantivy() -> tantivy::Result<()> 
             let mut tokens = Vec::new();
             counts.push(analyzer.analyze_into(text, &mut tokens));
             let mut doc = TantivyDocument::default();
+            let mut analysed = AnalysedText::new();
+            assert_eq!(analyzer.analyze_joined(text, &mut analysed), tokens.len());
+            assert!(analysed.is_exact());
+            doc.add_text(joined, analysed.as_str());
             doc.add_text(raw, text);
             doc.add_pre_tokenized_text(
                 pre,
@@ -246,10 +259,16 @@ fn pretokenized_equals_registered_tokenizer_in_tantivy() -> tantivy::Result<()> 
     let seg = &searcher.segment_readers()[0];
     let norms_raw = seg.get_fieldnorms_reader(raw)?;
     let norms_pre = seg.get_fieldnorms_reader(pre)?;
+    let norms_joined = seg.get_fieldnorms_reader(joined)?;
     for (doc, &count) in counts.iter().enumerate() {
         let doc = doc as u32;
         assert_eq!(
             norms_raw.fieldnorm_id(doc),
+            norms_pre.fieldnorm_id(doc),
+            "doc {doc}"
+        );
+        assert_eq!(
+            norms_joined.fieldnorm_id(doc),
             norms_pre.fieldnorm_id(doc),
             "doc {doc}"
         );
@@ -263,6 +282,7 @@ fn pretokenized_equals_registered_tokenizer_in_tantivy() -> tantivy::Result<()> 
     // Same dictionary and same postings (doc, tf, positions) for every term.
     let inv_raw = seg.inverted_index(raw)?;
     let inv_pre = seg.inverted_index(pre)?;
+    let inv_joined = seg.inverted_index(joined)?;
     let collect_terms = |inv: &tantivy::InvertedIndexReader| -> tantivy::Result<Vec<Vec<u8>>> {
         let mut stream = inv.terms().stream()?;
         let mut v = Vec::new();
@@ -274,11 +294,12 @@ fn pretokenized_equals_registered_tokenizer_in_tantivy() -> tantivy::Result<()> 
     let terms_raw = collect_terms(&inv_raw)?;
     let terms_pre = collect_terms(&inv_pre)?;
     assert_eq!(terms_raw, terms_pre);
+    assert_eq!(collect_terms(&inv_joined)?, terms_pre);
     assert!(terms_raw.len() > 20);
     for key in &terms_raw {
         let text = std::str::from_utf8(key).expect("utf-8 term");
         let mut postings = Vec::new();
-        for (field, inv) in [(raw, &inv_raw), (pre, &inv_pre)] {
+        for (field, inv) in [(raw, &inv_raw), (pre, &inv_pre), (joined, &inv_joined)] {
             let term = Term::from_field_text(field, text);
             let mut p = inv
                 .read_postings(&term, IndexRecordOption::WithFreqsAndPositions)?
@@ -293,6 +314,7 @@ fn pretokenized_equals_registered_tokenizer_in_tantivy() -> tantivy::Result<()> 
             postings.push(list);
         }
         assert_eq!(postings[0], postings[1], "term {text}");
+        assert_eq!(postings[2], postings[1], "term {text}");
     }
     let cat = Term::from_field_text(pre, "cat");
     assert_eq!(searcher.doc_freq(&cat)?, 1);
@@ -324,6 +346,38 @@ proptest! {
             }
             let texts: Vec<String> = toks.iter().map(|t| t.text.clone()).collect();
             prop_assert_eq!(a.terms(&text), texts);
+        }
+    }
+
+    /// Splitting an `AnalysedText` gives back the tokens of `analyze_into`:
+    /// texts and positions (gaps included), also when appended after
+    /// another text's terms, and the cache (second round) changes nothing.
+    #[test]
+    fn prop_analysed_text_splits_into_the_tokens(
+        first in "\\PC{0,60}|[a-zA-Z'’. ,_&0-9-]{0,60}",
+        text in "\\PC{0,200}|[a-zA-Z'’. ,_&0-9-]{0,200}|(the |a |cats |is |running ){0,40}",
+    ) {
+        use tantivy::tokenizer::Tokenizer as _;
+        for config in configs() {
+            for _round in 0..2 {
+                let mut a = EnglishAnalyzer::new(config);
+                let mut toks = Vec::new();
+                a.analyze_into(&first, &mut toks);
+                let mut joined = AnalysedText::new();
+                for t in &toks {
+                    joined.push(t.position, &t.text);
+                }
+                let n = a.analyze_joined(&text, &mut joined);
+                prop_assert_eq!(n, a.analyze_into(&text, &mut toks));
+                prop_assert!(joined.is_exact());
+                prop_assert_eq!(joined.tokens(), toks.len());
+                let want: Vec<(String, usize)> =
+                    toks.iter().map(|t| (t.text.clone(), t.position)).collect();
+                let mut got = Vec::new();
+                a.token_stream(joined.as_str())
+                    .process(&mut |t| got.push((t.text.clone(), t.position)));
+                prop_assert_eq!(got, want);
+            }
         }
     }
 

@@ -16,29 +16,53 @@ pub(crate) struct Raw {
 }
 
 /// Iterator over the raw tokens of a text.
+///
+/// The text is cut into chunks at points that are word boundaries whatever
+/// surrounds them, and across which no UAX#29 rule looks: after a `\n`
+/// (rule WB3a), and after a space followed by an ASCII byte other than a
+/// space (WB3d joins only spaces; WB4 attaches only Extend, Format and ZWJ,
+/// which are not ASCII; no rule of WB5–WB16 has a space on either side of
+/// the letters, digits, quotes or RI pairs it looks at). A chunk of ASCII
+/// bytes only is segmented by a table of the UAX#29 word-break classes of
+/// ASCII ([`ascii_next`]); any other chunk by `unicode-segmentation`. So the
+/// segments are those of `unicode-segmentation` over the whole text (tested
+/// against it: `tests::chunked_segments_equal_whole_text_segments`), and
+/// English text rarely leaves the ASCII path.
 pub(crate) struct Segments<'a> {
     text: &'a str,
-    bounds: UWordBoundIndices<'a>,
-    /// A segment read ahead while merging South-East Asian runs.
-    peeked: Option<(usize, &'a str)>,
+    /// Start of the text not yet cut into chunks.
+    done: usize,
+    chunk: Chunk<'a>,
     /// Remaining byte range of a token longer than [`MAX_TOKEN_UTF16`].
     long: Option<(usize, usize)>,
     position: usize,
+}
+
+/// The chunk being segmented.
+enum Chunk<'a> {
+    /// ASCII bytes from `at` to `end`.
+    Ascii { at: usize, end: usize },
+    /// `unicode-segmentation` over `text[base..]`.
+    Unicode {
+        base: usize,
+        bounds: UWordBoundIndices<'a>,
+        /// A segment read ahead while merging South-East Asian runs
+        /// (offset relative to `base`).
+        peeked: Option<(usize, &'a str)>,
+    },
+    /// Nothing left in this chunk.
+    Done,
 }
 
 impl<'a> Segments<'a> {
     pub(crate) fn new(text: &'a str) -> Self {
         Segments {
             text,
-            bounds: text.split_word_bound_indices(),
-            peeked: None,
+            done: 0,
+            chunk: Chunk::Done,
             long: None,
             position: 0,
         }
-    }
-
-    fn next_segment(&mut self) -> Option<(usize, &'a str)> {
-        self.peeked.take().or_else(|| self.bounds.next())
     }
 
     /// The next raw token, or `None` at the end of the text.
@@ -52,22 +76,7 @@ impl<'a> Segments<'a> {
                 }
                 continue;
             }
-            let (from, seg) = self.next_segment()?;
-            let mut to = from + seg.len();
-            if !has_word_char(seg) {
-                continue;
-            }
-            if seg.chars().all(is_complex_context) {
-                // Lucene: {ComplexContextEx}+ is one SOUTHEAST_ASIAN token.
-                for (next_from, next) in self.bounds.by_ref() {
-                    if next_from == to && next.chars().all(is_complex_context) {
-                        to += next.len();
-                    } else {
-                        self.peeked = Some((next_from, next));
-                        break;
-                    }
-                }
-            }
+            let (from, to) = self.next_word()?;
             let piece = &self.text[from..to];
             // A UTF-16 length above 255 needs more than 255 bytes... or fewer
             // bytes for non-ASCII text; the byte length bounds it from above.
@@ -79,6 +88,79 @@ impl<'a> Segments<'a> {
         }
     }
 
+    /// The byte range of the next segment with a letter or digit (South-East
+    /// Asian runs merged), or `None` at the end of the text.
+    fn next_word(&mut self) -> Option<(usize, usize)> {
+        loop {
+            match &mut self.chunk {
+                Chunk::Ascii { at, end } => {
+                    if let Some(w) = ascii_next(self.text.as_bytes(), at, *end) {
+                        return Some(w);
+                    }
+                }
+                Chunk::Unicode {
+                    base,
+                    bounds,
+                    peeked,
+                } => {
+                    let base = *base;
+                    while let Some((from, seg)) = peeked.take().or_else(|| bounds.next()) {
+                        if !has_word_char(seg) {
+                            continue;
+                        }
+                        let mut to = from + seg.len();
+                        if seg.chars().all(is_complex_context) {
+                            // Lucene: {ComplexContextEx}+ is one SOUTHEAST_ASIAN token.
+                            for (next_from, next) in bounds.by_ref() {
+                                if next_from == to && next.chars().all(is_complex_context) {
+                                    to += next.len();
+                                } else {
+                                    *peeked = Some((next_from, next));
+                                    break;
+                                }
+                            }
+                        }
+                        return Some((base + from, base + to));
+                    }
+                }
+                Chunk::Done => {}
+            }
+            if !self.next_chunk() {
+                return None;
+            }
+        }
+    }
+
+    /// Cuts the next chunk off the text; false at its end.
+    fn next_chunk(&mut self) -> bool {
+        let b = self.text.as_bytes();
+        let (a, n) = (self.done, b.len());
+        if a >= n {
+            self.chunk = Chunk::Done;
+            return false;
+        }
+        let Some(q) = b[a..].iter().position(|&c| c >= 0x80).map(|k| a + k) else {
+            self.chunk = Chunk::Ascii { at: a, end: n };
+            self.done = n;
+            return true;
+        };
+        // The ASCII bytes before the first non-ASCII one, up to the last
+        // cut point before it, are a chunk of their own.
+        if let Some(s) = (a + 1..=q).rev().find(|&p| is_cut(b, p)) {
+            self.chunk = Chunk::Ascii { at: a, end: s };
+            self.done = s;
+            return true;
+        }
+        let e = (q + 1..n).find(|&p| is_cut(b, p)).unwrap_or(n);
+        self.chunk = Chunk::Unicode {
+            base: a,
+            bounds: self.text[a..e].split_word_bound_indices(),
+            peeked: None,
+        };
+        self.done = e;
+        true
+    }
+
     fn emit(&mut self, from: usize, to: usize) -> Raw {
         let raw = Raw {
             from,
@@ -88,6 +170,95 @@ impl<'a> Segments<'a> {
         self.position += 1;
         raw
     }
+}
+
+/// True when byte offset `p` (0 < `p` < `b.len()`) is a chunk cut: a word
+/// boundary that no UAX#29 rule looks across (see [`Segments`]).
+#[inline]
+fn is_cut(b: &[u8], p: usize) -> bool {
+    match b[p - 1] {
+        b'\n' => true,
+        b' ' => b[p] < 0x80 && b[p] != b' ',
+        _ => false,
+    }
+}
+
+/// UAX#29 word-break classes of the ASCII bytes that can be part of a word:
+/// ALetter, Numeric, ExtendNumLet (`_`), MidLetter (`:`), MidNumLet and
+/// Single_Quote (`.` and `'`, which act alike without Hebrew letters),
+/// MidNum (`,` and `;`). Every other ASCII byte is a segment of its own (or
+/// of a run of spaces, or CR LF) without a letter or digit.
+const OTHER: u8 = 0;
+const LETTER: u8 = 1;
+const DIGIT: u8 = 2;
+const EXTEND_NUM_LET: u8 = 3;
+const MID_LETTER: u8 = 4;
+const MID_NUM_LET: u8 = 5;
+const MID_NUM: u8 = 6;
+
+static ASCII_CLASS: [u8; 128] = {
+    let mut t = [OTHER; 128];
+    let mut c = 0;
+    while c < 128 {
+        t[c] = match c as u8 {
+            b'A'..=b'Z' | b'a'..=b'z' => LETTER,
+            b'0'..=b'9' => DIGIT,
+            b'_' => EXTEND_NUM_LET,
+            b':' => MID_LETTER,
+            b'.' | b'\'' => MID_NUM_LET,
+            b',' | b';' => MID_NUM,
+            _ => OTHER,
+        };
+        c += 1;
+    }
+    t
+};
+
+/// The next UAX#29 word segment with a letter or digit in the ASCII bytes
+/// `b[*at..end]`, as a byte range; advances `at` past it. Within a word:
+/// letters, digits and `_` join (WB5, WB8–WB10, WB13a/b); a MidLetter or
+/// MidNumLet between two letters joins (WB6/7), a MidNum or MidNumLet
+/// between two digits joins (WB11/12); everything else breaks.
+#[inline]
+fn ascii_next(b: &[u8], at: &mut usize, end: usize) -> Option<(usize, usize)> {
+    let mut i = *at;
+    while i < end {
+        let c = ASCII_CLASS[usize::from(b[i])];
+        if !matches!(c, LETTER | DIGIT | EXTEND_NUM_LET) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut word = c != EXTEND_NUM_LET;
+        i += 1;
+        while i < end {
+            let c = ASCII_CLASS[usize::from(b[i])];
+            match c {
+                LETTER | DIGIT | EXTEND_NUM_LET => {
+                    word |= c != EXTEND_NUM_LET;
+                    i += 1;
+                }
+                MID_LETTER | MID_NUM_LET | MID_NUM if i + 1 < end => {
+                    let before = ASCII_CLASS[usize::from(b[i - 1])];
+                    let after = ASCII_CLASS[usize::from(b[i + 1])];
+                    let letters = before == LETTER && after == LETTER && c != MID_NUM;
+                    let digits = before == DIGIT && after == DIGIT && c != MID_LETTER;
+                    if letters || digits {
+                        i += 2;
+                    } else {
+                        break;
+                    }
+                }
+                _ => break,
+            }
+        }
+        if word {
+            *at = i;
+            return Some((start, i));
+        }
+    }
+    *at = end;
+    None
 }
 
 fn utf16_len(s: &str) -> usize {
@@ -113,8 +284,18 @@ fn has_word_char(s: &str) -> bool {
     if s.is_ascii() {
         s.bytes().any(|b| b.is_ascii_alphanumeric())
     } else {
-        s.chars().any(char::is_alphanumeric)
+        s.chars()
+            .any(|c| is_common_letter(c) || c.is_alphanumeric())
     }
+}
+
+/// Blocks of letters only (every character Alphabetic; tested against
+/// `char::is_alphabetic`), answered without the Unicode table search: CJK
+/// ideographs, Hiragana, Katakana and Hangul syllables, most of the
+/// non-Latin text of a web crawl, where every character is its own segment.
+#[inline]
+fn is_common_letter(c: char) -> bool {
+    matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3041}'..='\u{3096}' | '\u{30A1}'..='\u{30FA}' | '\u{AC00}'..='\u{D7A3}')
 }
 
 /// Characters with Line_Break = Complex_Context (SA): the Thai, Lao, Myanmar,
@@ -171,6 +352,182 @@ mod tests {
         );
         let exact = "y".repeat(255);
         assert_eq!(raw_texts(&exact), [exact.as_str()]);
+    }
+
+    /// The segmentation before the chunked fast path: `unicode-segmentation`
+    /// over the whole text, the same filtering, merging and cutting.
+    fn whole_text_raw(text: &str) -> Vec<Raw> {
+        let mut bounds = text.split_word_bound_indices();
+        let mut peeked: Option<(usize, &str)> = None;
+        let mut out = Vec::new();
+        let mut position = 0;
+        let mut push = |from: usize, to: usize, out: &mut Vec<Raw>| {
+            out.push(Raw { from, to, position });
+            position += 1;
+        };
+        while let Some((from, seg)) = peeked.take().or_else(|| bounds.next()) {
+            if !has_word_char(seg) {
+                continue;
+            }
+            let mut to = from + seg.len();
+            if seg.chars().all(is_complex_context) {
+                for (next_from, next) in bounds.by_ref() {
+                    if next_from == to && next.chars().all(is_complex_context) {
+                        to += next.len();
+                    } else {
+                        peeked = Some((next_from, next));
+                        break;
+                    }
+                }
+            }
+            let piece = &text[from..to];
+            if piece.len() > MAX_TOKEN_UTF16 && utf16_len(piece) > MAX_TOKEN_UTF16 {
+                let mut f = from;
+                while f < to {
+                    let end = cut_utf16(&text[f..to], MAX_TOKEN_UTF16) + f;
+                    if has_word_char(&text[f..end]) {
+                        push(f, end, &mut out);
+                    }
+                    f = end;
+                }
+                continue;
+            }
+            push(from, to, &mut out);
+        }
+        out
+    }
+
+    fn chunked_raw(text: &str) -> Vec<Raw> {
+        let mut s = Segments::new(text);
+        let mut v = Vec::new();
+        while let Some(r) = s.next_raw() {
+            v.push(r);
+        }
+        v
+    }
+
+    /// Characters that exercise every ASCII word-break class and the
+    /// non-ASCII neighbours that interact with them (Extend, Format, ZWJ,
+    /// Hebrew letters with quotes, Katakana, regional indicators, complex
+    /// context, ideographs, no-break and other spaces, newlines).
+    const ALPHABET: &[char] = &[
+        'a',
+        'Z',
+        'q',
+        '0',
+        '7',
+        '_',
+        ':',
+        '.',
+        '\'',
+        ',',
+        ';',
+        '"',
+        ' ',
+        ' ',
+        ' ',
+        '\n',
+        '\r',
+        '\t',
+        '-',
+        '/',
+        '&',
+        '@',
+        '\u{0B}',
+        '\u{0C}',
+        '\u{85}',
+        '\u{A0}',
+        '\u{2028}',
+        '\u{3000}',
+        '\u{200D}',
+        '\u{200B}',
+        '\u{AD}',
+        '\u{301}',
+        '\u{93E}',
+        '\u{5D0}',
+        '\u{5D1}',
+        '\u{30A2}',
+        '\u{30FC}',
+        '\u{4E2D}',
+        '\u{E01}',
+        '\u{E34}',
+        '\u{1F1E6}',
+        '\u{1F1E8}',
+        '\u{1F600}',
+        '\u{2019}',
+        '\u{FF07}',
+        '\u{B7}',
+        '\u{387}',
+        '\u{2024}',
+        '\u{FE13}',
+        '\u{E9}',
+        '\u{130}',
+        '\u{FF10}',
+        '\u{2070}',
+        '\u{B2}',
+        '\u{1D41A}',
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 2000, ..proptest::prelude::ProptestConfig::default()
+        })]
+
+        #[test]
+        fn chunked_segments_equal_whole_text_segments(
+            picks in proptest::collection::vec(0..ALPHABET.len(), 0..80),
+            any in "\\PC{0,40}",
+        ) {
+            let text: String = picks.iter().map(|&i| ALPHABET[i]).collect();
+            proptest::prop_assert_eq!(chunked_raw(&text), whole_text_raw(&text));
+            proptest::prop_assert_eq!(chunked_raw(&any), whole_text_raw(&any));
+            let mixed = format!("{text}{any}{text}");
+            proptest::prop_assert_eq!(chunked_raw(&mixed), whole_text_raw(&mixed));
+        }
+
+        #[test]
+        fn ascii_segments_equal_whole_text_segments(text in "[a-c0-2_:.',; \n\r\t\"&-]{0,120}") {
+            proptest::prop_assert_eq!(chunked_raw(&text), whole_text_raw(&text));
+        }
+    }
+
+    /// Every text of the shared HTML corpus and WARC samples (when present)
+    /// and the committed fixtures segment as before.
+    #[test]
+    fn chunked_segments_equal_whole_text_segments_on_real_text() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data");
+        let mut files = Vec::new();
+        let mut stack = vec![std::path::PathBuf::from(dir)];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else {
+                    files.push(p);
+                }
+            }
+        }
+        assert!(files.len() > 10, "fixtures under {dir}");
+        let mut bytes = 0;
+        for f in files {
+            let Ok(raw) = std::fs::read(&f) else { continue };
+            let text = String::from_utf8_lossy(&raw);
+            bytes += text.len();
+            assert!(
+                chunked_raw(&text) == whole_text_raw(&text),
+                "{}",
+                f.display()
+            );
+        }
+        assert!(bytes > 1 << 20);
+    }
+
+    #[test]
+    fn common_letters_are_alphabetic() {
+        for c in ('\u{0}'..=char::MAX).filter(|&c| is_common_letter(c)) {
+            assert!(c.is_alphabetic(), "U+{:04X}", u32::from(c));
+        }
     }
 
     #[test]

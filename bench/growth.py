@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""How `sieve-index build` grows with the collection (issue 18): docs/s, peak RSS, index size and
+merge time per corpus size.
+
+    bench/growth.py OUT.jsonl CORPUS_DIR [CORPUS_DIR ...] [--bin target/release/sieve-index]
+                    [--threads 2] [--keep-index DIR]
+
+Each CORPUS_DIR (make_corpus.py output, e.g. --size-mb 300, 3000 and 30000: 13,356, 131,796 and
+1,317,960 documents) is indexed once with `sieve-index build --input CORPUS_DIR --index IDX
+--threads T`. Measured for the whole process: wall seconds, user + system CPU seconds and peak RSS
+(os.wait4's rusage); the index size on disk; the documents indexed (stats.json). "Merge time" is
+the CPU time of tantivy's merge threads (`merge_thread_*`, which run the order-preserving merges of
+indexer/src/order.rs in the background), read from /proc/PID/task/*/stat every 0.2 s (a merge
+thread lives as long as the writer, so nothing is lost between polls). Appends one JSON object per corpus to OUT.jsonl; `bench/growth_plot.py OUT.jsonl OUT.svg` draws it.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def thread_cpu(pid):
+    """{tid: (comm, cpu seconds)} of the live threads of pid."""
+    out = {}
+    base = f"/proc/{pid}/task"
+    try:
+        tids = os.listdir(base)
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"{base}/{tid}/stat") as f:
+                s = f.read()
+        except OSError:
+            continue
+        comm = s[s.index("(") + 1:s.rindex(")")]
+        fields = s[s.rindex(")") + 2:].split()
+        out[tid] = (comm, (int(fields[11]) + int(fields[12])) / TICK)
+    return out
+
+
+def run(corpus, args):
+    work = tempfile.mkdtemp(prefix="sieve-growth-", dir=args.work)
+    index = os.path.join(work, "idx")
+    cmd = [args.bin, "build", "--input", os.path.join(corpus, "*.warc.gz"), "--index", index,
+           "--threads", str(args.threads)]
+    log = open(os.path.join(work, "build.log"), "w+")
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
+    seen = {}
+    while True:
+        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
+        for tid, (comm, cpu) in thread_cpu(p.pid).items():
+            seen[tid] = (comm, max(cpu, seen.get(tid, (comm, 0))[1]))
+        time.sleep(0.2)
+    wall = time.monotonic() - t0
+    log.seek(0)
+    progress = log.read()
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"growth: {' '.join(cmd)} failed:\n{progress[-2000:]}")
+    stats = json.load(open(os.path.join(index, "stats.json")))
+    stats = stats.get("payload", stats)
+    docs = stats["totals"]["indexed"]
+    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(index) for f in fs)
+    merge_cpu = sum(c for comm, c in seen.values() if comm.startswith("merge_thread"))
+    rec = {
+        "corpus": os.path.basename(os.path.normpath(corpus)),
+        "threads": args.threads,
+        "docs": docs,
+        "wall_s": round(wall, 3),
+        "cpu_s": round(ru.ru_utime + ru.ru_stime, 3),
+        "peak_rss_mb": round(ru.ru_maxrss / 1024, 1),
+        "index_mb": round(size / 1e6, 1),
+        "merge_cpu_s": round(merge_cpu, 2),
+        "build_seconds": round(stats.get("seconds", 0), 3),
+        "docs_per_s": round(docs / wall, 1),
+        "docs_per_cpu_s": round(docs / (ru.ru_utime + ru.ru_stime), 1),
+        "load_before": args.load,
+        "load_after": os.getloadavg()[0],
+        "bin": args.bin,
+    }
+    if args.keep_index:
+        shutil.move(index, os.path.join(args.keep_index, rec["corpus"]))
+    shutil.rmtree(work, ignore_errors=True)
+    return rec
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out")
+    ap.add_argument("corpora", nargs="+")
+    ap.add_argument("--bin", default="target/release/sieve-index")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--work", default=None, help="directory for the temporary index (default: $TMPDIR)")
+    ap.add_argument("--keep-index", default=None)
+    args = ap.parse_args()
+    for corpus in args.corpora:
+        args.load = os.getloadavg()[0]
+        rec = run(corpus, args)
+        print(json.dumps(rec), flush=True)
+        with open(args.out, "a") as f:
+            f.write(json.dumps(rec) + "\n")
+
+
+if __name__ == "__main__":
+    main()

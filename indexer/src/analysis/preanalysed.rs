@@ -1,0 +1,204 @@
+//! Pre-analysed text: the terms of a field, analysed by the workers, handed
+//! to tantivy as one string that its indexing thread only has to split.
+//!
+//! tantivy takes a pre-tokenised value (`PreTokenizedString`) by cloning it
+//! twice in its single indexing thread (once to read the value, once to make
+//! the token stream), a `String` per token each time, and drops the
+//! document's tokens there too: about half of that thread's time in a build
+//! (measured with `perf`, issue 18), and the thread is the build's one serial
+//! stage. An [`AnalysedText`] is one string instead, borrowed by tantivy:
+//!
+//! ```text
+//! MARKER term0 \n term1 \n \n term3 ...
+//! ```
+//!
+//! [`MARKER`], then one slot per position, slots separated by `\n`; slot `p`
+//! holds the term at position `p`, or nothing where a stop word was removed
+//! (so positions, and every gap, are exactly those of
+//! [`EnglishAnalyzer::analyze_into`](super::EnglishAnalyzer::analyze_into)).
+//! The analyser registered with tantivy ([`super::text_analyzer`]) splits a
+//! text that starts with [`MARKER`] and analyses any other text, so an index
+//! gets the same terms, frequencies, positions and field lengths either way
+//! (`tests::preanalysed_equals_pretokenized_in_tantivy`). A term never
+//! contains `\n` (UAX#29 always breaks around a line feed); a term that did
+//! would make the text not [`AnalysedText::is_exact`], and the caller then
+//! hands tantivy the tokens instead.
+
+use tantivy::tokenizer::{Token, TokenStream};
+
+/// Starts a pre-analysed text: U+0000 U+FDD0 (a NUL and a noncharacter,
+/// which no text extracted by sieve starts a field's value with: sieve
+/// gives tantivy the body only as an [`AnalysedText`]).
+pub const MARKER: &str = "\u{0}\u{FDD0}";
+
+/// Separates the slots of an [`AnalysedText`].
+const SEP: char = '\n';
+
+/// The analysed terms of a field as one string (see the [module docs](self)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnalysedText {
+    text: String,
+    /// Slots written: the position after the last term's.
+    slots: usize,
+    tokens: usize,
+    exact: bool,
+}
+
+impl Default for AnalysedText {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl AnalysedText {
+    /// An empty text (no terms).
+    pub fn new() -> Self {
+        AnalysedText {
+            text: String::from(MARKER),
+            slots: 0,
+            tokens: 0,
+            exact: true,
+        }
+    }
+
+    /// Appends `term` at `position`, which must be at least
+    /// [`next_position`](Self::next_position) (a smaller one is put there).
+    #[inline]
+    pub fn push(&mut self, position: usize, term: &str) {
+        let position = position.max(self.slots);
+        let gaps = position - self.slots + usize::from(self.slots > 0);
+        self.text.extend(std::iter::repeat_n(SEP, gaps));
+        self.text.push_str(term);
+        self.exact &= !term.is_empty() && !term.contains(SEP);
+        self.slots = position + 1;
+        self.tokens += 1;
+    }
+
+    /// The position after the last term's (0 when empty): where the terms of
+    /// a following text start, as with `analyze_into`.
+    pub fn next_position(&self) -> usize {
+        self.slots
+    }
+
+    /// Terms pushed.
+    pub fn tokens(&self) -> usize {
+        self.tokens
+    }
+
+    /// True when splitting gives back exactly the terms pushed (no term was
+    /// empty or held `\n`).
+    pub fn is_exact(&self) -> bool {
+        self.exact
+    }
+
+    /// The string to give tantivy.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The string to give tantivy.
+    pub fn into_string(self) -> String {
+        self.text
+    }
+}
+
+/// The tokens of a pre-analysed text (`text` without the [`MARKER`]).
+pub struct SplitStream<'a> {
+    text: &'a str,
+    /// Byte offset of the next slot.
+    at: usize,
+    position: usize,
+    token: Token,
+}
+
+impl<'a> SplitStream<'a> {
+    /// The stream over `text` if it starts with [`MARKER`].
+    pub fn new(text: &'a str) -> Option<Self> {
+        let rest = text.strip_prefix(MARKER)?;
+        Some(SplitStream {
+            text: rest,
+            at: 0,
+            // The first slot is position 0; `advance` adds one per slot.
+            position: usize::MAX,
+            token: Token::default(),
+        })
+    }
+}
+
+impl TokenStream for SplitStream<'_> {
+    fn advance(&mut self) -> bool {
+        while self.at <= self.text.len() {
+            let rest = &self.text.as_bytes()[self.at..];
+            let len = memchr::memchr(SEP as u8, rest).unwrap_or(rest.len());
+            let (from, to) = (self.at, self.at + len);
+            self.at = to + 1;
+            self.position = self.position.wrapping_add(1);
+            if len > 0 {
+                let t = &mut self.token;
+                t.text.clear();
+                t.text.push_str(&self.text[from..to]);
+                t.offset_from = from + MARKER.len();
+                t.offset_to = to + MARKER.len();
+                t.position = self.position;
+                t.position_length = 1;
+                return true;
+            }
+        }
+        false
+    }
+
+    fn token(&self) -> &Token {
+        &self.token
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        &mut self.token
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(text: &str) -> Vec<(String, usize)> {
+        let mut s = SplitStream::new(text).expect("marker");
+        let mut v = Vec::new();
+        while s.advance() {
+            v.push((s.token().text.clone(), s.token().position));
+        }
+        v
+    }
+
+    #[test]
+    fn slots_keep_positions_and_gaps() {
+        let mut t = AnalysedText::new();
+        assert_eq!(split(t.as_str()), []);
+        t.push(1, "cat");
+        t.push(4, "hat");
+        t.push(5, "on");
+        assert_eq!(t.as_str(), format!("{MARKER}\ncat\n\n\nhat\non"));
+        assert_eq!(t.next_position(), 6);
+        assert_eq!(t.tokens(), 3);
+        assert!(t.is_exact());
+        assert_eq!(
+            split(t.as_str()),
+            [("cat".into(), 1), ("hat".into(), 4), ("on".into(), 5)]
+        );
+    }
+
+    #[test]
+    fn a_term_with_a_line_feed_is_not_exact() {
+        let mut t = AnalysedText::new();
+        t.push(0, "a\nb");
+        assert!(!t.is_exact());
+        let mut t = AnalysedText::new();
+        t.push(0, "");
+        assert!(!t.is_exact());
+    }
+
+    #[test]
+    fn text_without_the_marker_is_not_split() {
+        assert!(SplitStream::new("cat\nhat").is_none());
+        assert!(SplitStream::new("\u{FDD0}cat").is_none());
+    }
+}

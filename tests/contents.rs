@@ -1,0 +1,192 @@
+//! The contents of a built index are pinned (issue 18): speeding up the
+//! build must not change which documents are indexed, their terms, term
+//! frequencies, field lengths, stored fields or fast fields, whatever
+//! `--threads`. The digest below was taken with the build as it was before
+//! issue 18's changes (commit e4b2d38) and must not move unless the
+//! analyser, the extractor or the schema is changed on purpose.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use tantivy::schema::document::Document as _;
+use tantivy::schema::{FieldType, IndexRecordOption};
+use tantivy::{DocSet, Index, TantivyDocument, Term};
+
+use crate::util::{Dir, fixture, ok};
+
+/// FNV-1a, 64 bits: enough to notice any change in the dump.
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Everything an index holds, as text, independent of how its documents
+/// are split into segments: per document (in index order) the stored
+/// fields, every fast field and the field-length codes of the analysed
+/// fields; per analysed field every term with its postings (ordinal, term
+/// frequency).
+fn dump(index_dir: &Path) -> String {
+    let index = Index::open_in_dir(index_dir).expect("open index");
+    let schema = index.schema();
+    let searcher = index.reader().expect("reader").searcher();
+    let mut out = String::new();
+    let mut base = Vec::new();
+    let mut n = 0u32;
+    for seg in searcher.segment_readers() {
+        base.push(n);
+        n += seg.max_doc();
+    }
+    writeln!(out, "docs {n}").unwrap();
+    for (s, seg) in searcher.segment_readers().iter().enumerate() {
+        let store = seg.get_store_reader(1).expect("store");
+        for doc in 0..seg.max_doc() {
+            let d: TantivyDocument = store.get(doc).expect("stored doc");
+            writeln!(out, "doc {} {}", base[s] + doc, d.to_json(&schema)).unwrap();
+            for (field, entry) in schema.fields() {
+                let name = entry.name();
+                let ff = seg.fast_fields();
+                let v = match entry.field_type() {
+                    FieldType::U64(o) if o.is_fast() => {
+                        format!("{:?}", ff.u64(name).expect("u64 column").first(doc))
+                    }
+                    FieldType::Bool(o) if o.is_fast() => {
+                        format!("{:?}", ff.bool(name).expect("bool column").first(doc))
+                    }
+                    FieldType::Str(o)
+                        if o.get_indexing_options()
+                            .is_some_and(|i| i.index_option() == IndexRecordOption::WithFreqs) =>
+                    {
+                        let norms = seg.get_fieldnorms_reader(field).expect("norms");
+                        format!("norm {}", norms.fieldnorm_id(doc))
+                    }
+                    _ => continue,
+                };
+                writeln!(out, "  {name} {v}").unwrap();
+            }
+        }
+    }
+    for (field, entry) in schema.fields() {
+        let FieldType::Str(o) = entry.field_type() else {
+            continue;
+        };
+        if o.get_indexing_options()
+            .is_none_or(|i| i.index_option() != IndexRecordOption::WithFreqs)
+        {
+            continue;
+        }
+        let mut terms = std::collections::BTreeSet::new();
+        for seg in searcher.segment_readers() {
+            let inv = seg.inverted_index(field).expect("inverted index");
+            let mut stream = inv.terms().stream().expect("terms");
+            while stream.advance() {
+                terms.insert(stream.key().to_vec());
+            }
+        }
+        writeln!(out, "field {} terms {}", entry.name(), terms.len()).unwrap();
+        for key in terms {
+            let term = Term::from_field_bytes(field, &key);
+            let mut line = format!("{} :", String::from_utf8_lossy(&key));
+            for (s, seg) in searcher.segment_readers().iter().enumerate() {
+                let inv = seg.inverted_index(field).expect("inverted index");
+                let Some(mut p) = inv
+                    .read_postings(&term, IndexRecordOption::WithFreqs)
+                    .expect("postings")
+                else {
+                    continue;
+                };
+                while p.doc() != tantivy::TERMINATED {
+                    use tantivy::postings::Postings as _;
+                    write!(line, " {}x{}", base[s] + p.doc(), p.term_freq()).unwrap();
+                    p.advance();
+                }
+            }
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Copies `files` into `dir/in/` and builds `dir/NAME` from them with
+/// relative paths (the `source` field stores the path as given).
+fn build(dir: &Dir, files: &[PathBuf], name: &str, threads: &str) -> String {
+    let mut c = dir.cmd("sieve-index");
+    c.args(["build", "--threads", threads, "--index", name]);
+    for f in files {
+        let rel = format!("in/{}", f.file_name().unwrap().to_string_lossy());
+        if !dir.join(&rel).exists() {
+            dir.write(&rel, &std::fs::read(f).unwrap());
+        }
+        c.args(["--input", &rel]);
+    }
+    ok(&mut c);
+    dump(&dir.join(name))
+}
+
+/// Builds `files` at 1, 2 and 3 threads, checks the dumps are equal and
+/// returns the digest, with the dump written beside the test for a diff.
+fn digest(dir: &Dir, files: &[PathBuf]) -> (u64, usize) {
+    let first = build(dir, files, "t1", "1");
+    for t in ["2", "3"] {
+        assert!(
+            build(dir, files, &format!("t{t}"), t) == first,
+            "--threads {t} gives other index contents than --threads 1"
+        );
+    }
+    let h = fnv(first.as_bytes());
+    let keep = std::env::temp_dir().join(format!("sieve-contents-{h:016x}.txt"));
+    let _ = std::fs::write(&keep, &first);
+    eprintln!(
+        "index dump: {} ({} lines)",
+        keep.display(),
+        first.lines().count()
+    );
+    (h, first.lines().count())
+}
+
+sieve_test!(index_contents_are_pinned_on_the_committed_fixtures, |dir| {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(fixture("warc"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.to_string_lossy();
+            n.ends_with(".warc.gz") && !n.contains("clipped")
+        })
+        .collect();
+    files.push(fixture("trec/cacm-first5.trec"));
+    files.sort();
+    let (h, lines) = digest(&dir, &files);
+    assert_eq!(
+        (h, lines),
+        (11_584_451_639_871_596_077, 6008),
+        "index contents changed"
+    );
+});
+
+sieve_test!(index_contents_are_pinned_on_the_clueweb09_samples, |dir| {
+    let Some(data) = sieve_indexer::testdata::shared_data() else {
+        eprintln!("SKIPPED: no shared data");
+        return;
+    };
+    let files: Vec<PathBuf> = [
+        "freequery__ClueWeb09_English_Sample.warc",
+        "freequery__ClueWeb09_Chinese_Sample.warc",
+        "resiliparse__clueweb-quirk.warc.gz",
+        "dolma__sample-0000.warc.gz",
+        "ukwa__IAH-urls-wget.warc.gz",
+    ]
+    .iter()
+    .map(|f| data.join("warc").join(f))
+    .collect();
+    if let Some(f) = files.iter().find(|f| !f.exists()) {
+        eprintln!("SKIPPED: {} missing", f.display());
+        return;
+    }
+    let (h, lines) = digest(&dir, &files);
+    assert_eq!(
+        (h, lines),
+        (12_783_488_596_217_402_744, 19_086),
+        "index contents changed"
+    );
+});
