@@ -69,7 +69,8 @@ const PINNED_CLUSTER_ID: u64 = 0x6470_bd8e_8fc1_5802;
 #[test]
 fn threshold_and_s_curve() {
     let p = MinHashParams::default();
-    assert!((p.threshold() - 0.7071).abs() < 1e-4);
+    // (1/16)^(1/8) = 2^(-1/2).
+    assert!((p.threshold() - std::f64::consts::FRAC_1_SQRT_2).abs() < 1e-12);
     assert!((p.candidate_probability(0.5) - 0.0607).abs() < 1e-3);
     assert!((p.candidate_probability(0.9) - 0.99988).abs() < 1e-4);
     assert_eq!(p.candidate_probability(1.0), 1.0);
