@@ -40,7 +40,7 @@ seeds_of() {
         warc_reader | http_headers) echo tests/data/warc ;;
         trec_reader) echo tests/data/trec ;;
         smart_reader) echo tests/data/cranfield ;;
-        html_extract) echo tests/data/html ;;
+        html_extract | html_main) echo tests/data/html ;;
         stats_tsv) echo tests/data/report ;;
         spam_reader) echo tests/data/spam ;;
         index_json) echo fuzz/seeds/index_json ;;
