@@ -90,7 +90,7 @@ use crate::manifest::{
 };
 use crate::options::{BuildOptions, Progress, check_threads};
 use crate::order::{SegmentOrder, seal_order};
-use crate::pipeline::{FileSink, Pipeline};
+use crate::pipeline::{DocWriter, FileSink, Pipeline};
 use crate::quarantine::Quarantine;
 use crate::schema::{Fields, SCHEMA_VERSION, build_schema, register_analyzers};
 use crate::stats::{BuildStats, FileStats};
@@ -139,6 +139,7 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
         analyzer: &analyzer,
         fields: &fields,
         progress,
+        extract: None,
     };
     let mut completed = checkpoint.completed;
     let done: HashSet<String> = completed.iter().map(|f| f.path.clone()).collect();
@@ -157,7 +158,9 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     writer.wait_merging_threads()?;
     seal_order(&index, &mut order)?;
     crate::bounds::write_index_bounds(&opts.index, &index)?;
-    let stats = final_stats(opts, &completed, started);
+    let dups = crate::dedup::write_index_dups(&opts.index, &index, crate::dedup::RUN_LINES)?;
+    let mut stats = final_stats(opts, &completed, started);
+    stats.near_duplicates = Some(dups);
     write_json(&opts.index.join(STATS), &stats)?;
     Ok(stats)
 }
@@ -194,7 +197,7 @@ fn open_or_create(
 
 /// The build's outputs beside the index: the losses log and the
 /// quarantine, both cut back to the last commit.
-struct Outputs {
+pub(crate) struct Outputs {
     losses_path: std::path::PathBuf,
     losses: BufWriter<File>,
     losses_len: u64,
@@ -205,7 +208,7 @@ struct Outputs {
 impl Outputs {
     /// Opens the losses log and the quarantine, cut back to `checkpoint`; a
     /// resume must keep the same quarantine directory.
-    fn open(opts: &BuildOptions, checkpoint: &Checkpoint) -> Result<Self> {
+    pub(crate) fn open(opts: &BuildOptions, checkpoint: &Checkpoint) -> Result<Self> {
         // Losses log, cut back to what the last commit saw.
         let losses_path = opts.index.join(LOSSES);
         let losses_file = OpenOptions::new()
@@ -264,10 +267,10 @@ impl Outputs {
 
     /// Indexes input number `i` (`path`, named `name`) and appends its
     /// losses; returns its statistics.
-    fn index_file(
+    pub(crate) fn index_file(
         &mut self,
         pipeline: &Pipeline<'_>,
-        writer: &mut IndexWriter<SieveDocument>,
+        writer: &mut dyn DocWriter,
         path: &std::path::Path,
         name: &str,
         i: usize,
@@ -298,13 +301,10 @@ impl Outputs {
         Ok(fs)
     }
 
-    /// Commits the writer with the checkpoint of `completed` as payload.
-    fn commit(
-        &self,
-        writer: &mut IndexWriter<SieveDocument>,
-        completed: &[FileStats],
-    ) -> Result<()> {
-        let payload = serde_json::to_string(&Checkpoint {
+    /// The checkpoint after `completed`: their statistics and the committed
+    /// lengths of the losses log and the quarantine.
+    pub(crate) fn checkpoint(&self, completed: &[FileStats]) -> Checkpoint {
+        Checkpoint {
             completed: completed.to_vec(),
             losses_len: self.losses_len,
             quarantine: self.qname.clone(),
@@ -312,8 +312,16 @@ impl Outputs {
                 .quarantine
                 .as_ref()
                 .map_or(0, Quarantine::committed_len),
-        })
-        .unwrap_or_default();
+        }
+    }
+
+    /// Commits the writer with the checkpoint of `completed` as payload.
+    fn commit(
+        &self,
+        writer: &mut IndexWriter<SieveDocument>,
+        completed: &[FileStats],
+    ) -> Result<()> {
+        let payload = serde_json::to_string(&self.checkpoint(completed)).unwrap_or_default();
         let mut prepared = writer.prepare_commit()?;
         prepared.set_payload(&payload);
         prepared.commit()?;
@@ -322,7 +330,11 @@ impl Outputs {
 }
 
 /// The statistics of the completed files, in input order, with totals.
-fn final_stats(opts: &BuildOptions, completed: &[FileStats], started: Instant) -> BuildStats {
+pub(crate) fn final_stats(
+    opts: &BuildOptions,
+    completed: &[FileStats],
+    started: Instant,
+) -> BuildStats {
     let mut files = Vec::with_capacity(completed.len());
     for p in &opts.inputs {
         let name = p.to_string_lossy();
@@ -348,6 +360,7 @@ fn final_stats(opts: &BuildOptions, completed: &[FileStats], started: Instant) -
         failed_files,
         skipped_inputs: opts.skipped_inputs.clone(),
         spam_without_doc,
+        near_duplicates: None,
         seconds: started.elapsed().as_secs_f64(),
     }
 }

@@ -217,6 +217,20 @@ pub enum Error {
         /// The first bytes of the (decompressed) file, lossily decoded.
         got: String,
     },
+    /// A near-duplicate file (a per-segment cluster column, an extract's
+    /// band keys or its duplicates list, see [`crate::dedup`]) that does
+    /// not belong where it is, is damaged or cannot be read.
+    #[error("{path}: near-duplicates: {what}: expected {expected}, found {found}")]
+    NearDuplicates {
+        /// The file.
+        path: PathBuf,
+        /// What was checked (the header, a count, a line).
+        what: &'static str,
+        /// What the format or the segment requires.
+        expected: String,
+        /// What the file holds.
+        found: String,
+    },
     /// A command-line word with one dash and several letters that is
     /// neither a known spelling (see [`crate::argv`]) nor a cluster of the
     /// command's one-letter options: one dash is for one-letter options.

@@ -26,6 +26,8 @@
 //!   names, [`index::open_index`], the docid column, docid listing, and
 //!   the file helpers (private directories, atomic JSON, I/O errors).
 //! * `extsort` (private): external sorting of docid lines.
+//! * [`dedup`]: near-duplicate band keys, clustering by external sorts,
+//!   and the per-segment cluster column.
 //! * [`spamfile`]: Waterloo spam rankings to an in-memory FST map (and
 //!   into [`options::BuildOptions`]).
 //! * [`order`]: input-order segments: order-preserving merges and the
@@ -36,6 +38,8 @@
 //! * `losses` and `pipeline` (private): the losses log, and the per-file
 //!   and per-document work of a build.
 //! * [`build`]: the build driver (open or resume, one commit per file).
+//! * [`extract`]: the same pipeline writing a document corpus (JSON lines
+//!   per input) instead of an index.
 //! * [`shard`]: one shard of a distributed build, and merging shards.
 //! * [`summary`]: the human summary of build statistics.
 //! * [`report`]: the encoding-error report (tally, tests, tables, figure).
@@ -55,9 +59,11 @@ pub mod bounds;
 pub mod build;
 pub mod charset;
 pub mod crawl;
+pub mod dedup;
 pub mod document;
 pub mod error;
 pub mod exit;
+pub mod extract;
 mod extsort;
 pub mod filterbuild;
 pub mod html;

@@ -55,6 +55,19 @@ pub struct ManifestOptions {
     pub filter: Option<String>,
     /// The spam input, if any.
     pub spam: Option<String>,
+    /// `all` or `main`: which text of a page was kept.
+    #[serde(default = "default_text")]
+    pub text: String,
+    /// The MinHash parameters of the near-duplicate band keys.
+    #[serde(default)]
+    pub minhash: Option<sieve_filters::minhash::MinHashParams>,
+    /// `extract`'s output (`jsonl`, `jsonl full`); `None` for an index.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+}
+
+fn default_text() -> String {
+    crate::html::TextMode::All.name().to_string()
 }
 
 fn default_doc_timeout() -> String {
@@ -133,6 +146,9 @@ pub(crate) fn manifest_options(o: &BuildOptions) -> ManifestOptions {
         doc_timeout: o.doc_timeout.key().to_string(),
         filter: o.filter_desc.clone(),
         spam: o.spam_desc.clone(),
+        text: o.text.name().to_string(),
+        minhash: Some(crate::dedup::PARAMS),
+        output: None,
     }
 }
 

@@ -22,6 +22,7 @@
 //! | `atire_extra` | u64 | fast | leftover over-long bytes that ATIRE-compatible counting adds to `err_unexpected_continuation` |
 //! | `body_tokens` | u64 | fast | exact number of tokens indexed in `body` |
 //! | `title_tokens` | u64 | fast | exact number of tokens indexed in `title` |
+//! | `minhash` | u64, several per document | fast | the near-duplicate band keys of the text ([`sieve_filters::minhash`], [`crate::dedup`]); none for a text without words |
 //!
 //! `body` repeats the title so that a single-field BM25 run sees the whole
 //! page, as Anserini's `contents` field does; `title` is indexed on its own
@@ -49,8 +50,9 @@ use crate::analysis::{ANALYZER_NAME, AnalyzerConfig, text_analyzer};
 /// is added, removed or changes meaning, or when the on-disk encoding
 /// changes. 2: fast-field dictionaries are no longer zstd-compressed
 /// (sieve builds tantivy without `columnar-zstd-compression`; version-1
-/// indexes may hold zstd blocks this build cannot read).
-pub const SCHEMA_VERSION: u32 = 2;
+/// indexes may hold zstd blocks this build cannot read). 3: the `minhash`
+/// band keys (near-duplicates).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Exact document identifier (stored, fast).
 pub const DOCID: &str = "docid";
@@ -82,6 +84,8 @@ pub const ATIRE_EXTRA: &str = "atire_extra";
 pub const BODY_TOKENS: &str = "body_tokens";
 /// Exact token count of `title` (fast).
 pub const TITLE_TOKENS: &str = "title_tokens";
+/// Near-duplicate band keys (fast, several values per document).
+pub const MINHASH: &str = "minhash";
 
 /// The `spam` value of a document that has no spam score. It is outside
 /// 0–99, so a filter must decide explicitly what to do with such documents.
@@ -164,6 +168,8 @@ pub struct Fields {
     pub body_tokens: Field,
     /// See [`TITLE_TOKENS`].
     pub title_tokens: Field,
+    /// See [`MINHASH`].
+    pub minhash: Field,
 }
 
 impl Fields {
@@ -206,6 +212,7 @@ impl Fields {
             atire_extra: get(ATIRE_EXTRA)?,
             body_tokens: get(BODY_TOKENS)?,
             title_tokens: get(TITLE_TOKENS)?,
+            minhash: get(MINHASH)?,
         })
     }
 }
@@ -288,6 +295,7 @@ pub fn build_schema() -> Schema {
     b.add_u64_field(ATIRE_EXTRA, FAST);
     b.add_u64_field(BODY_TOKENS, FAST);
     b.add_u64_field(TITLE_TOKENS, FAST);
+    b.add_u64_field(MINHASH, FAST);
     b.build()
 }
 

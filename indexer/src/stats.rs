@@ -134,6 +134,10 @@ pub struct BuildStats {
     /// Spam coverage, when spam scores were given: scores with no indexed
     /// document (`spam_docids - totals.spam_scored`, docids being unique).
     pub spam_without_doc: Option<u64>,
+    /// Near-duplicate clusters found over the whole index (`None` for an
+    /// index written before they existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub near_duplicates: Option<crate::dedup::ClusterSummary>,
     /// Wall-clock seconds of this run (not deterministic; everything else is).
     pub seconds: f64,
 }

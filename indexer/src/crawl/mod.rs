@@ -81,6 +81,9 @@ pub struct CrawlOptions {
     /// quarantine what was not indexed, and costs up to that much memory per
     /// skipped record in flight.
     pub keep_skipped: bool,
+    /// Keep the WARC and HTTP heads of every document in [`RawDoc::heads`]
+    /// (`extract --full`). Off by default.
+    pub keep_heads: bool,
 }
 
 impl CrawlOptions {
@@ -100,6 +103,7 @@ impl Default for CrawlOptions {
             max_decompression_ratio: 200,
             bomb_min_output: 64 * 1024 * 1024,
             keep_skipped: false,
+            keep_heads: false,
         }
     }
 }
@@ -154,6 +158,18 @@ pub struct RawDoc {
     pub capped: bool,
     /// How the body is read: HTML (WARC, TREC) or plain text (SMART).
     pub markup: Markup,
+    /// The record's WARC head and HTTP head as read, with
+    /// [`CrawlOptions::keep_heads`] (WARC records only).
+    pub heads: Option<Box<Heads>>,
+}
+
+/// The heads of a WARC response record, as bytes read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Heads {
+    /// The WARC version line and header lines, up to the blank line.
+    pub warc: Vec<u8>,
+    /// The HTTP status line and header lines, up to the blank line.
+    pub http: Vec<u8>,
 }
 
 /// What the body of a [`RawDoc`] is.

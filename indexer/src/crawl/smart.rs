@@ -378,6 +378,7 @@ impl SmartParser {
                 original_len: rec.total,
                 capped,
                 markup: Markup::Text,
+                heads: None,
             }));
         }
         out.extend(rec.anomalies);

@@ -237,6 +237,7 @@ impl TrecParser {
             original_len: body_total,
             capped,
             markup: super::Markup::Html,
+            heads: None,
         }));
         true
     }

@@ -341,9 +341,7 @@ impl WarcParser {
             return;
         };
         let h = parse_warc_head(&src.avail()[..head_len]);
-        let head_bytes = self
-            .opts
-            .keep_skipped
+        let head_bytes = (self.opts.keep_skipped || self.opts.keep_heads)
             .then(|| src.avail()[..head_len].to_vec());
         src.consume(head_len);
         let id = h.trec_id.clone().or_else(|| h.record_id.clone());
@@ -545,6 +543,13 @@ impl WarcParser {
         let mut truncated = capped || eof_short > 0;
         let original_len = body_total + eof_short;
         let mut body: Vec<u8> = raw.to_vec();
+        let heads = match (&head_bytes, self.opts.keep_heads) {
+            (Some(w), true) => Some(Box::new(super::Heads {
+                warc: w.clone(),
+                http: kept[..bo.min(kept.len())].to_vec(),
+            })),
+            _ => None,
+        };
         if !self.opts.keep_skipped {
             // Free the record before decoding (kept only to quarantine it).
             kept = Vec::new();
@@ -595,6 +600,7 @@ impl WarcParser {
             original_len,
             capped,
             markup: super::Markup::Html,
+            heads,
         }));
     }
 }

@@ -49,6 +49,9 @@ pub(super) fn build_index(dir: &Path, batches: Vec<Vec<IndexDoc>>) -> Index {
             doc_timeout: "skip".into(),
             filter: None,
             spam: None,
+            text: "all".into(),
+            minhash: None,
+            output: None,
         },
         inputs: Vec::new(),
     };

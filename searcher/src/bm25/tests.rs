@@ -33,6 +33,7 @@ fn index_doc(docid: &str, body: &str) -> IndexDoc {
         truncated: false,
         spam: None,
         atire_extra: 0,
+        minhash: Vec::new(),
     }
 }
 

@@ -1,0 +1,541 @@
+//! Near-duplicate clusters of a whole collection, in bounded memory.
+//!
+//! Every document's text gets 16 MinHash band keys while it is processed
+//! ([`band_keys`], [`PARAMS`]; the similarity they detect is described in
+//! [`sieve_filters::minhash`]): `build` stores them in the `minhash` fast
+//! field, `extract` in a band file per input. Once every document is in,
+//! [`Clusterer`] joins documents that share a key into clusters (the
+//! connected components of the "shares a band key" relation) and names
+//! each cluster's **representative**: its smallest docid in byte order.
+//! The result is the same for any thread count, input order or shard
+//! layout, because it depends only on the set of (docid, keys) pairs.
+//!
+//! # Scaling past one machine's memory
+//!
+//! Nothing here holds the collection: the (key, docid, document) triples
+//! go through external sorts (sorted runs of at most
+//! [`RUN_LINES`] lines, merged from disk, as [`crate::extsort`] does for
+//! docid lists), and clusters are found by **label propagation over
+//! sorted runs**:
+//!
+//! 1. sort the triples by (key, label), the label being at first the
+//!    document's own docid; a key held by one document is dropped;
+//! 2. the first line of each key's group holds the group's smallest label;
+//!    send it to every member, as (document, label, key) lines;
+//! 3. sort those by (document, label): the first line of each document
+//!    holds its new label, the smallest over all its keys; write the
+//!    (key, label, document) lines of the next round;
+//! 4. repeat until, in step 2, every group's members already share one
+//!    label (labels only decrease, so this ends, after about as many
+//!    rounds as the longest chain of documents linked key to key, plus
+//!    the round that finds nothing to change: 2 for exact copies).
+//!
+//! Each round is two external sorts of (keys of clustered documents)
+//! lines: memory is one sorted run (at most [`RUN_LINES`] lines, about
+//! 60 MB) plus one line per run file during a merge; disk is a few times
+//! 40 bytes per key of a clustered document. An index built in shards and
+//! merged ([`crate::shard::merge_shards`]) is clustered again over all its
+//! documents, so the clusters of a merged index are those of one build.
+//!
+//! Docids containing a control character (below U+0020: a tab or a line
+//! break) cannot be written in the sorted lines and are never clustered
+//! (each is its own cluster); they are counted in
+//! [`ClusterSummary::unclusterable`].
+//!
+//! # The cluster column of an index (`IDX/dups/<segment>.dup.gz`)
+//!
+//! tantivy's fast fields are written with the document, before its
+//! cluster is known, so the clusters of an index are stored as a
+//! per-segment column beside it, like the block-max bounds: a gzip file
+//! (its CRC-32 and length are checked when read) holding the header line
+//! `sieve-near-duplicates 1 segment=<segment id> docs=<max doc>
+//! params=<words>w/<bands>x<rows>/<seed>` and then exactly one line per
+//! document of the segment, in document order: empty for a document alone
+//! in its cluster, `=` for the representative of a cluster of several, or
+//! the representative's docid for every other member (a near-duplicate).
+//! A document's 64-bit cluster id is
+//! [`sieve_filters::minhash::cluster_id`] of its representative's docid.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use serde::{Deserialize, Serialize};
+use sieve_filters::minhash::{MinHashParams, MinHasher};
+use tantivy::{Index, ReloadPolicy, SegmentReader};
+
+use crate::extsort::{SortedRuns, merge_sorted_lines};
+use crate::index::{create_private_dir, docid_column, io_err};
+use crate::schema::MINHASH;
+use crate::{Error, Result};
+
+/// The MinHash parameters of every band key sieve stores: 5-word
+/// shingles, 16 bands of 8 rows (similarity threshold about 0.71).
+pub const PARAMS: MinHashParams = MinHashParams {
+    shingle_words: 5,
+    bands: 16,
+    rows: 8,
+    seed: MinHashParams::DEFAULT_SEED,
+};
+
+/// Lines per sorted run of the external sorts.
+pub const RUN_LINES: usize = 500_000;
+
+static HASHER: LazyLock<MinHasher> = LazyLock::new(|| MinHasher::new(PARAMS));
+
+/// The band keys of a document's text: of `body`, or of `title` when the
+/// body has no word; empty when neither has one.
+pub fn band_keys(title: &str, body: &str) -> Vec<u64> {
+    HASHER
+        .band_keys(body)
+        .or_else(|| HASHER.band_keys(title))
+        .unwrap_or_default()
+}
+
+/// A document's place: (segment ordinal, doc id) of an index, or (input
+/// ordinal, document ordinal) of an extract, packed high and low.
+pub type DocRef = u64;
+
+/// Packs a [`DocRef`].
+pub fn doc_ref(group: u32, position: u32) -> DocRef {
+    (u64::from(group) << 32) | u64::from(position)
+}
+
+/// What clustering found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterSummary {
+    /// Documents given with at least one band key.
+    pub documents: u64,
+    /// Documents in clusters of two or more.
+    pub clustered: u64,
+    /// Clusters of two or more documents.
+    pub clusters: u64,
+    /// Near-duplicates: clustered documents that are not their cluster's
+    /// representative (`clustered - clusters`).
+    pub duplicates: u64,
+    /// Label-propagation rounds.
+    pub rounds: u32,
+    /// Documents whose docid holds a control character (never clustered).
+    pub unclusterable: u64,
+}
+
+/// Collects (document, docid, band keys) and clusters them (see the
+/// module docs).
+pub struct Clusterer {
+    tmp: tempfile::TempDir,
+    runs: SortedRuns,
+    run_lines: usize,
+    documents: u64,
+    unclusterable: u64,
+}
+
+fn hex(s: &str, path: &Path) -> Result<u64> {
+    u64::from_str_radix(s, 16).map_err(|_| Error::NearDuplicates {
+        path: path.to_path_buf(),
+        what: "sorted line",
+        expected: "16 hexadecimal digits".into(),
+        found: s.chars().take(40).collect(),
+    })
+}
+
+impl Clusterer {
+    /// A clusterer whose temporary files go in a new directory inside
+    /// `parent` (the output directory: the sorts need disk, not memory).
+    pub fn new(parent: &Path, run_lines: usize) -> Result<Self> {
+        let tmp = tempfile::Builder::new()
+            .prefix(".sieve-dedup-")
+            .tempdir_in(parent)
+            .map_err(io_err(parent))?;
+        let runs = SortedRuns::new(tmp.path(), "keys", run_lines);
+        Ok(Clusterer {
+            tmp,
+            runs,
+            run_lines,
+            documents: 0,
+            unclusterable: 0,
+        })
+    }
+
+    /// Adds one document. Documents without keys may be left out.
+    pub fn add(&mut self, r: DocRef, docid: &str, keys: &[u64]) -> Result<()> {
+        if keys.is_empty() {
+            return Ok(());
+        }
+        self.documents += 1;
+        if docid.bytes().any(|b| b < 0x20) {
+            self.unclusterable += 1;
+            return Ok(());
+        }
+        for k in keys {
+            self.runs
+                .push(format!("{k:016x}\t{docid}\t{r:016x}\t{docid}"))?;
+        }
+        Ok(())
+    }
+
+    /// Clusters everything added and calls `f(document, its docid,
+    /// representative)` for every document in a cluster of two or more,
+    /// in [`DocRef`] order (a representative names itself). Documents not
+    /// named are alone.
+    pub fn finish(
+        self,
+        mut f: impl FnMut(DocRef, &str, &str) -> Result<()>,
+    ) -> Result<ClusterSummary> {
+        let Clusterer {
+            tmp,
+            runs,
+            run_lines,
+            documents,
+            unclusterable,
+        } = self;
+        let dir = tmp.path().to_path_buf();
+        // Lines "key label doc own-docid" (tab-separated; no field holds a
+        // tab), sorted by key then label.
+        let mut a_runs = runs.finish()?;
+        let mut summary = ClusterSummary {
+            documents,
+            unclusterable,
+            ..Default::default()
+        };
+        loop {
+            summary.rounds += 1;
+            // Step 2: group by key; the first line has the smallest label.
+            // Lines "doc label key own-docid" out.
+            let mut b = SortedRuns::new(&dir, "docs", run_lines);
+            let mut changed = false;
+            let mut group: Option<(String, String)> = None; // (key, min label)
+            let mut pending: Option<(String, String)> = None; // first member: (doc, own)
+            merge_sorted_lines(&a_runs, |line| {
+                let [key, label, r, own] = fields(line, &dir)?;
+                match &group {
+                    Some((k, m)) if k == key => {
+                        if let Some((pr, po)) = pending.take() {
+                            b.push(format!("{pr}\t{m}\t{key}\t{po}"))?;
+                        }
+                        changed |= label != m;
+                        b.push(format!("{r}\t{m}\t{key}\t{own}"))?;
+                    }
+                    _ => {
+                        group = Some((key.to_string(), label.to_string()));
+                        pending = Some((r.to_string(), own.to_string()));
+                    }
+                }
+                Ok(())
+            })?;
+            for p in &a_runs {
+                std::fs::remove_file(p).map_err(io_err(p))?;
+            }
+            let b_runs = b.finish()?;
+            // Step 3: per document, the smallest label over its keys.
+            let mut next = SortedRuns::new(&dir, "keys", run_lines);
+            let mut cur: Option<(String, String)> = None; // (doc, label)
+            merge_sorted_lines(&b_runs, |line| {
+                let [r, label, key, own] = fields(line, &dir)?;
+                let first = cur.as_ref().is_none_or(|(d, _)| d != r);
+                if first {
+                    cur = Some((r.to_string(), label.to_string()));
+                }
+                let (_, l) = cur.as_ref().expect("set above");
+                if changed {
+                    next.push(format!("{key}\t{l}\t{r}\t{own}"))?;
+                } else if first {
+                    summary.clustered += 1;
+                    let is_rep = own == l;
+                    summary.clusters += u64::from(is_rep);
+                    f(hex(r, &dir)?, own, l)?;
+                }
+                Ok(())
+            })?;
+            for p in &b_runs {
+                std::fs::remove_file(p).map_err(io_err(p))?;
+            }
+            a_runs = next.finish()?;
+            if !changed {
+                break;
+            }
+        }
+        summary.duplicates = summary.clustered - summary.clusters;
+        Ok(summary)
+    }
+}
+
+/// The four tab-separated fields of a sorted line.
+fn fields<'a>(line: &'a str, dir: &Path) -> Result<[&'a str; 4]> {
+    let mut it = line.splitn(4, '\t');
+    let mut out = [""; 4];
+    for slot in &mut out {
+        *slot = it.next().ok_or_else(|| Error::NearDuplicates {
+            path: dir.to_path_buf(),
+            what: "sorted line",
+            expected: "four tab-separated fields".into(),
+            found: line.chars().take(80).collect(),
+        })?;
+    }
+    Ok(out)
+}
+
+/// Folder of the cluster columns in an index directory.
+pub const DUPS_DIR: &str = "dups";
+
+/// The format version of the cluster columns.
+const VERSION: u32 = 1;
+
+/// The cluster-column file of a segment.
+pub fn dups_path(dir: &Path, segment: &SegmentReader) -> PathBuf {
+    dir.join(DUPS_DIR)
+        .join(format!("{}.dup.gz", segment.segment_id().uuid_string()))
+}
+
+fn header(segment: &SegmentReader) -> String {
+    format!(
+        "sieve-near-duplicates {VERSION} segment={} docs={} params={}w/{}x{}/{:016x}",
+        segment.segment_id().uuid_string(),
+        segment.max_doc(),
+        PARAMS.shingle_words,
+        PARAMS.bands,
+        PARAMS.rows,
+        PARAMS.seed
+    )
+}
+
+/// One segment's cluster-column writer.
+struct ColumnWriter {
+    path: PathBuf,
+    tmp: PathBuf,
+    w: flate2::write::GzEncoder<BufWriter<File>>,
+    next: u32,
+    max_doc: u32,
+}
+
+impl ColumnWriter {
+    fn create(dir: &Path, segment: &SegmentReader) -> Result<Self> {
+        let path = dups_path(dir, segment);
+        let tmp = path.with_extension("gz.tmp");
+        let file = File::create(&tmp).map_err(io_err(&tmp))?;
+        let mut w =
+            flate2::write::GzEncoder::new(BufWriter::new(file), flate2::Compression::fast());
+        writeln!(w, "{}", header(segment)).map_err(io_err(&tmp))?;
+        Ok(ColumnWriter {
+            path,
+            tmp,
+            w,
+            next: 0,
+            max_doc: segment.max_doc(),
+        })
+    }
+
+    /// Writes empty lines up to `doc` (excluded).
+    fn skip_to(&mut self, doc: u32) -> Result<()> {
+        while self.next < doc.min(self.max_doc) {
+            self.w.write_all(b"\n").map_err(io_err(&self.tmp))?;
+            self.next += 1;
+        }
+        Ok(())
+    }
+
+    fn line(&mut self, doc: u32, text: &str) -> Result<()> {
+        self.skip_to(doc)?;
+        writeln!(self.w, "{text}").map_err(io_err(&self.tmp))?;
+        self.next += 1;
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<()> {
+        self.skip_to(self.max_doc)?;
+        let inner = self.w.finish().map_err(io_err(&self.tmp))?;
+        let file = inner
+            .into_inner()
+            .map_err(|e| io_err(&self.tmp)(e.into_error()))?;
+        file.sync_all().map_err(io_err(&self.tmp))?;
+        std::fs::rename(&self.tmp, &self.path).map_err(io_err(&self.path))
+    }
+}
+
+/// Clusters the documents of the index in `dir` by their `minhash` band
+/// keys and writes every segment's cluster column (removing columns of
+/// segments that are gone). `run_lines`: lines per sorted run.
+pub fn write_index_dups(dir: &Path, index: &Index, run_lines: usize) -> Result<ClusterSummary> {
+    let reader = index
+        .reader_builder()
+        .reload_policy(ReloadPolicy::Manual)
+        .try_into()?;
+    let searcher = reader.searcher();
+    let segments = searcher.segment_readers();
+    let ddir = dir.join(DUPS_DIR);
+    create_private_dir(&ddir)?;
+    let mut c = Clusterer::new(dir, run_lines)?;
+    let mut keys = Vec::new();
+    let mut docid = String::new();
+    for (s, seg) in segments.iter().enumerate() {
+        let ids = docid_column(seg, dir)?;
+        let col = seg.fast_fields().u64(MINHASH)?;
+        for doc in 0..seg.max_doc() {
+            keys.clear();
+            keys.extend(col.values_for_doc(doc));
+            if keys.is_empty() {
+                continue;
+            }
+            docid.clear();
+            if let Some(ord) = ids.term_ords(doc).next() {
+                ids.ord_to_str(ord, &mut docid).map_err(io_err(dir))?;
+            }
+            c.add(doc_ref(s as u32, doc), &docid, &keys)?;
+        }
+    }
+    let mut writers: Vec<Option<ColumnWriter>> = Vec::with_capacity(segments.len());
+    for seg in segments {
+        writers.push(Some(ColumnWriter::create(dir, seg)?));
+    }
+    let mut done_upto = 0usize;
+    let summary = c.finish(|r, own, rep| {
+        let is_rep = own == rep;
+        let (s, doc) = ((r >> 32) as usize, r as u32);
+        while done_upto < s {
+            if let Some(w) = writers[done_upto].take() {
+                w.finish()?;
+            }
+            done_upto += 1;
+        }
+        let w = writers[s].as_mut().expect("segments finish in order");
+        w.line(doc, if is_rep { "=" } else { rep })
+    })?;
+    let mut keep = HashSet::new();
+    for (w, seg) in writers.into_iter().zip(segments) {
+        keep.insert(dups_path(dir, seg));
+        if let Some(w) = w {
+            w.finish()?;
+        }
+    }
+    for entry in std::fs::read_dir(&ddir).map_err(io_err(&ddir))? {
+        let path = entry.map_err(io_err(&ddir))?.path();
+        if !keep.contains(&path) {
+            std::fs::remove_file(&path).map_err(io_err(&path))?;
+        }
+    }
+    Ok(summary)
+}
+
+/// A document's place in its near-duplicate cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role<'a> {
+    /// Alone in its cluster (or without text).
+    Alone,
+    /// The representative (smallest docid) of a cluster of several.
+    Representative,
+    /// A near-duplicate of the representative named.
+    DuplicateOf(&'a str),
+}
+
+/// Reads the cluster column of `segment` of the index in `dir`, calling
+/// `f(doc, role)` for every document in order. Refuses a column that is
+/// missing, damaged (gzip CRC or length), of another segment or format, or
+/// with another number of lines than the segment has documents.
+pub fn read_segment_dups(
+    dir: &Path,
+    segment: &SegmentReader,
+    mut f: impl FnMut(u32, Role<'_>),
+) -> Result<()> {
+    let path = dups_path(dir, segment);
+    let bad = |what: &'static str, expected: String, found: String| Error::NearDuplicates {
+        path: path.clone(),
+        what,
+        expected,
+        found,
+    };
+    let file = File::open(&path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            bad(
+                "cluster column",
+                "a file written by build or merge (rebuild the index with this version of sieve)"
+                    .into(),
+                "none".into(),
+            )
+        } else {
+            io_err(&path)(e)
+        }
+    })?;
+    let mut r = BufReader::new(flate2::read::GzDecoder::new(file));
+    let mut line = String::new();
+    let read = |r: &mut BufReader<_>, line: &mut String| -> Result<usize> {
+        line.clear();
+        r.read_line(line).map_err(io_err(&path))
+    };
+    read(&mut r, &mut line)?;
+    let want = header(segment);
+    if line.trim_end_matches('\n') != want {
+        return Err(bad(
+            "header",
+            want,
+            line.trim_end().chars().take(200).collect(),
+        ));
+    }
+    let mut doc = 0u32;
+    loop {
+        if read(&mut r, &mut line)? == 0 {
+            break;
+        }
+        if !line.ends_with('\n') {
+            return Err(bad(
+                "line",
+                "a line ending in a newline".into(),
+                "the end of the file".into(),
+            ));
+        }
+        if doc >= segment.max_doc() {
+            return Err(bad(
+                "document count",
+                segment.max_doc().to_string(),
+                "more lines".into(),
+            ));
+        }
+        let t = line.trim_end_matches('\n');
+        let role = match t {
+            "" => Role::Alone,
+            "=" => Role::Representative,
+            rep => Role::DuplicateOf(rep),
+        };
+        f(doc, role);
+        doc += 1;
+    }
+    if doc != segment.max_doc() {
+        return Err(bad(
+            "document count",
+            segment.max_doc().to_string(),
+            doc.to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// The near-duplicates of one segment as a bit set: `is_duplicate(doc)`
+/// is true for every member of a cluster of several except its
+/// representative. Memory: one bit per document.
+pub struct SegmentDups {
+    bits: Vec<u64>,
+}
+
+impl SegmentDups {
+    /// Reads the cluster column of `segment` ([`read_segment_dups`]).
+    pub fn open(dir: &Path, segment: &SegmentReader) -> Result<Self> {
+        let mut bits = vec![0u64; (segment.max_doc() as usize).div_ceil(64)];
+        read_segment_dups(dir, segment, |doc, role| {
+            if matches!(role, Role::DuplicateOf(_)) {
+                bits[doc as usize / 64] |= 1 << (doc % 64);
+            }
+        })?;
+        Ok(SegmentDups { bits })
+    }
+
+    /// Whether `doc` is a near-duplicate of another document (not its
+    /// cluster's representative).
+    pub fn is_duplicate(&self, doc: u32) -> bool {
+        self.bits
+            .get(doc as usize / 64)
+            .is_some_and(|w| w & (1 << (doc % 64)) != 0)
+    }
+}
+
+#[cfg(test)]
+mod tests;

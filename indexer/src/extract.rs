@@ -1,0 +1,447 @@
+//! `extract`: crawl files in, a document corpus out (the other half of what
+//! users do with a crawl: text for rerankers, language models or another
+//! engine).
+//!
+//! It is the build's pipeline ([`crate::pipeline`]) with another
+//! destination: the same reader, charset decoding, UTF-8 cleaner, text
+//! extraction (`--text all|main`), caps, filter, spam scores, losses log,
+//! quarantine, statistics, exit codes, determinism and resume; only the
+//! analysis and the tantivy writer are replaced by a JSON record per
+//! document, written to one output file per input.
+//!
+//! # Output directory
+//!
+//! * `NNNNN-<input file name>.jsonl.gz`: one per input file (`NNNNN` its
+//!   ordinal in the sorted input list, the name with anything but
+//!   `A-Z a-z 0-9 . _ -` replaced by `_`), gzipped JSON lines, one per
+//!   document in record order: `docid`, `url` (or null), `source` (the input
+//!   as given), `offset` (of the record in the decompressed input),
+//!   `charset` (WHATWG name), `charset_source` (which evidence decided it:
+//!   `http`, `bom`, `meta`, `xml`, `detector`, `default`, `utf8`, ...),
+//!   `errors` (the seven UTF-8 error counts), `spam` (the percentile, only
+//!   when `--spam` gave one), `title`, and `text`: the paragraphs of the
+//!   page separated by one blank line (each paragraph non-empty, its lines
+//!   non-empty and trimmed; see [`crate::html::paragraphs`]). With `full`,
+//!   also `warc_headers` and `http_headers` (the heads as read, lossy
+//!   UTF-8; WARC records only) and `html` (the page decoded to UTF-8). A
+//!   document without text is not written (skip reason `empty_text`, as
+//!   for `build`).
+//! * `minhash/NNNNN.bands.gz`: the near-duplicate band keys of each
+//!   document of that input (see [`crate::dedup`]).
+//! * `near-duplicates.tsv.gz`, written at the end: a header line, then
+//!   `docid<TAB>representative` for every document in a near-duplicate
+//!   cluster of two or more, in input order (a representative names
+//!   itself). A document not listed is alone in its cluster.
+//! * `extract.json` (the manifest: options, tool, inputs), `checkpoint.json`
+//!   (the files done), `stats.json`, `losses.jsonl`: as for an index, sealed
+//!   the same way.
+//!
+//! Output files are written as `*.part` and renamed when their input is
+//! done, then the checkpoint is written: a run killed at any point and
+//! rerun with `resume` redoes only the interrupted input. Inputs whose
+//! name ends in `.open` (still being written by a crawler) are skipped
+//! and named, by [`crate::inputs`], for `build` too.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::Serialize;
+use sieve_filters::utf8::Utf8Counts;
+
+use crate::build::{Outputs, final_stats};
+use crate::crawl::Heads;
+use crate::dedup::{ClusterSummary, Clusterer, PARAMS, RUN_LINES, doc_ref};
+use crate::document::IndexDoc;
+use crate::index::{STATS, create_private_dir, io_err};
+use crate::jsonfile::{read_json, write_json};
+use crate::lock::{DirLock, claim_dir};
+use crate::manifest::{Checkpoint, Manifest, check_resume, input_info, manifest_options};
+use crate::options::{BuildOptions, Progress, check_threads};
+use crate::pipeline::{DocWriter, Made, Pipeline};
+use crate::quarantine::Quarantine;
+use crate::schema::SCHEMA_VERSION;
+use crate::stats::BuildStats;
+use crate::{Error, Result};
+
+/// The manifest of an extract directory.
+pub const EXTRACT_MANIFEST: &str = "extract.json";
+/// The files done, rewritten after each input.
+pub const CHECKPOINT: &str = "checkpoint.json";
+/// The near-duplicate list.
+pub const NEAR_DUPLICATES: &str = "near-duplicates.tsv.gz";
+/// Folder of the band-key files.
+pub const BANDS_DIR: &str = "minhash";
+const BANDS_HEADER: &str = "sieve-bands 1";
+
+/// What `extract` writes per document besides the text.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RecordSpec {
+    /// Add the WARC and HTTP heads and the decoded HTML.
+    pub full: bool,
+}
+
+/// Everything [`extract`] needs: the build's options (`build.index` is the
+/// output directory) and what to write.
+pub struct ExtractOptions {
+    /// Inputs, caps, threads, filter, spam, quarantine, resume, text mode.
+    pub build: BuildOptions,
+    /// The record contents.
+    pub spec: RecordSpec,
+}
+
+/// One document as `extract` writes it: its JSON line, made by a worker.
+pub struct Record {
+    /// The docid.
+    pub docid: String,
+    /// Its band keys.
+    pub keys: Vec<u64>,
+    /// The JSON line, without its newline.
+    pub line: Vec<u8>,
+}
+
+#[derive(Serialize)]
+struct Json<'a> {
+    docid: &'a str,
+    url: Option<&'a str>,
+    source: &'a str,
+    offset: u64,
+    charset: &'a str,
+    charset_source: &'a str,
+    errors: Utf8Counts,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    spam: Option<u8>,
+    title: &'a str,
+    text: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warc_headers: Option<Cow<'a, str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    http_headers: Option<Cow<'a, str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    html: Option<&'a str>,
+}
+
+impl Record {
+    /// The record of `doc` (`charset_source`: the deciding source's key).
+    pub(crate) fn new(
+        doc: IndexDoc,
+        charset_source: &str,
+        spec: &RecordSpec,
+        heads: Option<Box<Heads>>,
+        html: Option<String>,
+    ) -> Record {
+        let full = spec.full;
+        let json = Json {
+            docid: &doc.docid,
+            url: doc.url.as_deref(),
+            source: &doc.source,
+            offset: doc.offset,
+            charset: &doc.charset,
+            charset_source,
+            errors: doc.counts,
+            spam: doc.spam,
+            title: &doc.title,
+            text: &doc.body,
+            warc_headers: heads
+                .as_ref()
+                .filter(|_| full)
+                .map(|h| String::from_utf8_lossy(&h.warc)),
+            http_headers: heads
+                .as_ref()
+                .filter(|_| full)
+                .map(|h| String::from_utf8_lossy(&h.http)),
+            html: html.as_deref().filter(|_| full),
+        };
+        let line = serde_json::to_vec(&json).unwrap_or_default();
+        Record {
+            keys: doc.minhash.clone(),
+            docid: doc.docid,
+            line,
+        }
+    }
+}
+
+/// The output file name of input number `i`.
+pub fn output_name(i: usize, path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map_or_else(|| "input".into(), |n| n.to_string_lossy());
+    let clean: String = name
+        .chars()
+        .take(100)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{i:05}-{clean}.jsonl.gz")
+}
+
+fn bands_path(dir: &Path, i: usize) -> PathBuf {
+    dir.join(BANDS_DIR).join(format!("{i:05}.bands.gz"))
+}
+
+type Gz = flate2::write::GzEncoder<BufWriter<File>>;
+
+fn gz_create(path: &Path) -> Result<Gz> {
+    let f = File::create(path).map_err(io_err(path))?;
+    Ok(flate2::write::GzEncoder::new(
+        BufWriter::new(f),
+        flate2::Compression::fast(),
+    ))
+}
+
+fn gz_finish(w: Gz, tmp: &Path, path: &Path) -> Result<()> {
+    let inner = w.finish().map_err(io_err(tmp))?;
+    let f = inner
+        .into_inner()
+        .map_err(|e| io_err(tmp)(e.into_error()))?;
+    f.sync_all().map_err(io_err(tmp))?;
+    std::fs::rename(tmp, path).map_err(io_err(path))
+}
+
+/// The output of one input: its JSON lines and its band keys.
+struct FileOut {
+    path: PathBuf,
+    tmp: PathBuf,
+    out: Gz,
+    bands_path: PathBuf,
+    bands_tmp: PathBuf,
+    bands: Gz,
+    pos: u32,
+}
+
+impl FileOut {
+    fn create(dir: &Path, i: usize, input: &Path) -> Result<Self> {
+        let path = dir.join(output_name(i, input));
+        let tmp = part(&path);
+        let bands_path = bands_path(dir, i);
+        let bands_tmp = part(&bands_path);
+        let mut bands = gz_create(&bands_tmp)?;
+        writeln!(
+            bands,
+            "{BANDS_HEADER} params={}w/{}x{}/{:016x}",
+            PARAMS.shingle_words, PARAMS.bands, PARAMS.rows, PARAMS.seed
+        )
+        .map_err(io_err(&bands_tmp))?;
+        Ok(FileOut {
+            out: gz_create(&tmp)?,
+            path,
+            tmp,
+            bands_path,
+            bands_tmp,
+            bands,
+            pos: 0,
+        })
+    }
+
+    fn finish(self) -> Result<()> {
+        gz_finish(self.out, &self.tmp, &self.path)?;
+        gz_finish(self.bands, &self.bands_tmp, &self.bands_path)
+    }
+}
+
+fn part(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".part");
+    PathBuf::from(s)
+}
+
+impl DocWriter for FileOut {
+    fn add(&mut self, made: Made) -> Result<()> {
+        let Made::Record(r) = made else {
+            return Err(Error::Input {
+                path: self.path.clone(),
+                detail: "internal: an index document sent to an extract file".into(),
+            });
+        };
+        self.out.write_all(&r.line).map_err(io_err(&self.tmp))?;
+        self.out.write_all(b"\n").map_err(io_err(&self.tmp))?;
+        if !r.keys.is_empty() {
+            let keys: Vec<String> = r.keys.iter().map(|k| format!("{k:016x}")).collect();
+            writeln!(self.bands, "{}\t{}\t{}", self.pos, keys.join(","), r.docid)
+                .map_err(io_err(&self.bands_tmp))?;
+        }
+        self.pos += 1;
+        Ok(())
+    }
+}
+
+/// Opens the output directory to resume (checking the manifest and reading
+/// the checkpoint), or claims it and writes the manifest.
+fn open_or_create(opts: &BuildOptions, manifest: &Manifest) -> Result<(Checkpoint, DirLock)> {
+    let dir = &opts.index;
+    let mpath = dir.join(EXTRACT_MANIFEST);
+    if opts.resume && mpath.is_file() {
+        read_json::<Manifest>(&mpath)?;
+    }
+    let lock = claim_dir(dir, |_| read_json::<Manifest>(&mpath).is_ok())?;
+    if !mpath.exists() {
+        write_json(&mpath, manifest)?;
+        return Ok((Checkpoint::default(), lock));
+    }
+    if !opts.resume {
+        return Err(Error::IndexExists { path: dir.clone() });
+    }
+    let old: Manifest = read_json(&mpath)?;
+    check_resume(dir, &old, manifest)?;
+    let cpath = dir.join(CHECKPOINT);
+    let checkpoint = if cpath.exists() {
+        read_json(&cpath)?
+    } else {
+        Checkpoint::default()
+    };
+    Ok((checkpoint, lock))
+}
+
+/// Extracts the documents of every input (or, with `resume`, of those not
+/// done yet), then clusters near-duplicates. Returns the statistics also
+/// written to `stats.json`.
+pub fn extract(opts: &ExtractOptions, progress: &dyn Progress) -> Result<BuildStats> {
+    let started = Instant::now();
+    let b = &opts.build;
+    let threads = check_threads(b.threads)?;
+    let mut options = manifest_options(b);
+    options.output = Some(
+        if opts.spec.full {
+            "jsonl full"
+        } else {
+            "jsonl"
+        }
+        .into(),
+    );
+    let manifest = Manifest {
+        tool: format!("sieve {} extract", env!("CARGO_PKG_VERSION")),
+        schema_version: SCHEMA_VERSION,
+        options,
+        inputs: b
+            .inputs
+            .iter()
+            .map(|p| input_info(p))
+            .collect::<Result<_>>()?,
+    };
+    if let Some(q) = &b.quarantine {
+        Quarantine::precheck(q, b.resume)?;
+    }
+    let (checkpoint, _lock) = open_or_create(b, &manifest)?;
+    create_private_dir(&b.index.join(BANDS_DIR))?;
+    let mut out = Outputs::open(b, &checkpoint)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.get())
+        .build()
+        .map_err(|e| Error::Input {
+            path: b.index.clone(),
+            detail: format!("thread pool: {e}"),
+        })?;
+    // Extract never analyses; the pipeline still carries the handles.
+    let analyzer = crate::analysis::EnglishAnalyzer::new(b.analyzer);
+    let fields = crate::schema::Fields::from_schema(&crate::schema::build_schema())?;
+    let pipeline = Pipeline {
+        opts: b,
+        pool: &pool,
+        analyzer: &analyzer,
+        fields: &fields,
+        progress,
+        extract: Some(&opts.spec),
+    };
+    let mut completed = checkpoint.completed;
+    let done: HashSet<String> = completed.iter().map(|f| f.path.clone()).collect();
+    let total = b.inputs.len();
+    for (i, path) in b.inputs.iter().enumerate() {
+        let name = path.to_string_lossy().into_owned();
+        if done.contains(&name) {
+            continue;
+        }
+        progress.file(path, i, total);
+        let mut file = FileOut::create(&b.index, i, path)?;
+        let fs = out.index_file(&pipeline, &mut file, path, &name, i)?;
+        file.finish()?;
+        completed.push(fs);
+        write_json(&b.index.join(CHECKPOINT), &out.checkpoint(&completed))?;
+    }
+    let dups = write_near_duplicates(&b.index, b.inputs.len(), RUN_LINES)?;
+    let mut stats = final_stats(b, &completed, started);
+    stats.near_duplicates = Some(dups);
+    write_json(&b.index.join(STATS), &stats)?;
+    Ok(stats)
+}
+
+/// Reads the band-key file of input `i`, calling `f(position, docid, keys)`.
+fn read_bands(
+    dir: &Path,
+    i: usize,
+    mut f: impl FnMut(u32, &str, &[u64]) -> Result<()>,
+) -> Result<()> {
+    let path = bands_path(dir, i);
+    let bad = |what: &'static str, expected: &str, found: &str| Error::NearDuplicates {
+        path: path.clone(),
+        what,
+        expected: expected.into(),
+        found: found.chars().take(120).collect(),
+    };
+    let file = File::open(&path).map_err(io_err(&path))?;
+    let mut lines = BufReader::new(flate2::read::GzDecoder::new(file)).lines();
+    let want = format!(
+        "{BANDS_HEADER} params={}w/{}x{}/{:016x}",
+        PARAMS.shingle_words, PARAMS.bands, PARAMS.rows, PARAMS.seed
+    );
+    let first = lines
+        .next()
+        .transpose()
+        .map_err(io_err(&path))?
+        .unwrap_or_default();
+    if first != want {
+        return Err(bad("header", &want, &first));
+    }
+    let mut keys = Vec::new();
+    for line in lines {
+        let line = line.map_err(io_err(&path))?;
+        let mut it = line.splitn(3, '\t');
+        let (Some(pos), Some(ks), Some(docid)) = (it.next(), it.next(), it.next()) else {
+            return Err(bad("line", "position, keys and docid", &line));
+        };
+        let pos: u32 = pos.parse().map_err(|_| bad("position", "a number", pos))?;
+        keys.clear();
+        for k in ks.split(',') {
+            keys.push(u64::from_str_radix(k, 16).map_err(|_| bad("key", "16 hex digits", k))?);
+        }
+        f(pos, docid, &keys)?;
+    }
+    Ok(())
+}
+
+/// Clusters the documents of the `inputs` band-key files of the extract in
+/// `dir` and writes [`NEAR_DUPLICATES`].
+fn write_near_duplicates(dir: &Path, inputs: usize, run_lines: usize) -> Result<ClusterSummary> {
+    let mut c = Clusterer::new(dir, run_lines)?;
+    for i in 0..inputs {
+        if bands_path(dir, i).exists() {
+            read_bands(dir, i, |pos, docid, keys| {
+                c.add(doc_ref(i as u32, pos), docid, keys)
+            })?;
+        }
+    }
+    let path = dir.join(NEAR_DUPLICATES);
+    let tmp = part(&path);
+    let mut w = gz_create(&tmp)?;
+    writeln!(
+        w,
+        "# sieve-near-duplicates 1 params={}w/{}x{}/{:016x}: docid, representative (smallest docid of its cluster)",
+        PARAMS.shingle_words, PARAMS.bands, PARAMS.rows, PARAMS.seed
+    )
+    .map_err(io_err(&tmp))?;
+    let summary = c.finish(|_, own, rep| writeln!(w, "{own}\t{rep}").map_err(io_err(&tmp)))?;
+    gz_finish(w, &tmp, &path)?;
+    Ok(summary)
+}
+
+/// Per-input statistics of an extract, from its `stats.json`.
+pub fn read_extract_stats(dir: &Path) -> Result<BuildStats> {
+    read_json(&dir.join(STATS))
+}
