@@ -112,6 +112,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print the near-duplicates of an index: `docid<TAB>representative`
+    /// for every document in a near-duplicate cluster of two or more, in
+    /// index order (the representative, the cluster's smallest docid,
+    /// names itself); documents not listed are alone.
+    NearDuplicates {
+        /// The index directory.
+        #[arg(long, value_name = "DIR")]
+        index: PathBuf,
+    },
     /// Read crawl files without indexing: one JSON line per file with the
     /// records, responses and HTML documents recovered, framing anomalies,
     /// the error that stopped reading (if any) and the seconds taken.
@@ -403,6 +412,22 @@ fn run_build(a: BuildArgs, flags: BuildOnly) -> anyhow::Result<ExitCode> {
     Ok(build_exit(&stats, json))
 }
 
+/// `sieve-index near-duplicates`.
+fn run_near_duplicates(index: &Path) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut err = None;
+    sieve_indexer::dedup::for_each_clustered_doc(index, |docid, rep| {
+        if err.is_none() {
+            err = writeln!(out, "{docid}\t{rep}").err();
+        }
+    })?;
+    if let Some(e) = err {
+        return Err(e.into());
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `sieve-index extract`.
 fn run_extract(a: BuildArgs, out: &Path, full: bool, flags: BuildOnly) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(
@@ -661,6 +686,7 @@ fn run() -> anyhow::Result<ExitCode> {
                 json,
             },
         ),
+        Command::NearDuplicates { index } => run_near_duplicates(&index),
         Command::BuildShard {
             build,
             record,

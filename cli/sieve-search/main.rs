@@ -171,6 +171,11 @@ struct RunArgs {
     /// Filter files from `sieve-filter build` (one run each).
     #[arg(long, num_args = 1.., value_name = "FILE")]
     filter: Vec<PathBuf>,
+    /// Also drop near-duplicates (every member of a near-duplicate cluster
+    /// but its representative, the smallest docid) in every run; alone, one
+    /// run that drops only near-duplicates.
+    #[arg(long)]
+    drop_near_duplicates: bool,
     /// Which documents BM25's collection statistics (N, average length,
     /// document frequencies) count in a filtered run: full (every indexed
     /// document) or filtered (only the kept ones).
@@ -654,6 +659,17 @@ fn selections(a: &RunArgs) -> Result<Vec<sieve_searcher::batch::DocSelection>> {
     }
     for f in &a.filter {
         selections.push(filter_selection(f, load_filter(f)?));
+    }
+    if a.drop_near_duplicates {
+        use sieve_searcher::runspec::drop_near_duplicates;
+        if selections.is_empty() {
+            selections.push(drop_near_duplicates(None));
+        } else {
+            selections = selections
+                .into_iter()
+                .map(|s| drop_near_duplicates(Some(s)))
+                .collect();
+        }
     }
     Ok(selections)
 }

@@ -539,3 +539,41 @@ impl SegmentDups {
 
 #[cfg(test)]
 mod tests;
+
+/// Calls `f(docid, representative)` for every document of the index in
+/// `dir` that is in a near-duplicate cluster of two or more, in index
+/// order (a representative names itself): the index's version of
+/// `extract`'s `near-duplicates.tsv.gz`. Returns the number of documents
+/// named.
+pub fn for_each_clustered_doc(dir: &Path, mut f: impl FnMut(&str, &str)) -> Result<u64> {
+    let (index, _) = crate::index::open_index(dir)?;
+    let searcher = index.reader()?.searcher();
+    let mut n = 0;
+    let mut docid = String::new();
+    for seg in searcher.segment_readers() {
+        let ids = docid_column(seg, dir)?;
+        let mut err = None;
+        read_segment_dups(dir, seg, |doc, role| {
+            if role == Role::Alone || err.is_some() {
+                return;
+            }
+            docid.clear();
+            if let Some(ord) = ids.term_ords(doc).next()
+                && let Err(e) = ids.ord_to_str(ord, &mut docid)
+            {
+                err = Some(e);
+                return;
+            }
+            match role {
+                Role::Representative => f(&docid, &docid),
+                Role::DuplicateOf(rep) => f(&docid, rep),
+                Role::Alone => {}
+            }
+            n += 1;
+        })?;
+        if let Some(e) = err {
+            return Err(io_err(dir)(e));
+        }
+    }
+    Ok(n)
+}

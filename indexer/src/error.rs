@@ -9,6 +9,8 @@ pub enum RuleInput {
     Counts,
     /// Spam percentiles (a spam ranking or a spam column).
     Spam,
+    /// Near-duplicate clusters (an index).
+    NearDuplicates,
 }
 
 impl std::fmt::Display for RuleInput {
@@ -16,6 +18,7 @@ impl std::fmt::Display for RuleInput {
         f.write_str(match self {
             RuleInput::Counts => "per-document error counts (an index) for error-rate thresholds",
             RuleInput::Spam => "spam percentiles (a spam ranking or a spam column)",
+            RuleInput::NearDuplicates => "near-duplicate clusters (an index)",
         })
     }
 }

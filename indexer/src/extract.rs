@@ -21,7 +21,9 @@
 //!   `errors` (the seven UTF-8 error counts), `spam` (the percentile, only
 //!   when `--spam` gave one), `title`, and `text`: the paragraphs of the
 //!   page separated by one blank line (each paragraph non-empty, its lines
-//!   non-empty and trimmed; see [`crate::html::paragraphs`]). With `full`,
+//!   non-empty and trimmed of Unicode whitespace; see
+//!   [`crate::html::clean_paragraphs`]; empty when the page has a title
+//!   but no text). With `full`,
 //!   also `warc_headers` and `http_headers` (the heads as read, lossy
 //!   UTF-8; WARC records only) and `html` (the page decoded to UTF-8). A
 //!   document without text is not written (skip reason `empty_text`, as
@@ -134,6 +136,7 @@ impl Record {
         html: Option<String>,
     ) -> Record {
         let full = spec.full;
+        let text = crate::html::clean_paragraphs(&doc.body);
         let json = Json {
             docid: &doc.docid,
             url: doc.url.as_deref(),
@@ -144,7 +147,7 @@ impl Record {
             errors: doc.counts,
             spam: doc.spam,
             title: &doc.title,
-            text: &doc.body,
+            text: &text,
             warc_headers: heads
                 .as_ref()
                 .filter(|_| full)

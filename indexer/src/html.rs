@@ -674,6 +674,30 @@ pub fn paragraphs(body: &str) -> impl Iterator<Item = &str> {
     body.split("\n\n").filter(|p| !p.is_empty())
 }
 
+/// The body as `extract` writes it: [`paragraphs`] with every line
+/// trimmed of all Unicode whitespace (the scanner collapses only ASCII
+/// whitespace and U+00A0; pages also indent with U+3000 or U+2003), empty
+/// lines and then empty paragraphs dropped, paragraphs joined by one blank
+/// line.
+pub fn clean_paragraphs(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    for p in paragraphs(body) {
+        let mut first_line = true;
+        for line in p.split('\n').map(str::trim).filter(|l| !l.is_empty()) {
+            if first_line {
+                if !out.is_empty() {
+                    out.push_str("\n\n");
+                }
+                first_line = false;
+            } else {
+                out.push('\n');
+            }
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 /// Plain text (a SMART record's body, [`crate::crawl::Markup::Text`]) to
 /// title and text: the first line is the title, the rest the text. Nothing
 /// is markup (`<` and `&` are text). Whitespace collapses as in

@@ -109,6 +109,7 @@ pub fn open_shards(dirs: &[PathBuf]) -> Result<(Vec<Shard>, AnalyzerConfig)> {
             .collect::<Result<_>>()?;
         shards.push(Shard {
             name: dir.display().to_string(),
+            dir: dir.clone(),
             searcher,
             fields: Fields::from_schema(&schema)?,
             bounds,
@@ -130,6 +131,11 @@ pub fn select(shards: &[Shard], sel: &DocSelection) -> Result<Subset> {
         let mut per_segment = Vec::new();
         for seg in shard.searcher.segment_readers() {
             let cols = RuleColumns::open(seg)?;
+            let dups = if sel.thresholds.drop_near_duplicates {
+                Some(sieve_indexer::dedup::SegmentDups::open(&shard.dir, seg)?)
+            } else {
+                None
+            };
             let docids = match &sel.filter {
                 Some(_) => Some(shard.docid_column(seg)?),
                 None => None,
@@ -137,9 +143,13 @@ pub fn select(shards: &[Shard], sel: &DocSelection) -> Result<Subset> {
             let mut bitmap = RoaringBitmap::new();
             let mut buf = String::new();
             for doc in 0..seg.max_doc() {
-                let mut keep =
-                    sel.thresholds
-                        .keeps(cols.spam(doc), &cols.counts(doc), cols.bytes(doc));
+                let dup = dups.as_ref().is_some_and(|d| d.is_duplicate(doc));
+                let mut keep = sel.thresholds.keeps_doc(
+                    cols.spam(doc),
+                    &cols.counts(doc),
+                    cols.bytes(doc),
+                    dup,
+                );
                 if keep && let (Some(f), Some(ids)) = (&sel.filter, &docids) {
                     buf.clear();
                     if let Some(ord) = ids.term_ords(doc).next() {

@@ -73,6 +73,25 @@ pub fn filter_selection(path: &Path, filter: DocFilter) -> DocSelection {
     }
 }
 
+/// `sel` that also drops near-duplicates (every member of a
+/// near-duplicate cluster but its representative, read from the index's
+/// cluster columns, [`sieve_indexer::dedup`]), named `{name}_nodup`; with
+/// `None`, the selection that only drops near-duplicates, named `nodup`.
+pub fn drop_near_duplicates(sel: Option<DocSelection>) -> DocSelection {
+    let mut sel = sel.unwrap_or_else(|| DocSelection {
+        name: String::new(),
+        thresholds: Thresholds::default(),
+        filter: None,
+    });
+    sel.thresholds.drop_near_duplicates = true;
+    sel.name = if sel.name.is_empty() {
+        "nodup".into()
+    } else {
+        format!("{}_nodup", sel.name)
+    };
+    sel
+}
+
 /// The settings of a batch of runs (`sieve-search run`).
 #[derive(Debug, Default)]
 pub struct RunSpec {
