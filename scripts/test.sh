@@ -6,7 +6,7 @@ export CARGO_TERM_COLOR=never
 . scripts/setup.sh
 step() { printf '\n==> %s\n' "$*"; }
 
-step "evaluation oracles (Python venv: pytrec_eval, ir_measures, scipy)"
+step "Python venv (evaluation oracles pytrec_eval, ir_measures, scipy; maturin, pandas, pytest, pyterrier)"
 bash scripts/setup-python.sh
 step "build"
 cargo build --workspace --all-targets --locked
@@ -14,5 +14,13 @@ step "clippy (warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 step "tests and doctests"
 cargo test --workspace --locked
+step "Python package: the extension built into .venv (maturin, dev profile), then pytest"
+# --no-build-isolation: maturin comes from the pinned venv (no download);
+# the dev profile reuses the dependencies the build step compiled, so only
+# pyo3 and the extension itself are compiled again.
+PATH="$PWD/.venv/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev --locked" \
+  .venv/bin/python -m pip install --quiet --no-build-isolation --no-deps --disable-pip-version-check ./python
+SIEVE_BIN_DIR="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug" \
+  .venv/bin/python -m pytest python/tests -q -p no:cacheprovider
 step "fuzz targets build"
 cargo build --manifest-path fuzz/Cargo.toml --target-dir target/fuzz --bins

@@ -333,7 +333,7 @@ fn build_options(
     opts.crawl.max_decompression_ratio = a.max_decompression_ratio;
     opts.html.max_depth = a.max_html_depth;
     opts.html.max_text_bytes = a.max_text_bytes;
-    opts.max_doc_time = (a.max_doc_ms > 0).then(|| std::time::Duration::from_millis(a.max_doc_ms));
+    opts.set_max_doc_ms(a.max_doc_ms);
     opts.doc_timeout = match a.doc_timeout {
         DocTimeoutArg::Skip => DocTimeout::Skip,
         DocTimeoutArg::Truncate => DocTimeout::Truncate,
@@ -352,16 +352,14 @@ fn build_options(
         },
     };
     opts.resume = resume;
-    opts.writer_heap = a.writer_mb.max(15) << 20;
+    opts.set_writer_mb(a.writer_mb);
     if let Some(f) = &a.filter {
         opts.set_filter_file(f)?;
     }
     if !a.spam.is_empty() {
-        let tmp = tempfile::tempdir().context("temporary directory for sorting spam scores")?;
         // In the temporary directory: nothing is written beside the index
         // before the build holds its lock.
-        let map_path = tmp.path().join("spam.fst");
-        let st = opts.set_spam_files(&a.spam, &map_path, tmp.path())?;
+        let st = opts.set_spam_files_in_temp(&a.spam)?;
         eprintln!(
             "spam scores: {} lines read, {} distinct docids{}",
             st.lines,

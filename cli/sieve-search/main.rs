@@ -11,9 +11,10 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use sieve_indexer::exit::{ExitStatus, error_chain};
 use sieve_searcher::compare;
-use sieve_searcher::eval::{EvalOptions, Evaluation, Measure, MeasureSpec, evaluate};
-use sieve_searcher::qrels::read_qrels;
-use sieve_searcher::run::{Duplicates, read_run};
+use sieve_searcher::eval::{
+    EvalOptions, Evaluation, Measure, MeasureSpec, evaluate_run_file, read_judgements,
+};
+use sieve_searcher::run::Duplicates;
 use sieve_searcher::topics::{TopicField, read_topics};
 use sieve_searcher::twostage;
 
@@ -447,17 +448,6 @@ fn cmd_topics(a: TopicsArgs) -> Result<()> {
     Ok(())
 }
 
-/// The qrels at `path`, refused when there is no judgement in them.
-fn read_judgements(path: &Path) -> Result<sieve_searcher::qrels::Qrels> {
-    let qrels = read_qrels(path)?;
-    anyhow::ensure!(
-        qrels.num_judgments() > 0,
-        "{}: the qrels file is empty (no `qid iter docno rel` line): nothing to evaluate against",
-        path.display()
-    );
-    Ok(qrels)
-}
-
 /// Evaluates the run file `run`, warning about refused gdeval measures;
 /// returns the evaluation and what [`Evaluation::coverage`] says of it.
 fn evaluate_file(
@@ -471,19 +461,10 @@ fn evaluate_file(
     } else {
         Duplicates::Error
     };
-    let r = read_run(run, dups)?;
-    anyhow::ensure!(
-        r.num_topics() > 0,
-        "{}: the run file is empty (no `qid Q0 docno rank score tag` line): nothing to evaluate",
-        run.display()
-    );
-    let name = r.tag.clone().unwrap_or_else(|| run.display().to_string());
-    let e = evaluate(qrels, &r, &name, opts)
-        .with_context(|| format!("evaluating {}", run.display()))?;
+    let (e, note) = evaluate_run_file(qrels, run, dups, opts)?;
     if let Some(why) = &e.gdeval_refused {
         eprintln!("warning: {}: {why}", run.display());
     }
-    let note = e.coverage(r.num_topics());
     Ok((e, note))
 }
 
@@ -642,34 +623,25 @@ fn cmd_run(a: RunArgs) -> Result<()> {
 /// 4/5/6-byte rate and per filter file, in that order.
 fn selections(a: &RunArgs) -> Result<Vec<sieve_searcher::batch::DocSelection>> {
     use sieve_filters::docfilter::Unscored;
-    use sieve_indexer::filterbuild::load_filter;
-    use sieve_searcher::runspec::{filter_selection, invalid_456_selection, spam_selection};
+    use sieve_searcher::runspec::{MIN_SPAM_PERCENTILE, SelectionSpec};
 
     let unscored = match (a.unscored, a.drop_unscored) {
         (UnscoredArg::Drop, _) | (_, true) => Unscored::Drop,
         (UnscoredArg::Keep, false) => Unscored::Keep,
     };
-    let mut selections = Vec::new();
-    for p in &a.min_spam_percentile {
-        anyhow::ensure!(*p <= 100, "--min-spam-percentile {p}: expected 0-100");
-        selections.push(spam_selection(*p, unscored));
-    }
-    for x in &a.max_invalid_456_per_kb {
-        selections.push(invalid_456_selection(*x)?);
-    }
-    for f in &a.filter {
-        selections.push(filter_selection(f, load_filter(f)?));
-    }
-    if a.drop_near_duplicates {
-        use sieve_searcher::runspec::drop_near_duplicates;
-        if selections.is_empty() {
-            selections.push(drop_near_duplicates(None));
-        } else {
-            selections = selections
-                .into_iter()
-                .map(|s| drop_near_duplicates(Some(s)))
-                .collect();
+    let spec = SelectionSpec {
+        min_spam_percentile: &a.min_spam_percentile,
+        unscored,
+        max_invalid_456_per_kb: &a.max_invalid_456_per_kb,
+        filters: &a.filter,
+        drop_near_duplicates: a.drop_near_duplicates,
+    };
+    spec.selections().map_err(|e| match e {
+        sieve_searcher::Error::InvalidParameter { name, got, .. }
+            if name == MIN_SPAM_PERCENTILE =>
+        {
+            anyhow::anyhow!("--min-spam-percentile {got}: expected 0-100")
         }
-    }
-    Ok(selections)
+        e => e.into(),
+    })
 }

@@ -175,6 +175,19 @@ impl BuildOptions {
     }
 }
 
+impl BuildOptions {
+    /// The tantivy writer's memory budget from megabytes, at least 15 MB
+    /// (tantivy's minimum for one indexing thread).
+    pub fn set_writer_mb(&mut self, mb: usize) {
+        self.writer_heap = mb.max(15) << 20;
+    }
+
+    /// The time budget per document from milliseconds; 0 is no budget.
+    pub fn set_max_doc_ms(&mut self, ms: u64) {
+        self.max_doc_time = (ms > 0).then(|| Duration::from_millis(ms));
+    }
+}
+
 /// The default worker-thread count: the available parallelism, else 1.
 pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, NonZeroUsize::get)

@@ -182,6 +182,19 @@ impl BuildOptions {
         self.spam = Some(map);
         Ok(stats)
     }
+
+    /// [`BuildOptions::set_spam_files`] with the map and its sorted runs
+    /// built in a new directory under the system's temporary directory,
+    /// removed before returning (the map is then held in memory): nothing
+    /// is written beside the index before the build holds its lock.
+    pub fn set_spam_files_in_temp(&mut self, paths: &[PathBuf]) -> Result<SpamMapStats> {
+        let tmp = tempfile::tempdir().map_err(|source| Error::Io {
+            path: std::env::temp_dir(),
+            source,
+        })?;
+        let map_path = tmp.path().join("spam.fst");
+        self.set_spam_files(paths, &map_path, tmp.path())
+    }
 }
 
 /// Reads a whole spam map file.

@@ -227,6 +227,36 @@ pub enum Error {
         max: i64,
     },
 
+    /// A qrels file without a single judgment: nothing to evaluate against.
+    #[error(
+        "{}: the qrels file is empty (no `qid iter docno rel` line): nothing to evaluate against",
+        path.display()
+    )]
+    EmptyQrels {
+        /// The qrels file (or what stands for it, e.g. a DataFrame).
+        path: PathBuf,
+    },
+
+    /// A run file without a single line: nothing to evaluate.
+    #[error(
+        "{}: the run file is empty (no `qid Q0 docno rank score tag` line): nothing to evaluate",
+        path.display()
+    )]
+    EmptyRun {
+        /// The run file (or what stands for it, e.g. a DataFrame).
+        path: PathBuf,
+    },
+
+    /// Evaluating the run `path` failed; `inner` says why.
+    #[error("evaluating {}", path.display())]
+    Evaluating {
+        /// The run file.
+        path: PathBuf,
+        /// What went wrong.
+        #[source]
+        inner: Box<Error>,
+    },
+
     /// The run and the qrels have no topic in common (trec_eval: "No queries
     /// with both results and relevance info").
     #[error("no topic of run {run:?} is in the qrels")]

@@ -189,9 +189,7 @@ pub fn read_run(path: &Path, dups: Duplicates) -> Result<Run> {
 /// Parses run text (see the module docs).
 pub fn parse_run(bytes: &[u8], dups: Duplicates) -> Result<Run> {
     let text = utf8(bytes)?;
-    let mut run = Run::default();
-    // (qid, docno) -> (line, index in the topic's hit list)
-    let mut seen: HashMap<(&str, &str), (usize, usize)> = HashMap::new();
+    let mut run = RunBuilder::new(dups);
     for (i, line) in text.lines().enumerate() {
         let lineno = i + 1;
         let fields: Vec<&str> = line.split_ascii_whitespace().collect();
@@ -206,27 +204,63 @@ pub fn parse_run(bytes: &[u8], dups: Duplicates) -> Result<Run> {
                 });
             }
         }
-        let (qid, docno) = (fields[0], fields[2]);
         let score: f64 = fields[4].parse().map_err(|_| Error::RunSyntax {
             line: lineno,
             expected: "a number as the score in field 5".into(),
             found: snippet(fields[4]),
         })?;
+        run.add(fields[0], fields[2], score, fields[5], lineno)?;
+    }
+    Ok(run.finish())
+}
+
+/// Builds a [`Run`] hit by hit exactly as [`parse_run`] reads lines (the
+/// tag of the first hit, the first NaN, duplicates refused or the best
+/// copy kept): for runs that come from elsewhere than a file, such as a
+/// Python DataFrame.
+#[derive(Debug)]
+pub struct RunBuilder<'a> {
+    run: Run,
+    dups: Duplicates,
+    // (qid, docno) -> (line, index in the topic's hit list)
+    seen: HashMap<(&'a str, &'a str), (usize, usize)>,
+}
+
+impl<'a> RunBuilder<'a> {
+    /// An empty run; `dups` says what a document retrieved twice does.
+    pub fn new(dups: Duplicates) -> Self {
+        RunBuilder {
+            run: Run::default(),
+            dups,
+            seen: HashMap::new(),
+        }
+    }
+
+    /// Adds one hit, from line (or row) `line` (1-based, for errors).
+    pub fn add(
+        &mut self,
+        qid: &'a str,
+        docno: &'a str,
+        score: f64,
+        tag: &str,
+        line: usize,
+    ) -> Result<()> {
+        let run = &mut self.run;
         if run.tag.is_none() {
-            run.tag = Some(fields[5].to_string());
+            run.tag = Some(tag.to_string());
         }
         if score.is_nan() && run.first_nan.is_none() {
             run.first_nan = Some((qid.to_string(), docno.to_string()));
         }
         let hits = run.topics.entry(qid.to_string()).or_default();
-        match seen.get(&(qid, docno)) {
-            Some(&(first_line, idx)) => match dups {
+        match self.seen.get(&(qid, docno)) {
+            Some(&(first_line, idx)) => match self.dups {
                 Duplicates::Error => {
                     return Err(Error::DuplicateDoc {
                         qid: qid.into(),
                         docno: docno.into(),
                         first_line,
-                        line: lineno,
+                        line,
                     });
                 }
                 Duplicates::KeepBest => {
@@ -236,15 +270,20 @@ pub fn parse_run(bytes: &[u8], dups: Duplicates) -> Result<Run> {
                 }
             },
             None => {
-                seen.insert((qid, docno), (lineno, hits.len()));
+                self.seen.insert((qid, docno), (line, hits.len()));
                 hits.push(RunHit {
                     docno: docno.to_string(),
                     score,
                 });
             }
         }
+        Ok(())
     }
-    Ok(run)
+
+    /// The run.
+    pub fn finish(self) -> Run {
+        self.run
+    }
 }
 
 /// Sorts hits as trec_eval orders a run (score descending, ties by docid

@@ -92,6 +92,69 @@ pub fn drop_near_duplicates(sel: Option<DocSelection>) -> DocSelection {
     sel
 }
 
+/// The document selections of a batch (`sieve-search run`'s filters), in
+/// run order: one per minimum spam percentile, then one per maximum rate
+/// of invalid 4/5/6-byte sequences per KB, then one per filter file, each
+/// in the order given.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SelectionSpec<'a> {
+    /// Keep documents with spam percentile `>=` each (0-100).
+    pub min_spam_percentile: &'a [u8],
+    /// What a spam selection does with documents without a score.
+    pub unscored: Unscored,
+    /// Drop documents with more than each rate (finite, `>= 0`).
+    pub max_invalid_456_per_kb: &'a [f64],
+    /// Filter files (from `sieve-filter build`), loaded here.
+    pub filters: &'a [PathBuf],
+    /// Also drop near-duplicates in every selection (alone: one selection
+    /// that drops only them; see [`drop_near_duplicates`]).
+    pub drop_near_duplicates: bool,
+}
+
+impl SelectionSpec<'_> {
+    /// The selections ([`spam_selection`], [`invalid_456_selection`],
+    /// [`filter_selection`]). A percentile above 100 is an
+    /// [`crate::Error::InvalidParameter`] named `minimum spam percentile`;
+    /// a bad rate or filter file is refused as those functions refuse it.
+    pub fn selections(&self) -> Result<Vec<DocSelection>> {
+        let mut selections = Vec::new();
+        for &p in self.min_spam_percentile {
+            if p > 100 {
+                return Err(crate::Error::InvalidParameter {
+                    name: MIN_SPAM_PERCENTILE,
+                    expected: "0-100",
+                    got: p.to_string(),
+                });
+            }
+            selections.push(spam_selection(p, self.unscored));
+        }
+        for &x in self.max_invalid_456_per_kb {
+            selections.push(invalid_456_selection(x)?);
+        }
+        for f in self.filters {
+            selections.push(filter_selection(
+                f,
+                sieve_indexer::filterbuild::load_filter(f)?,
+            ));
+        }
+        if self.drop_near_duplicates {
+            if selections.is_empty() {
+                selections.push(drop_near_duplicates(None));
+            } else {
+                selections = selections
+                    .into_iter()
+                    .map(|s| drop_near_duplicates(Some(s)))
+                    .collect();
+            }
+        }
+        Ok(selections)
+    }
+}
+
+/// The parameter name of a percentile refused by
+/// [`SelectionSpec::selections`].
+pub const MIN_SPAM_PERCENTILE: &str = "minimum spam percentile";
+
 /// The settings of a batch of runs (`sieve-search run`).
 #[derive(Debug, Default)]
 pub struct RunSpec {
@@ -281,6 +344,55 @@ mod tests {
     fn invalid_bm25_parameters_are_refused() {
         assert!(spec(&[-1.0], &[0.4], &[]).runs().is_err());
         assert!(spec(&[0.9], &[1.5], &[]).runs().is_err());
+    }
+
+    #[test]
+    fn selection_spec_orders_spam_then_rates_then_filters_and_checks_percentiles() {
+        let spec = SelectionSpec {
+            min_spam_percentile: &[70, 50],
+            max_invalid_456_per_kb: &[0.5],
+            ..Default::default()
+        };
+        let names: Vec<String> = spec
+            .selections()
+            .unwrap()
+            .into_iter()
+            .map(|s| s.name)
+            .collect();
+        assert_eq!(names, ["spam70", "spam50", "i456le0.5"]);
+        let nodup = SelectionSpec {
+            min_spam_percentile: &[70],
+            drop_near_duplicates: true,
+            ..Default::default()
+        };
+        let sel = nodup.selections().unwrap();
+        assert_eq!(sel[0].name, "spam70_nodup");
+        assert!(sel[0].thresholds.drop_near_duplicates);
+        let alone = SelectionSpec {
+            drop_near_duplicates: true,
+            ..Default::default()
+        };
+        assert_eq!(alone.selections().unwrap()[0].name, "nodup");
+        let bad = SelectionSpec {
+            min_spam_percentile: &[101],
+            ..Default::default()
+        };
+        let e = bad.selections().unwrap_err();
+        assert!(
+            matches!(&e, crate::Error::InvalidParameter { name, got, .. } if *name == MIN_SPAM_PERCENTILE && got == "101"),
+            "{e:?}"
+        );
+        let nan = SelectionSpec {
+            max_invalid_456_per_kb: &[f64::NAN],
+            ..Default::default()
+        };
+        assert!(nan.selections().is_err());
+        let missing = [PathBuf::from("/nonexistent/sieve/f.filter")];
+        let missing = SelectionSpec {
+            filters: &missing,
+            ..Default::default()
+        };
+        assert!(missing.selections().is_err());
     }
 
     #[test]

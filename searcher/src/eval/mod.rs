@@ -59,12 +59,14 @@
 //!   why; every gdeval value is `None` and no gdeval row is printed).
 
 mod coverage;
+mod files;
 mod measure;
 mod topic;
 
 use std::cmp::Ordering;
 use std::fmt::Write as _;
 
+pub use files::{check_judgements, evaluate_run, evaluate_run_file, read_judgements};
 pub use measure::{DEFAULT_CUTOFFS, Measure, MeasureSpec, SUCCESS_CUTOFFS};
 pub use topic::TopicEval;
 

@@ -1,0 +1,471 @@
+//! Searching from Python: one or more indexes opened as the shards of one
+//! collection (as `sieve-search run --index A B`), topics searched with
+//! [`RunSpec`] exactly as `sieve-search run` searches them, and the results
+//! handed back as columns.
+//!
+//! Results cross into Python without a Python object per hit: the topic
+//! row, rank and score of every hit are little-endian `int64`/`int64`/
+//! `float64` buffers (`bytearray`, read by `numpy.frombuffer` without a
+//! copy) and the docnos one UTF-8 buffer with `int64` offsets (an Arrow
+//! `large_string` array's layout). Only when the caller asks for
+//! `string_objects` do the docnos come back as a list of `str`.
+
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyList, PyTuple};
+use sieve_filters::docfilter::Unscored;
+use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
+use sieve_indexer::schema::TextField;
+use sieve_searcher::batch::{RunResults, StatsMode, open_shards};
+use sieve_searcher::bm25::Shard;
+use sieve_searcher::queries::query_notes;
+use sieve_searcher::runspec::{PlannedRun, RunSpec, SelectionSpec};
+use sieve_searcher::topics::{Topic, TopicField, read_topics};
+use sieve_searcher::twostage;
+
+use crate::errors::{IntoPy, catch_panic, panicked, parameter};
+
+/// Opened indexes: the shards of one collection, searched with the BM25
+/// statistics summed over them.
+#[pyclass(frozen, module = "sieve._native")]
+pub struct NativeIndex {
+    shards: Vec<Shard>,
+    config: AnalyzerConfig,
+}
+
+/// What a search is asked for (the arguments of `sieve-search run`).
+#[derive(Debug)]
+struct Request {
+    k1: Vec<f32>,
+    b: Vec<f32>,
+    hits: usize,
+    min_spam_percentile: Vec<u8>,
+    max_invalid_456_per_kb: Vec<f64>,
+    filters: Vec<PathBuf>,
+    unscored: Unscored,
+    stats: StatsMode,
+    topic_field: TopicField,
+    search_field: TextField,
+    max_query_terms: usize,
+    global_stats: Option<PathBuf>,
+    tag: String,
+}
+
+/// The topics of a search: read from a file, or given as id and query.
+fn topics_of(
+    path: Option<PathBuf>,
+    qids: Vec<String>,
+    queries: Vec<String>,
+) -> sieve_searcher::Result<Vec<Topic>> {
+    if let Some(p) = path {
+        return Ok(read_topics(&p)?.1);
+    }
+    Ok(qids
+        .into_iter()
+        .zip(queries)
+        .map(|(id, title)| Topic {
+            id,
+            title,
+            description: None,
+            narrative: None,
+            subtopics: Vec::new(),
+            kind: None,
+            extra: Vec::new(),
+        })
+        .collect())
+}
+
+fn parse_field(s: &str) -> PyResult<TopicField> {
+    s.parse()
+        .map_err(|_| parameter("topic field", "title, desc or title+desc", format!("{s:?}")))
+}
+
+fn parse_search_field(s: &str) -> PyResult<TextField> {
+    match s {
+        "body" => Ok(TextField::Body),
+        "title" => Ok(TextField::Title),
+        _ => Err(parameter("search field", "body or title", format!("{s:?}"))),
+    }
+}
+
+/// Runs `f` on a pool of `threads` workers (`None`: rayon's global pool,
+/// one worker per core).
+fn on_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T, String> {
+    match threads {
+        None => Ok(f()),
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map(|pool| pool.install(f))
+            .map_err(|e| e.to_string()),
+    }
+}
+
+/// One run's hits as columns: topic row, rank (from 0, as PyTerrier
+/// numbers ranks), score, docno offsets and bytes.
+struct Columns {
+    row: Vec<i64>,
+    rank: Vec<i64>,
+    score: Vec<f64>,
+    offsets: Vec<i64>,
+    docnos: Vec<u8>,
+}
+
+fn columns(results: &RunResults) -> Columns {
+    let n: usize = results.iter().map(|(_, h)| h.len()).sum();
+    let mut c = Columns {
+        row: Vec::with_capacity(n),
+        rank: Vec::with_capacity(n),
+        score: Vec::with_capacity(n),
+        offsets: Vec::with_capacity(n + 1),
+        docnos: Vec::with_capacity(n * 24),
+    };
+    c.offsets.push(0);
+    for (row, (_, hits)) in results.iter().enumerate() {
+        for (rank, h) in hits.iter().enumerate() {
+            c.row.push(row as i64);
+            c.rank.push(rank as i64);
+            c.score.push(f64::from(h.score));
+            c.docnos.extend_from_slice(h.docid.as_bytes());
+            c.offsets.push(c.docnos.len() as i64);
+        }
+    }
+    c
+}
+
+fn le_bytes<'py, T: Copy>(
+    py: Python<'py>,
+    v: &[T],
+    to: impl Fn(T) -> [u8; 8],
+) -> Bound<'py, PyByteArray> {
+    let mut out = Vec::with_capacity(v.len() * 8);
+    for &x in v {
+        out.extend_from_slice(&to(x));
+    }
+    PyByteArray::new(py, &out)
+}
+
+impl NativeIndex {
+    /// The runs of `req` over `topics`, their results, and the names of
+    /// their selections (what [`PlannedRun`]'s selection index refers to).
+    #[allow(clippy::type_complexity)]
+    fn run(
+        &self,
+        req: Request,
+        topics: &[Topic],
+        threads: Option<usize>,
+    ) -> sieve_searcher::Result<(Vec<PlannedRun>, Vec<RunResults>, Vec<String>)> {
+        let analyzer = EnglishAnalyzer::new(self.config);
+        let global = match &req.global_stats {
+            Some(p) => Some(twostage::open_global_stats(
+                p,
+                &self.shards,
+                self.config,
+                topics,
+                req.topic_field,
+                req.search_field,
+                req.max_query_terms,
+            )?),
+            None => None,
+        };
+        let selections = SelectionSpec {
+            min_spam_percentile: &req.min_spam_percentile,
+            unscored: req.unscored,
+            max_invalid_456_per_kb: &req.max_invalid_456_per_kb,
+            filters: &req.filters,
+            drop_near_duplicates: false,
+        }
+        .selections()?;
+        let spec = RunSpec {
+            tag: req.tag,
+            k1: req.k1,
+            b: req.b,
+            selections,
+            stats: req.stats,
+            hits: req.hits,
+            output: None,
+            output_dir: None,
+            max_query_terms: Some(req.max_query_terms),
+        };
+        let runs = spec.runs()?;
+        let global = global.as_ref().map(|g| g as _);
+        let results = on_threads(threads, || {
+            spec.search(
+                &runs,
+                &self.shards,
+                &analyzer,
+                topics,
+                req.topic_field,
+                req.search_field,
+                global,
+            )
+        })
+        .map_err(|detail| sieve_searcher::Error::InvalidParameter {
+            name: "threads",
+            expected: "a thread pool that can be started",
+            got: detail,
+        })??;
+        let names = spec.selections.iter().map(|s| s.name.clone()).collect();
+        Ok((runs, results, names))
+    }
+}
+
+#[pymethods]
+impl NativeIndex {
+    /// Opens the index directories `paths` (one or more; several are the
+    /// shards of one collection). The GIL is released while opening.
+    #[new]
+    fn new(py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Self> {
+        if paths.is_empty() {
+            return Err(parameter("index", "at least one index directory", "none"));
+        }
+        let what = || format!("opening {}", paths[0].display());
+        let (shards, config) = py
+            .detach(|| catch_panic(|| open_shards(&paths)))
+            .map_err(|m| panicked(&what(), m, true))?
+            .map_err(crate::errors::bad_index)?;
+        Ok(NativeIndex { shards, config })
+    }
+
+    /// The shards' names (their directories, as given).
+    fn names(&self) -> Vec<String> {
+        self.shards.iter().map(|s| s.name.clone()).collect()
+    }
+
+    /// Documents in all shards.
+    fn num_docs(&self) -> u64 {
+        self.shards.iter().map(|s| s.searcher.num_docs()).sum()
+    }
+
+    /// The analyser's settings: (stemmer, stopwords) as recorded in the
+    /// index's manifest.
+    fn analyzer(&self) -> (String, String) {
+        (
+            format!("{:?}", self.config.stemmer).to_lowercase(),
+            format!("{:?}", self.config.stopwords).to_lowercase(),
+        )
+    }
+
+    /// `text` analysed as the index analyses queries (tokens, stopwords
+    /// removed, stemmed).
+    fn analyze(&self, text: &str) -> Vec<String> {
+        EnglishAnalyzer::new(self.config).terms(text)
+    }
+
+    /// One warning per shard with segments that have no block-max bounds.
+    fn bounds_warnings(&self) -> Vec<String> {
+        self.shards
+            .iter()
+            .filter_map(|s| {
+                let n = s.segments_without_bounds();
+                (n > 0).then(|| {
+                    format!(
+                        "{}: {n} segment(s) without block-max bounds, scored without block-max pruning (same results, slower); `sieve-index bounds --index {}` builds them",
+                        s.name, s.name
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// Searches topics (a topic file `topics_path`, read as `sieve-search
+    /// run --topics` reads it, or `qids` and `queries`) for every
+    /// combination of `k1`, `b` and selection, as `sieve-search run` does.
+    ///
+    /// Returns `(qids, queries, notes, runs)`: the topics searched (in
+    /// order; the rows that `row` refers to), the warnings about capped or
+    /// term-less queries, and per run `(tag, k1, b, selection, row, rank,
+    /// score, docnos)` where `docnos` is `(offsets, bytes)`, or a list of
+    /// `str` with `string_objects`.
+    #[pyo3(signature = (
+        *, topics_path, qids, queries, k1, b, hits, min_spam_percentile,
+        max_invalid_456_per_kb, filters, unscored, stats, topic_field,
+        search_field, max_query_terms, global_stats, threads, tag, string_objects
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn search<'py>(
+        &self,
+        py: Python<'py>,
+        topics_path: Option<PathBuf>,
+        qids: Vec<String>,
+        queries: Vec<String>,
+        k1: Vec<f32>,
+        b: Vec<f32>,
+        hits: i64,
+        min_spam_percentile: Vec<i64>,
+        max_invalid_456_per_kb: Vec<f64>,
+        filters: Vec<PathBuf>,
+        unscored: &str,
+        stats: &str,
+        topic_field: &str,
+        search_field: &str,
+        max_query_terms: i64,
+        global_stats: Option<PathBuf>,
+        threads: Option<i64>,
+        tag: String,
+        string_objects: bool,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        if hits < 1 {
+            return Err(parameter("num_results", "at least 1", hits));
+        }
+        if max_query_terms < 1 {
+            return Err(parameter("max_query_terms", "at least 1", max_query_terms));
+        }
+        let threads = match threads {
+            Some(t) if t < 1 => return Err(parameter("threads", "at least 1", t)),
+            t => t.map(|t| t as usize),
+        };
+        if k1.is_empty() || b.is_empty() {
+            return Err(parameter(
+                "k1 and b",
+                "at least one value each",
+                "an empty list",
+            ));
+        }
+        let min_spam_percentile = min_spam_percentile
+            .into_iter()
+            .map(|p| {
+                u8::try_from(p)
+                    .ok()
+                    .filter(|p| *p <= 100)
+                    .ok_or_else(|| parameter("min_spam_percentile", "0-100", p))
+            })
+            .collect::<PyResult<Vec<u8>>>()?;
+        let unscored = match unscored {
+            "keep" => Unscored::Keep,
+            "drop" => Unscored::Drop,
+            u => return Err(parameter("unscored", "keep or drop", format!("{u:?}"))),
+        };
+        let stats = match stats {
+            "full" => StatsMode::Full,
+            "filtered" => StatsMode::Filtered,
+            s => return Err(parameter("stats", "full or filtered", format!("{s:?}"))),
+        };
+        if qids.len() != queries.len() {
+            return Err(parameter(
+                "topics",
+                "as many queries as qids",
+                format!("{} qids and {} queries", qids.len(), queries.len()),
+            ));
+        }
+        let req = Request {
+            k1,
+            b,
+            hits: hits as usize,
+            min_spam_percentile,
+            max_invalid_456_per_kb,
+            filters,
+            unscored,
+            stats,
+            topic_field: parse_field(topic_field)?,
+            search_field: parse_search_field(search_field)?,
+            max_query_terms: max_query_terms as usize,
+            global_stats,
+            tag,
+        };
+        let topic_field = req.topic_field;
+        let max_terms = req.max_query_terms;
+        let (topics, notes, runs, results, selection_names) = py
+            .detach(|| {
+                catch_panic(|| -> sieve_searcher::Result<_> {
+                    let topics = topics_of(topics_path, qids, queries)?;
+                    let notes: Vec<String> = query_notes(
+                        &EnglishAnalyzer::new(self.config),
+                        &topics,
+                        topic_field,
+                        max_terms,
+                    )
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect();
+                    let (runs, results, names) = self.run(req, &topics, threads)?;
+                    Ok((topics, notes, runs, results, names))
+                })
+            })
+            .map_err(|m| panicked("searching", m, true))?
+            .py_err()?;
+        let out = PyList::empty(py);
+        for (run, res) in runs.iter().zip(&results) {
+            let c = py.detach(|| columns(res));
+            let docnos: Bound<'py, PyAny> = if string_objects {
+                let list = PyList::empty(py);
+                for (_, hits) in res {
+                    for h in hits {
+                        list.append(&h.docid)?;
+                    }
+                }
+                list.into_any()
+            } else {
+                PyTuple::new(
+                    py,
+                    [
+                        le_bytes(py, &c.offsets, i64::to_le_bytes).into_any(),
+                        PyByteArray::new(py, &c.docnos).into_any(),
+                    ],
+                )?
+                .into_any()
+            };
+            let v = &run.variant;
+            out.append((
+                v.tag.clone(),
+                v.params.k1,
+                v.params.b,
+                v.selection.map(|i| selection_names[i].clone()),
+                le_bytes(py, &c.row, i64::to_le_bytes),
+                le_bytes(py, &c.rank, i64::to_le_bytes),
+                le_bytes(py, &c.score, f64::to_le_bytes),
+                docnos,
+            ))?;
+        }
+        let ids: Vec<&str> = topics.iter().map(|t| t.id.as_str()).collect();
+        let texts: Vec<String> = topics.iter().map(|t| t.query(topic_field)).collect();
+        PyTuple::new(
+            py,
+            [
+                ids.into_pyobject(py)?.into_any(),
+                texts.into_pyobject(py)?.into_any(),
+                notes.into_pyobject(py)?.into_any(),
+                out.into_any(),
+            ],
+        )
+    }
+
+    /// Stage 1 of a two-stage search: the global statistics (N, tokens, the
+    /// df of every analysed query term) of these shards for the topics, as
+    /// the JSON `sieve-search global-stats` writes.
+    #[pyo3(signature = (*, topics_path, qids, queries, topic_field, search_field, max_query_terms))]
+    #[allow(clippy::too_many_arguments)]
+    fn global_stats(
+        &self,
+        py: Python<'_>,
+        topics_path: Option<PathBuf>,
+        qids: Vec<String>,
+        queries: Vec<String>,
+        topic_field: &str,
+        search_field: &str,
+        max_query_terms: i64,
+    ) -> PyResult<String> {
+        if max_query_terms < 1 {
+            return Err(parameter("max_query_terms", "at least 1", max_query_terms));
+        }
+        let topic_field = parse_field(topic_field)?;
+        let field = parse_search_field(search_field)?;
+        py.detach(|| {
+            catch_panic(|| -> sieve_searcher::Result<String> {
+                let topics = topics_of(topics_path, qids, queries)?;
+                let stats = twostage::gather_stats(
+                    &self.shards,
+                    self.config,
+                    &topics,
+                    topic_field,
+                    field,
+                    max_query_terms as usize,
+                )?;
+                Ok(stats.to_json())
+            })
+        })
+        .map_err(|m| panicked("gathering statistics", m, true))?
+        .py_err()
+    }
+}

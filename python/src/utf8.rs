@@ -1,0 +1,79 @@
+//! The UTF-8 cleaner from Python: bytes in, cleaned bytes and the seven
+//! error-class counts out (`sieve-filter utf8`'s semantics), in memory or
+//! streamed over a file.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use sieve_filters::utf8::{Counting, Utf8Counts, clean_in_place_with};
+use sieve_indexer::utf8stream::{Sink, clean_stream};
+
+use crate::errors::IntoPy;
+
+fn counting(atire_counts: bool) -> Counting {
+    if atire_counts {
+        Counting::Atire
+    } else {
+        Counting::Exact
+    }
+}
+
+fn counts_dict<'py>(py: Python<'py>, counts: &Utf8Counts) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (class, n) in counts.iter() {
+        d.set_item(class.key(), n)?;
+    }
+    Ok(d)
+}
+
+/// Cleans `data` (same length, valid UTF-8 afterwards, valid input
+/// unchanged); returns the cleaned bytes and the seven counts. The GIL is
+/// released while cleaning.
+#[pyfunction]
+#[pyo3(signature = (data, *, atire_counts=false))]
+pub fn clean_utf8<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    atire_counts: bool,
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyDict>)> {
+    let mut buf = data.to_vec();
+    let counts = py.detach(|| clean_in_place_with(&mut buf, counting(atire_counts)));
+    Ok((PyBytes::new(py, &buf), counts_dict(py, &counts)?))
+}
+
+/// Streams the file `path` through the cleaner in bounded memory, writing
+/// the cleaned bytes to `output` if given; returns the bytes read and the
+/// seven counts.
+#[pyfunction]
+#[pyo3(signature = (path, *, output=None, atire_counts=false))]
+pub fn clean_utf8_file<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    output: Option<PathBuf>,
+    atire_counts: bool,
+) -> PyResult<(u64, Bound<'py, PyDict>)> {
+    let (bytes, counts) = py
+        .detach(|| -> sieve_indexer::Result<(u64, Utf8Counts)> {
+            let io = |p: &PathBuf| {
+                let p = p.clone();
+                move |source| sieve_indexer::Error::Io { path: p, source }
+            };
+            let input = File::open(&path).map_err(io(&path))?;
+            match &output {
+                None => clean_stream::<BufWriter<File>>(input, &path, counting(atire_counts), None),
+                Some(out) => {
+                    let mut w = BufWriter::new(File::create(out).map_err(io(out))?);
+                    let sink = Sink {
+                        writer: &mut w,
+                        name: out,
+                    };
+                    clean_stream(input, &path, counting(atire_counts), Some(sink))
+                }
+            }
+        })
+        .py_err()?;
+    Ok((bytes, counts_dict(py, &counts)?))
+}
