@@ -239,6 +239,10 @@ struct BuildArgs {
     /// Which text of a page is kept.
     #[arg(long, value_enum, default_value = "all")]
     text: TextArg,
+    /// Do not compute near-duplicates (no MinHash band keys, no clusters;
+    /// --drop-near-duplicates then cannot be used on the index).
+    #[arg(long)]
+    no_near_duplicates: bool,
     /// Largest HTTP body kept per record, in bytes; longer ones are truncated and counted.
     #[arg(long, default_value_t = 10 * 1024 * 1024)]
     max_record_bytes: u64,
@@ -325,6 +329,7 @@ fn build_options(
         Charset::Auto => CharsetMode::Auto,
         Charset::Utf8 => CharsetMode::ForceUtf8,
     };
+    opts.near_duplicates = !a.no_near_duplicates;
     opts.text = match a.text {
         TextArg::All => TextMode::All,
         TextArg::Main => TextMode::Main,

@@ -530,6 +530,7 @@ mod tests {
                 min_spam_percentile: Some(min),
                 max_rate_per_kb: [("invalid_4_5_6".to_string(), 0.5)].into(),
                 unscored: Unscored::Drop,
+                drop_near_duplicates: false,
             };
             let decide = |(spam, n, bytes): &(Option<u8>, u64, u64)| t.keeps(*spam, &counts_456(*n), *bytes);
             let kept = docs.values().filter(|d| decide(d)).count() as u64;

@@ -28,12 +28,16 @@
 //!
 //! # Signature and bands
 //!
-//! A signature holds, for each of `bands × rows` hash functions
-//! `h_i(x) = ((a_i · x + b_i) mod 2^64) >> 32` (multiply-add-shift over
-//! the 32-bit folded shingle hash `x`, `a_i` and `b_i` drawn by splitmix64
-//! from the seed), the minimum of `h_i` over the document's shingles. Two
-//! documents agree on one value with probability (about) their Jaccard
-//! similarity `s`.
+//! A signature has `bands × rows` values, computed by **one-permutation
+//! hashing** (Li, Owen and Zhang 2012) with **optimal densification**
+//! (Shrivastava 2017): each shingle's hash, salted by
+//! [`MinHashParams::seed`], picks one of the `bands × rows` bins and
+//! competes for that bin's minimum; each bin no shingle fell into then
+//! takes the value of a non-empty bin chosen by a fixed hash sequence of
+//! its own number. Two documents agree on one value with probability
+//! (about) their Jaccard similarity `s`, as with `bands × rows`
+//! independent hash functions, for one hash per shingle instead of one per
+//! shingle and function.
 //!
 //! The signature is cut into `bands` bands of `rows` values; each band is
 //! hashed to a 64-bit **band key** that also encodes the band's number
@@ -244,10 +248,11 @@ pub fn for_each_shingle(text: &str, k: usize, mut f: impl FnMut(u64)) {
 /// Hashes the last `len` words of the ring (oldest first); `n` words seen.
 #[inline]
 fn shingle_hash(ring: &[u64; 64], n: usize, len: usize, k: usize) -> u64 {
+    // Word hashes are already mixed: rotating each by its place in the
+    // shingle keeps the order, and one mix at the end spreads the xor.
     let mut h = (len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     for j in 0..len {
-        let w = ring[(n - len + j) % k];
-        h = mix64(h ^ w).wrapping_add(w.rotate_left(17));
+        h ^= ring[(n - len + j) % k].rotate_left((j as u32 * 13) % 64);
     }
     mix64(h)
 }
@@ -286,9 +291,11 @@ pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
 #[derive(Debug, Clone)]
 pub struct MinHasher {
     params: MinHashParams,
-    a: Vec<u64>,
-    b: Vec<u64>,
+    salt: u64,
 }
+
+/// Marks a bin no shingle fell into.
+const EMPTY: u64 = u64::MAX;
 
 impl MinHasher {
     /// The hash functions of `params`.
@@ -301,11 +308,9 @@ impl MinHasher {
         if let Err(e) = params.check() {
             panic!("MinHashParams: {e}");
         }
-        let n = params.hashes() as u64;
         MinHasher {
             params,
-            a: (0..n).map(|i| splitmix(params.seed, 2 * i)).collect(),
-            b: (0..n).map(|i| splitmix(params.seed, 2 * i + 1)).collect(),
+            salt: splitmix(params.seed, 0),
         }
     }
 
@@ -316,13 +321,13 @@ impl MinHasher {
 
     /// The signature of `text`, or `None` when it has no word.
     pub fn signature(&self, text: &str) -> Option<Signature> {
-        let mut mins = vec![u32::MAX; self.params.hashes()];
+        let mut mins = vec![EMPTY; self.params.hashes()];
         let mut any = false;
         for_each_shingle(text, self.params.shingle_words as usize, |s| {
             any = true;
             self.add(&mut mins, s);
         });
-        any.then_some(Signature(mins))
+        any.then(|| self.densify(&mins))
     }
 
     /// The signature of a list of shingle hashes (`None` when empty).
@@ -330,20 +335,55 @@ impl MinHasher {
         if shingles.is_empty() {
             return None;
         }
-        let mut mins = vec![u32::MAX; self.params.hashes()];
+        let mut mins = vec![EMPTY; self.params.hashes()];
         for &s in shingles {
             self.add(&mut mins, s);
         }
-        Some(Signature(mins))
+        Some(self.densify(&mins))
     }
 
+    /// One permutation: the shingle's salted hash picks a bin (its high 32
+    /// bits, scaled to the number of bins) and competes for that bin's
+    /// minimum with its low 32 bits.
     #[inline]
-    fn add(&self, mins: &mut [u32], shingle: u64) {
-        let x = (shingle ^ (shingle >> 32)) & 0xFFFF_FFFF;
-        for ((m, &a), &b) in mins.iter_mut().zip(&self.a).zip(&self.b) {
-            let h = (a.wrapping_mul(x).wrapping_add(b) >> 32) as u32;
-            *m = (*m).min(h);
-        }
+    fn add(&self, mins: &mut [u64], shingle: u64) {
+        let h = mix64(shingle ^ self.salt);
+        let bin = ((h >> 32) * mins.len() as u64) >> 32;
+        let m = &mut mins[bin as usize];
+        *m = (*m).min(h & 0xFFFF_FFFF);
+    }
+
+    /// Fills every empty bin with the value of a non-empty one, chosen by
+    /// a hash sequence of the empty bin's number alone (Shrivastava's
+    /// optimal densification), so that two documents agree on a bin with
+    /// probability equal to their Jaccard similarity. `mins` has at least
+    /// one non-empty bin.
+    fn densify(&self, mins: &[u64]) -> Signature {
+        let k = mins.len() as u64;
+        let values = mins
+            .iter()
+            .enumerate()
+            .map(|(j, &m)| {
+                if m != EMPTY {
+                    return m as u32;
+                }
+                for attempt in 1..=64 * k {
+                    let h = splitmix(self.salt ^ 0xDE45_1F00, (j as u64) << 32 | attempt);
+                    let from = mins[((h >> 32) * k >> 32) as usize];
+                    if from != EMPTY {
+                        return from as u32;
+                    }
+                }
+                // Not reached in practice (64 k draws all empty has
+                // probability below e^-64); stay deterministic anyway.
+                mins.iter()
+                    .cycle()
+                    .skip(j)
+                    .find(|&&m| m != EMPTY)
+                    .map_or(0, |&m| m as u32)
+            })
+            .collect();
+        Signature(values)
     }
 
     /// The band keys of `text` ([`Signature::band_keys`]), or `None`.

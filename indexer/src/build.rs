@@ -158,9 +158,17 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     writer.wait_merging_threads()?;
     seal_order(&index, &mut order)?;
     crate::bounds::write_index_bounds(&opts.index, &index)?;
-    let dups = crate::dedup::write_index_dups(&opts.index, &index, crate::dedup::RUN_LINES)?;
+    let dups = if opts.near_duplicates {
+        Some(crate::dedup::write_index_dups(
+            &opts.index,
+            &index,
+            crate::dedup::RUN_LINES,
+        )?)
+    } else {
+        None
+    };
     let mut stats = final_stats(opts, &completed, started);
-    stats.near_duplicates = Some(dups);
+    stats.near_duplicates = dups;
     write_json(&opts.index.join(STATS), &stats)?;
     Ok(stats)
 }

@@ -12,29 +12,37 @@
 //!
 //! # Scaling past one machine's memory
 //!
-//! Nothing here holds the collection: the (key, docid, document) triples
-//! go through external sorts (sorted runs of at most
-//! [`RUN_LINES`] lines, merged from disk, as [`crate::extsort`] does for
+//! Nothing here holds the collection: (key, document) pairs go through
+//! external sorts of fixed-size binary records (sorted runs of at most
+//! [`RUN_LINES`] records, merged from disk, as [`crate::extsort`] does for
 //! docid lists), and clusters are found by **label propagation over
-//! sorted runs**:
+//! sorted runs**, the label of a document being at first its own number
+//! ([`DocRef`]):
 //!
-//! 1. sort the triples by (key, label), the label being at first the
-//!    document's own docid; a key held by one document is dropped;
-//! 2. the first line of each key's group holds the group's smallest label;
-//!    send it to every member, as (document, label, key) lines;
-//! 3. sort those by (document, label): the first line of each document
+//! 1. sort the (key, document) pairs; a key held by one document is
+//!    dropped;
+//! 2. the first record of each key's group, sorted by (key, label), holds
+//!    the group's smallest label; send it to every member, as (document,
+//!    label, key) records;
+//! 3. sort those by (document, label): the first record of each document
 //!    holds its new label, the smallest over all its keys; write the
-//!    (key, label, document) lines of the next round;
+//!    (key, label, document) records of the next round;
 //! 4. repeat until, in step 2, every group's members already share one
 //!    label (labels only decrease, so this ends, after about as many
-//!    rounds as the longest chain of documents linked key to key, plus
-//!    the round that finds nothing to change: 2 for exact copies).
+//!    rounds as the longest chain of documents linked key to key, plus the
+//!    round that finds nothing to change: 2 for exact copies);
+//! 5. the clustered documents, named by their docids, are sorted by
+//!    (label, docid): the first of each label is the cluster's
+//!    representative (its smallest docid), written back per document by
+//!    one more sort.
 //!
-//! Each round is two external sorts of (keys of clustered documents)
-//! lines: memory is one sorted run (at most [`RUN_LINES`] lines, about
-//! 60 MB) plus one line per run file during a merge; disk is a few times
-//! 40 bytes per key of a clustered document. An index built in shards and
-//! merged ([`crate::shard::merge_shards`]) is clustered again over all its
+//! Each round is two external sorts of one 24-byte record per key of a
+//! clustered document; the first sort has one 16-byte record per key of
+//! every document (16 per document). Memory is one sorted run (at most
+//! [`RUN_LINES`] records, 48 MB, or a quarter as many docid lines) plus
+//! one record per run file during a merge; disk is about as much as the
+//! records sorted. An index built in shards and merged
+//! ([`crate::shard::merge_shards`]) is clustered again over all its
 //! documents, so the clusters of a merged index are those of one build.
 //!
 //! Docids containing a control character (below U+0020: a tab or a line
@@ -66,7 +74,7 @@ use serde::{Deserialize, Serialize};
 use sieve_filters::minhash::{MinHashParams, MinHasher};
 use tantivy::{Index, ReloadPolicy, SegmentReader};
 
-use crate::extsort::{SortedRuns, merge_sorted_lines};
+use crate::extsort::{RecordRuns, SortedRuns, merge_records, merge_sorted_lines};
 use crate::index::{create_private_dir, docid_column, io_err};
 use crate::schema::MINHASH;
 use crate::{Error, Result};
@@ -80,8 +88,9 @@ pub const PARAMS: MinHashParams = MinHashParams {
     seed: MinHashParams::DEFAULT_SEED,
 };
 
-/// Lines per sorted run of the external sorts.
-pub const RUN_LINES: usize = 500_000;
+/// Records (or lines) per sorted run of the external sorts: 2 million
+/// records of at most 24 bytes, about 50 MB.
+pub const RUN_LINES: usize = 2_000_000;
 
 static HASHER: LazyLock<MinHasher> = LazyLock::new(|| MinHasher::new(PARAMS));
 
@@ -121,14 +130,178 @@ pub struct ClusterSummary {
     pub unclusterable: u64,
 }
 
-/// Collects (document, docid, band keys) and clusters them (see the
-/// module docs).
+/// Collects (document, band keys) pairs and clusters them (see the module
+/// docs).
 pub struct Clusterer {
     tmp: tempfile::TempDir,
-    runs: SortedRuns,
-    run_lines: usize,
+    runs: RecordRuns<2>,
+    run_records: usize,
     documents: u64,
     unclusterable: u64,
+}
+
+impl Clusterer {
+    /// A clusterer whose temporary files go in a new directory inside
+    /// `parent` (the output directory: the sorts need disk, not memory).
+    /// `run_records`: records per sorted run (memory: 24 bytes each).
+    pub fn new(parent: &Path, run_records: usize) -> Result<Self> {
+        let tmp = tempfile::Builder::new()
+            .prefix(".sieve-dedup-")
+            .tempdir_in(parent)
+            .map_err(io_err(parent))?;
+        let runs = RecordRuns::new(tmp.path(), "keys", run_records);
+        Ok(Clusterer {
+            tmp,
+            runs,
+            run_records,
+            documents: 0,
+            unclusterable: 0,
+        })
+    }
+
+    /// Adds one document (`docid` is only checked here: the docids of
+    /// clustered documents are asked for at the end). Documents must be
+    /// added with distinct [`DocRef`]s; documents without keys may be left
+    /// out.
+    pub fn add(&mut self, r: DocRef, docid: &str, keys: &[u64]) -> Result<()> {
+        if keys.is_empty() {
+            return Ok(());
+        }
+        self.documents += 1;
+        if docid.bytes().any(|b| b < 0x20) {
+            self.unclusterable += 1;
+            return Ok(());
+        }
+        for &k in keys {
+            self.runs.push([k, r])?;
+        }
+        Ok(())
+    }
+
+    /// Clusters everything added. `docid_of(document)` is then asked for
+    /// the docid of every document in a cluster of two or more, in
+    /// increasing [`DocRef`] order, and `f(document, its docid,
+    /// representative)` is called for each of them, in the same order (a
+    /// representative names itself). Documents not named are alone.
+    pub fn finish(
+        self,
+        mut docid_of: impl FnMut(DocRef) -> Result<String>,
+        mut f: impl FnMut(DocRef, &str, &str) -> Result<()>,
+    ) -> Result<ClusterSummary> {
+        let Clusterer {
+            tmp,
+            runs,
+            run_records,
+            documents,
+            unclusterable,
+        } = self;
+        let dir = tmp.path().to_path_buf();
+        let mut summary = ClusterSummary {
+            documents,
+            unclusterable,
+            ..Default::default()
+        };
+        // Labels are document numbers: a cluster's label ends as its
+        // smallest DocRef; its smallest docid is found at the end.
+        // Round 1, step 2 on (key, doc): the label of a document is itself.
+        let pairs = runs.finish()?;
+        let mut b = RecordRuns::<3>::new(&dir, "docs", run_records);
+        let mut group: Option<(u64, u64)> = None; // (key, min label)
+        let mut pending: Option<u64> = None;
+        merge_records::<2>(&pairs, |[key, r]| {
+            match group {
+                Some((k, m)) if k == key => {
+                    if let Some(p) = pending.take() {
+                        b.push([p, m, key])?;
+                    }
+                    b.push([r, m, key])?;
+                }
+                _ => {
+                    group = Some((key, r));
+                    pending = Some(r);
+                }
+            }
+            Ok(())
+        })?;
+        remove(&pairs)?;
+        let mut b_runs = b.finish()?;
+        let mut changed = true;
+        // (document, label) of the clustered documents, once converged.
+        let mut labels = RecordRuns::<2>::new(&dir, "labels", run_records);
+        loop {
+            summary.rounds += 1;
+            // Step 3: per document, the smallest label over its keys.
+            let mut a = RecordRuns::<3>::new(&dir, "keys", run_records);
+            let mut cur: Option<(u64, u64)> = None; // (doc, label)
+            merge_records::<3>(&b_runs, |[r, m, key]| {
+                let first = cur.is_none_or(|(d, _)| d != r);
+                if first {
+                    cur = Some((r, m));
+                }
+                let l = cur.map_or(m, |(_, l)| l);
+                if changed {
+                    a.push([key, l, r])?;
+                } else if first {
+                    labels.push([r, l])?;
+                }
+                Ok(())
+            })?;
+            remove(&b_runs)?;
+            let a_runs = a.finish()?;
+            if !changed {
+                break;
+            }
+            // Step 2: per key, the smallest label of its documents.
+            changed = false;
+            let mut b = RecordRuns::<3>::new(&dir, "docs", run_records);
+            let mut group: Option<(u64, u64)> = None;
+            merge_records::<3>(&a_runs, |[key, l, r]| {
+                let m = match group {
+                    Some((k, m)) if k == key => m,
+                    _ => {
+                        group = Some((key, l));
+                        l
+                    }
+                };
+                changed |= l != m;
+                b.push([r, m, key])
+            })?;
+            remove(&a_runs)?;
+            b_runs = b.finish()?;
+        }
+        // The smallest docid of each cluster: (label, docid, doc) lines
+        // sorted, the first of each label names the representative.
+        let label_runs = labels.finish()?;
+        let run_lines = (run_records / 4).max(1);
+        let mut by_label = SortedRuns::new(&dir, "named", run_lines);
+        merge_records::<2>(&label_runs, |[r, l]| {
+            let own = docid_of(r)?;
+            by_label.push(format!("{l:016x}\t{own}\t{r:016x}"))
+        })?;
+        remove(&label_runs)?;
+        let named = by_label.finish()?;
+        let mut by_doc = SortedRuns::new(&dir, "reps", run_lines);
+        let mut rep: Option<(String, String)> = None; // (label, docid)
+        merge_sorted_lines(&named, |line| {
+            let [l, own, r] = fields3(line, &dir)?;
+            if rep.as_ref().is_none_or(|(x, _)| x != l) {
+                rep = Some((l.to_string(), own.to_string()));
+                summary.clusters += 1;
+            }
+            let (_, rd) = rep.as_ref().expect("set above");
+            summary.clustered += 1;
+            by_doc.push(format!("{r}\t{own}\t{rd}"))
+        })?;
+        remove(&named)?;
+        let reps = by_doc.finish()?;
+        merge_sorted_lines(&reps, |line| {
+            let [r, own, rd] = fields3(line, &dir)?;
+            f(hex(r, &dir)?, own, rd)
+        })?;
+        remove(&reps)?;
+        summary.duplicates = summary.clustered - summary.clusters;
+        Ok(summary)
+    }
 }
 
 fn hex(s: &str, path: &Path) -> Result<u64> {
@@ -140,136 +313,22 @@ fn hex(s: &str, path: &Path) -> Result<u64> {
     })
 }
 
-impl Clusterer {
-    /// A clusterer whose temporary files go in a new directory inside
-    /// `parent` (the output directory: the sorts need disk, not memory).
-    pub fn new(parent: &Path, run_lines: usize) -> Result<Self> {
-        let tmp = tempfile::Builder::new()
-            .prefix(".sieve-dedup-")
-            .tempdir_in(parent)
-            .map_err(io_err(parent))?;
-        let runs = SortedRuns::new(tmp.path(), "keys", run_lines);
-        Ok(Clusterer {
-            tmp,
-            runs,
-            run_lines,
-            documents: 0,
-            unclusterable: 0,
-        })
+fn remove(files: &[PathBuf]) -> Result<()> {
+    for p in files {
+        std::fs::remove_file(p).map_err(io_err(p))?;
     }
-
-    /// Adds one document. Documents without keys may be left out.
-    pub fn add(&mut self, r: DocRef, docid: &str, keys: &[u64]) -> Result<()> {
-        if keys.is_empty() {
-            return Ok(());
-        }
-        self.documents += 1;
-        if docid.bytes().any(|b| b < 0x20) {
-            self.unclusterable += 1;
-            return Ok(());
-        }
-        for k in keys {
-            self.runs
-                .push(format!("{k:016x}\t{docid}\t{r:016x}\t{docid}"))?;
-        }
-        Ok(())
-    }
-
-    /// Clusters everything added and calls `f(document, its docid,
-    /// representative)` for every document in a cluster of two or more,
-    /// in [`DocRef`] order (a representative names itself). Documents not
-    /// named are alone.
-    pub fn finish(
-        self,
-        mut f: impl FnMut(DocRef, &str, &str) -> Result<()>,
-    ) -> Result<ClusterSummary> {
-        let Clusterer {
-            tmp,
-            runs,
-            run_lines,
-            documents,
-            unclusterable,
-        } = self;
-        let dir = tmp.path().to_path_buf();
-        // Lines "key label doc own-docid" (tab-separated; no field holds a
-        // tab), sorted by key then label.
-        let mut a_runs = runs.finish()?;
-        let mut summary = ClusterSummary {
-            documents,
-            unclusterable,
-            ..Default::default()
-        };
-        loop {
-            summary.rounds += 1;
-            // Step 2: group by key; the first line has the smallest label.
-            // Lines "doc label key own-docid" out.
-            let mut b = SortedRuns::new(&dir, "docs", run_lines);
-            let mut changed = false;
-            let mut group: Option<(String, String)> = None; // (key, min label)
-            let mut pending: Option<(String, String)> = None; // first member: (doc, own)
-            merge_sorted_lines(&a_runs, |line| {
-                let [key, label, r, own] = fields(line, &dir)?;
-                match &group {
-                    Some((k, m)) if k == key => {
-                        if let Some((pr, po)) = pending.take() {
-                            b.push(format!("{pr}\t{m}\t{key}\t{po}"))?;
-                        }
-                        changed |= label != m;
-                        b.push(format!("{r}\t{m}\t{key}\t{own}"))?;
-                    }
-                    _ => {
-                        group = Some((key.to_string(), label.to_string()));
-                        pending = Some((r.to_string(), own.to_string()));
-                    }
-                }
-                Ok(())
-            })?;
-            for p in &a_runs {
-                std::fs::remove_file(p).map_err(io_err(p))?;
-            }
-            let b_runs = b.finish()?;
-            // Step 3: per document, the smallest label over its keys.
-            let mut next = SortedRuns::new(&dir, "keys", run_lines);
-            let mut cur: Option<(String, String)> = None; // (doc, label)
-            merge_sorted_lines(&b_runs, |line| {
-                let [r, label, key, own] = fields(line, &dir)?;
-                let first = cur.as_ref().is_none_or(|(d, _)| d != r);
-                if first {
-                    cur = Some((r.to_string(), label.to_string()));
-                }
-                let (_, l) = cur.as_ref().expect("set above");
-                if changed {
-                    next.push(format!("{key}\t{l}\t{r}\t{own}"))?;
-                } else if first {
-                    summary.clustered += 1;
-                    let is_rep = own == l;
-                    summary.clusters += u64::from(is_rep);
-                    f(hex(r, &dir)?, own, l)?;
-                }
-                Ok(())
-            })?;
-            for p in &b_runs {
-                std::fs::remove_file(p).map_err(io_err(p))?;
-            }
-            a_runs = next.finish()?;
-            if !changed {
-                break;
-            }
-        }
-        summary.duplicates = summary.clustered - summary.clusters;
-        Ok(summary)
-    }
+    Ok(())
 }
 
-/// The four tab-separated fields of a sorted line.
-fn fields<'a>(line: &'a str, dir: &Path) -> Result<[&'a str; 4]> {
-    let mut it = line.splitn(4, '\t');
-    let mut out = [""; 4];
+/// The three tab-separated fields of a sorted line.
+fn fields3<'a>(line: &'a str, dir: &Path) -> Result<[&'a str; 3]> {
+    let mut it = line.splitn(3, '\t');
+    let mut out = [""; 3];
     for slot in &mut out {
         *slot = it.next().ok_or_else(|| Error::NearDuplicates {
             path: dir.to_path_buf(),
             what: "sorted line",
-            expected: "four tab-separated fields".into(),
+            expected: "three tab-separated fields".into(),
             found: line.chars().take(80).collect(),
         })?;
     }
@@ -368,6 +427,7 @@ pub fn write_index_dups(dir: &Path, index: &Index, run_lines: usize) -> Result<C
     let mut c = Clusterer::new(dir, run_lines)?;
     let mut keys = Vec::new();
     let mut docid = String::new();
+    let mut id_cols = Vec::with_capacity(segments.len());
     for (s, seg) in segments.iter().enumerate() {
         let ids = docid_column(seg, dir)?;
         let col = seg.fast_fields().u64(MINHASH)?;
@@ -383,24 +443,35 @@ pub fn write_index_dups(dir: &Path, index: &Index, run_lines: usize) -> Result<C
             }
             c.add(doc_ref(s as u32, doc), &docid, &keys)?;
         }
+        id_cols.push(ids);
     }
     let mut writers: Vec<Option<ColumnWriter>> = Vec::with_capacity(segments.len());
     for seg in segments {
         writers.push(Some(ColumnWriter::create(dir, seg)?));
     }
     let mut done_upto = 0usize;
-    let summary = c.finish(|r, own, rep| {
-        let is_rep = own == rep;
-        let (s, doc) = ((r >> 32) as usize, r as u32);
-        while done_upto < s {
-            if let Some(w) = writers[done_upto].take() {
-                w.finish()?;
+    let summary = c.finish(
+        |r| {
+            let (s, doc) = ((r >> 32) as usize, r as u32);
+            let ids = &id_cols[s];
+            let mut out = String::new();
+            if let Some(ord) = ids.term_ords(doc).next() {
+                ids.ord_to_str(ord, &mut out).map_err(io_err(dir))?;
             }
-            done_upto += 1;
-        }
-        let w = writers[s].as_mut().expect("segments finish in order");
-        w.line(doc, if is_rep { "=" } else { rep })
-    })?;
+            Ok(out)
+        },
+        |r, own, rep| {
+            let (s, doc) = ((r >> 32) as usize, r as u32);
+            while done_upto < s {
+                if let Some(w) = writers[done_upto].take() {
+                    w.finish()?;
+                }
+                done_upto += 1;
+            }
+            let w = writers[s].as_mut().expect("segments finish in order");
+            w.line(doc, if own == rep { "=" } else { rep })
+        },
+    )?;
     let mut keep = HashSet::new();
     for (w, seg) in writers.into_iter().zip(segments) {
         keep.insert(dups_path(dir, seg));
@@ -448,7 +519,7 @@ pub fn read_segment_dups(
         if e.kind() == std::io::ErrorKind::NotFound {
             bad(
                 "cluster column",
-                "a file written by build or merge (rebuild the index with this version of sieve)"
+                "a file written by build or merge (an index built without near-duplicates, or by an older sieve, has none: rebuild it)"
                     .into(),
                 "none".into(),
             )

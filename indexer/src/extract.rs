@@ -368,9 +368,13 @@ pub fn extract(opts: &ExtractOptions, progress: &dyn Progress) -> Result<BuildSt
         completed.push(fs);
         write_json(&b.index.join(CHECKPOINT), &out.checkpoint(&completed))?;
     }
-    let dups = write_near_duplicates(&b.index, b.inputs.len(), RUN_LINES)?;
+    let dups = if b.near_duplicates {
+        Some(write_near_duplicates(&b.index, b.inputs.len(), RUN_LINES)?)
+    } else {
+        None
+    };
     let mut stats = final_stats(b, &completed, started);
-    stats.near_duplicates = Some(dups);
+    stats.near_duplicates = dups;
     write_json(&b.index.join(STATS), &stats)?;
     Ok(stats)
 }
@@ -419,6 +423,45 @@ fn read_bands(
     Ok(())
 }
 
+/// Reads the docids of an extract's band-key files for increasing
+/// documents.
+struct DocidCursor<'a> {
+    dir: &'a Path,
+    file: usize,
+    lines: Option<std::io::Lines<BufReader<flate2::read::GzDecoder<File>>>>,
+}
+
+impl DocidCursor<'_> {
+    /// The docid of document `r` (input, position); `r` must not decrease.
+    fn docid(&mut self, r: crate::dedup::DocRef) -> Result<String> {
+        let (i, pos) = ((r >> 32) as usize, r as u32);
+        let path = bands_path(self.dir, i);
+        if self.file != i || self.lines.is_none() {
+            let file = File::open(&path).map_err(io_err(&path))?;
+            let mut lines = BufReader::new(flate2::read::GzDecoder::new(file)).lines();
+            lines.next().transpose().map_err(io_err(&path))?;
+            self.lines = Some(lines);
+            self.file = i;
+        }
+        let lines = self.lines.as_mut().expect("opened above");
+        for line in lines.by_ref() {
+            let line = line.map_err(io_err(&path))?;
+            let mut it = line.splitn(3, '\t');
+            if let (Some(p), Some(_), Some(docid)) = (it.next(), it.next(), it.next())
+                && p.parse::<u32>().ok() == Some(pos)
+            {
+                return Ok(docid.to_string());
+            }
+        }
+        Err(Error::NearDuplicates {
+            path,
+            what: "document",
+            expected: format!("a line for document {pos}"),
+            found: "the end of the file".into(),
+        })
+    }
+}
+
 /// Clusters the documents of the `inputs` band-key files of the extract in
 /// `dir` and writes [`NEAR_DUPLICATES`].
 fn write_near_duplicates(dir: &Path, inputs: usize, run_lines: usize) -> Result<ClusterSummary> {
@@ -439,7 +482,15 @@ fn write_near_duplicates(dir: &Path, inputs: usize, run_lines: usize) -> Result<
         PARAMS.shingle_words, PARAMS.bands, PARAMS.rows, PARAMS.seed
     )
     .map_err(io_err(&tmp))?;
-    let summary = c.finish(|_, own, rep| writeln!(w, "{own}\t{rep}").map_err(io_err(&tmp)))?;
+    let mut cursor = DocidCursor {
+        dir,
+        file: usize::MAX,
+        lines: None,
+    };
+    let summary = c.finish(
+        |r| cursor.docid(r),
+        |_, own, rep| writeln!(w, "{own}\t{rep}").map_err(io_err(&tmp)),
+    )?;
     gz_finish(w, &tmp, &path)?;
     Ok(summary)
 }

@@ -147,7 +147,7 @@ pub(crate) fn manifest_options(o: &BuildOptions) -> ManifestOptions {
         filter: o.filter_desc.clone(),
         spam: o.spam_desc.clone(),
         text: o.text.name().to_string(),
-        minhash: Some(crate::dedup::PARAMS),
+        minhash: o.near_duplicates.then_some(crate::dedup::PARAMS),
         output: None,
     }
 }

@@ -38,6 +38,9 @@ pub struct BuildOptions {
     /// Which text of a page is kept: all visible text (the default) or the
     /// main content ([`crate::html::extract_text`]).
     pub text: TextMode,
+    /// Compute near-duplicate band keys and clusters ([`crate::dedup`];
+    /// default on).
+    pub near_duplicates: bool,
     /// The analyser.
     pub analyzer: AnalyzerConfig,
     /// Continue an interrupted build.
@@ -160,6 +163,7 @@ impl BuildOptions {
             crawl: CrawlOptions::default(),
             html: HtmlOptions::default(),
             text: TextMode::All,
+            near_duplicates: true,
             analyzer: AnalyzerConfig::default(),
             resume: false,
             filter: None,

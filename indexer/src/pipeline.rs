@@ -175,7 +175,11 @@ fn process_doc(
         return Outcome::Lost("empty_text");
     }
     let spam = opts.spam.as_ref().and_then(|m| m.get(&raw.docid));
-    let minhash = crate::dedup::band_keys(&text.title, &text.body);
+    let minhash = if opts.near_duplicates {
+        crate::dedup::band_keys(&text.title, &text.body)
+    } else {
+        Vec::new()
+    };
     let facts = DocFacts {
         counts,
         atire_extra,

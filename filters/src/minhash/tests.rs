@@ -61,9 +61,9 @@ fn pinned_values_are_the_same_on_every_platform() {
     assert_eq!(cluster_id("clueweb09-en0000-00-00000"), PINNED_CLUSTER_ID);
 }
 
-const PINNED_SIG: [u32; 4] = [207_350_478, 1_426_526_289, 203_541_221, 1_475_795_767];
-const PINNED_KEY0: u64 = 0x11dd_9a91_d9a3_5c18;
-const PINNED_KEY15: u64 = 0xf531_16ab_5dd9_85e1;
+const PINNED_SIG: [u32; 4] = [3_320_978_111, 1_652_331_591, 525_488_298, 1_723_682_052];
+const PINNED_KEY0: u64 = 0xd138_9c53_cac9_de3b;
+const PINNED_KEY15: u64 = 0x1d27_866f_6419_07b3;
 const PINNED_CLUSTER_ID: u64 = 0x6470_bd8e_8fc1_5802;
 
 #[test]

@@ -17,14 +17,17 @@ fn external(docs: &[(String, Vec<u64>)], run_lines: usize) -> (Vec<String>, Clus
     let mut reps: BTreeMap<u64, (String, bool)> = BTreeMap::new();
     let mut last = None;
     let summary = c
-        .finish(|r, own, rep| {
-            assert!(last < Some(r), "documents come in order");
-            last = Some(r);
-            assert_eq!(own, docs[(r & 0xFFFF_FFFF) as usize].0);
-            let is_rep = own == rep;
-            reps.insert(r, (rep.to_string(), is_rep));
-            Ok(())
-        })
+        .finish(
+            |r| Ok(docs[(r & 0xFFFF_FFFF) as usize].0.clone()),
+            |r, own, rep| {
+                assert!(last < Some(r), "documents come in order");
+                last = Some(r);
+                assert_eq!(own, docs[(r & 0xFFFF_FFFF) as usize].0);
+                let is_rep = own == rep;
+                reps.insert(r, (rep.to_string(), is_rep));
+                Ok(())
+            },
+        )
         .unwrap();
     // The temporary directory is gone with the clusterer.
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
