@@ -331,6 +331,33 @@ sieve_test!(copies_of_pages_cluster_with_their_originals, |dir| {
     for (_, docid, _) in untagged(&at_query) {
         assert!(want_kept.contains(&docid), "{docid} ranked");
     }
+    // The report counts near-duplicates per spam percentile (scores MADE
+    // UP here: C.. 10, D.. and E.. 80).
+    let mut spam = String::new();
+    for p in 0..20 {
+        spam.push_str(&format!("80 D{p:02}\n"));
+        if p < 10 {
+            spam.push_str(&format!("10 C{p:02}\n"));
+        } else {
+            spam.push_str(&format!("80 E{p:02}\n"));
+        }
+    }
+    let spam = dir.write("made-up-spam.txt", spam.as_bytes());
+    let report = dir.join("report");
+    ok(dir
+        .cmd("sieve-index")
+        .args(["report", "--index"])
+        .arg(&index)
+        .arg("--spam")
+        .arg(&spam)
+        .arg("--output-dir")
+        .arg(&report));
+    let tsv = std::fs::read_to_string(report.join("near-duplicates-by-percentile.tsv")).unwrap();
+    let lines: Vec<&str> = tsv.lines().collect();
+    assert_eq!(lines[0], "percentile\tdocs\tnear_duplicates\trate");
+    assert_eq!(lines[1 + 10], "10\t10\t0\t0.000000");
+    assert_eq!(lines[1 + 80], "80\t30\t20\t0.666667");
+    assert_eq!(lines[1 + 50], "50\t0\t0\tNA");
     // A statistics TSV has no clusters: refused, naming the flag to use.
     let tsv = dir.write("docs.tsv", b"docid\tbytes\nD00\t10\n");
     let err = stderr_of(
