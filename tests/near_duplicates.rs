@@ -578,3 +578,62 @@ sieve_test!(bench_corpus_copies_cluster_as_their_originals, |dir| {
         .arg(&ex3));
     assert_eq!(extract_clusters(&ex3), c3);
 });
+
+sieve_test!(extract_drops_template_paragraphs, |dir| {
+    // Made-up pages: each has its own paragraph and the site's footer; one
+    // page is the footer alone.
+    let mut trec = String::new();
+    for i in 0..5 {
+        trec.push_str(&format!(
+            "<DOC>\n<DOCNO>P{i}</DOCNO>\n<p>Page {i} says something of its own, number {i}.</p>\
+             <p>Copyright 2020 Example Inc. All rights reserved.</p>\n</DOC>\n"
+        ));
+    }
+    trec.push_str("<DOC>\n<DOCNO>F</DOCNO>\n<p>Copyright 2020 Example Inc. All rights reserved.</p>\n</DOC>\n");
+    let input = dir.write("site.trec", trec.as_bytes());
+    let extract = |name: &str, extra: &[&str]| {
+        let out = dir.join(name);
+        ok(dir
+            .cmd("sieve-index")
+            .args(["extract", "--input"])
+            .arg(&input)
+            .arg("--output-dir")
+            .arg(&out)
+            .args(extra));
+        out
+    };
+    let plain = extract_records(&extract("plain", &[]));
+    assert_eq!(plain.len(), 6);
+    assert!(
+        plain[0]["text"]
+            .as_str()
+            .unwrap()
+            .ends_with("All rights reserved.")
+    );
+    // The footer is in 6 documents: dropped with K = 5, kept with K = 6.
+    let out = extract("k5", &["--max-paragraph-docs", "5"]);
+    let records = extract_records(&out);
+    let ids: Vec<&str> = records
+        .iter()
+        .map(|r| r["docid"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["P0", "P1", "P2", "P3", "P4"]);
+    for (i, r) in records.iter().enumerate() {
+        assert_eq!(
+            r["text"],
+            format!("Page {i} says something of its own, number {i}.")
+        );
+    }
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap()).unwrap();
+    assert_eq!(stats["totals"]["template_paragraphs"], 6);
+    assert_eq!(stats["totals"]["skipped"]["template_only"], 1);
+    assert_eq!(stats["totals"]["indexed"], 5);
+    let losses = std::fs::read_to_string(out.join("losses.jsonl")).unwrap();
+    assert!(
+        losses.contains("\"template_only\"") && losses.contains("\"F\""),
+        "{losses}"
+    );
+    let kept = extract_records(&extract("k6", &["--max-paragraph-docs", "6"]));
+    assert_eq!(kept, plain);
+});

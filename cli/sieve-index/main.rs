@@ -99,6 +99,11 @@ enum Command {
         /// (decoded to UTF-8).
         #[arg(long)]
         full: bool,
+        /// Template removal: drop every paragraph found in more than K
+        /// documents of the same input file (and the documents left without
+        /// text).
+        #[arg(long, value_name = "K")]
+        max_paragraph_docs: Option<u32>,
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
@@ -432,7 +437,12 @@ fn run_near_duplicates(index: &Path) -> anyhow::Result<ExitCode> {
 }
 
 /// `sieve-index extract`.
-fn run_extract(a: BuildArgs, out: &Path, full: bool, flags: BuildOnly) -> anyhow::Result<ExitCode> {
+fn run_extract(
+    a: BuildArgs,
+    out: &Path,
+    spec: RecordSpec,
+    flags: BuildOnly,
+) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(
         a.index.is_none(),
         "extract writes to --output-dir DIR; --index is for build"
@@ -450,10 +460,7 @@ fn run_extract(a: BuildArgs, out: &Path, full: bool, flags: BuildOnly) -> anyhow
     let build = build_options(&a, out, threads.unwrap_or_else(default_threads), resume)?;
     let every = (every > 0.0).then(|| std::time::Duration::from_secs_f64(every));
     let progress = progress::Reporter::new(std::io::stderr().is_terminal(), every);
-    let opts = ExtractOptions {
-        build,
-        spec: RecordSpec { full },
-    };
+    let opts = ExtractOptions { build, spec };
     let stats = extract(&opts, &progress).map_err(|e| match e {
         Error::IndexExists { path } => anyhow!(
             "{}: an extract already exists here; pass --resume to continue it, or choose a new directory",
@@ -674,6 +681,7 @@ fn run() -> anyhow::Result<ExitCode> {
             output_dir,
             format: FormatArg::Jsonl,
             full,
+            max_paragraph_docs,
             threads,
             progress_every,
             resume,
@@ -681,7 +689,10 @@ fn run() -> anyhow::Result<ExitCode> {
         } => run_extract(
             build,
             &output_dir,
-            full,
+            RecordSpec {
+                full,
+                max_paragraph_docs,
+            },
             BuildOnly {
                 threads,
                 progress_every,

@@ -309,6 +309,16 @@ impl Outputs {
         Ok(fs)
     }
 
+    /// Appends lines to the losses log (after a file, before its
+    /// checkpoint).
+    pub(crate) fn append_losses(&mut self, log: &[u8]) -> Result<()> {
+        let io = io_err(&self.losses_path);
+        self.losses.write_all(log).map_err(&io)?;
+        self.losses.flush().map_err(&io)?;
+        self.losses_len += log.len() as u64;
+        Ok(())
+    }
+
     /// The checkpoint after `completed`: their statistics and the committed
     /// lengths of the losses log and the quarantine.
     pub(crate) fn checkpoint(&self, completed: &[FileStats]) -> Checkpoint {

@@ -28,6 +28,15 @@
 //!   UTF-8; WARC records only) and `html` (the page decoded to UTF-8). A
 //!   document without text is not written (skip reason `empty_text`, as
 //!   for `build`).
+//!   With `max_paragraph_docs` K (template removal), a paragraph found in
+//!   more than K documents of the same input file (menus, footers,
+//!   disclaimers repeated on every page of a site) is dropped from every
+//!   document, and a document left without text is dropped too (skip
+//!   reason `template_only`, in `stats.json` and `losses.jsonl`); the
+//!   paragraphs dropped are counted per file (`template_paragraphs`). This
+//!   needs a second pass over the file's output and a table of its distinct
+//!   paragraphs (about 40 bytes each: some tens of MB for a 1 GB WARC
+//!   file); near-duplicates are computed on the text before it.
 //! * `minhash/NNNNN.bands.gz`: the near-duplicate band keys of each
 //!   document of that input (see [`crate::dedup`]).
 //! * `near-duplicates.tsv.gz`, written at the end: a header line, then
@@ -66,7 +75,7 @@ use crate::options::{BuildOptions, Progress, check_threads};
 use crate::pipeline::{DocWriter, Made, Pipeline};
 use crate::quarantine::Quarantine;
 use crate::schema::SCHEMA_VERSION;
-use crate::stats::BuildStats;
+use crate::stats::{BuildStats, FileStats};
 use crate::{Error, Result};
 
 /// The manifest of an extract directory.
@@ -84,6 +93,10 @@ const BANDS_HEADER: &str = "sieve-bands 1";
 pub struct RecordSpec {
     /// Add the WARC and HTTP heads and the decoded HTML.
     pub full: bool,
+    /// Template removal: drop every paragraph found in more than this many
+    /// documents of the same input file (then every document left without
+    /// text, skip reason `template_only`).
+    pub max_paragraph_docs: Option<u32>,
 }
 
 /// Everything [`extract`] needs: the build's options (`build.index` is the
@@ -103,6 +116,13 @@ pub struct Record {
     pub keys: Vec<u64>,
     /// The JSON line, without its newline.
     pub line: Vec<u8>,
+    /// The distinct hashes of its paragraphs (template removal only).
+    pub paragraphs: Vec<u64>,
+}
+
+/// A paragraph's hash for template removal: FNV-1a of its bytes, mixed.
+fn paragraph_hash(p: &str) -> u64 {
+    sieve_filters::minhash::cluster_id(p)
 }
 
 #[derive(Serialize)]
@@ -124,6 +144,28 @@ struct Json<'a> {
     http_headers: Option<Cow<'a, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     html: Option<&'a str>,
+}
+
+/// [`Json`] read back (template removal rewrites the file).
+#[derive(Serialize, serde::Deserialize)]
+struct JsonOwned {
+    docid: String,
+    url: Option<String>,
+    source: String,
+    offset: u64,
+    charset: String,
+    charset_source: String,
+    errors: Utf8Counts,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    spam: Option<u8>,
+    title: String,
+    text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warc_headers: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    http_headers: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    html: Option<String>,
 }
 
 impl Record {
@@ -159,10 +201,17 @@ impl Record {
             html: html.as_deref().filter(|_| full),
         };
         let line = serde_json::to_vec(&json).unwrap_or_default();
+        let mut paragraphs = Vec::new();
+        if spec.max_paragraph_docs.is_some() {
+            paragraphs.extend(crate::html::paragraphs(&text).map(paragraph_hash));
+            paragraphs.sort_unstable();
+            paragraphs.dedup();
+        }
         Record {
             keys: doc.minhash.clone(),
             docid: doc.docid,
             line,
+            paragraphs,
         }
     }
 }
@@ -218,6 +267,8 @@ struct FileOut {
     bands_tmp: PathBuf,
     bands: Gz,
     pos: u32,
+    /// Documents per paragraph hash (template removal only).
+    seen: std::collections::HashMap<u64, u32>,
 }
 
 impl FileOut {
@@ -241,12 +292,60 @@ impl FileOut {
             bands_tmp,
             bands,
             pos: 0,
+            seen: std::collections::HashMap::new(),
         })
     }
 
-    fn finish(self) -> Result<()> {
+    /// Closes both files; with `max_docs`, first rewrites the output
+    /// without the paragraphs seen in more than `max_docs` documents (and
+    /// without the documents left with no text), counting both in `fs`
+    /// and logging each dropped document in `log`.
+    fn finish(self, max_docs: Option<u32>, fs: &mut FileStats, log: &mut Vec<u8>) -> Result<()> {
         gz_finish(self.out, &self.tmp, &self.path)?;
-        gz_finish(self.bands, &self.bands_tmp, &self.bands_path)
+        gz_finish(self.bands, &self.bands_tmp, &self.bands_path)?;
+        let Some(k) = max_docs else {
+            return Ok(());
+        };
+        let tmp2 = part(&self.tmp);
+        let mut w = gz_create(&tmp2)?;
+        let file = File::open(&self.path).map_err(io_err(&self.path))?;
+        for line in BufReader::new(flate2::read::GzDecoder::new(file)).lines() {
+            let line = line.map_err(io_err(&self.path))?;
+            let mut rec: JsonOwned =
+                serde_json::from_str(&line).map_err(|e| Error::NearDuplicates {
+                    path: self.path.clone(),
+                    what: "record",
+                    expected: "a JSON record written by extract".into(),
+                    found: e.to_string(),
+                })?;
+            let mut kept = Vec::new();
+            for p in crate::html::paragraphs(&rec.text) {
+                if self.seen.get(&paragraph_hash(p)).copied().unwrap_or(0) > k {
+                    fs.template_paragraphs += 1;
+                } else {
+                    kept.push(p);
+                }
+            }
+            if kept.is_empty() && !rec.text.is_empty() {
+                fs.skip("template_only");
+                fs.indexed -= 1;
+                crate::losses::log_loss(
+                    log,
+                    &crate::losses::LossLine::new(
+                        &rec.source,
+                        rec.offset,
+                        Some(&rec.docid),
+                        "template_only",
+                    ),
+                );
+                continue;
+            }
+            rec.text = kept.join("\n\n");
+            let out = serde_json::to_vec(&rec).unwrap_or_default();
+            w.write_all(&out).map_err(io_err(&tmp2))?;
+            w.write_all(b"\n").map_err(io_err(&tmp2))?;
+        }
+        gz_finish(w, &tmp2, &self.path)
     }
 }
 
@@ -272,6 +371,10 @@ impl DocWriter for FileOut {
                 .map_err(io_err(&self.bands_tmp))?;
         }
         self.pos += 1;
+        for &h in &r.paragraphs {
+            let n = self.seen.entry(h).or_insert(0);
+            *n = n.saturating_add(1);
+        }
         Ok(())
     }
 }
@@ -311,14 +414,15 @@ pub fn extract(opts: &ExtractOptions, progress: &dyn Progress) -> Result<BuildSt
     let b = &opts.build;
     let threads = check_threads(b.threads)?;
     let mut options = manifest_options(b);
-    options.output = Some(
-        if opts.spec.full {
-            "jsonl full"
-        } else {
-            "jsonl"
-        }
-        .into(),
-    );
+    // What is written must not change across a resume.
+    let mut output = String::from("jsonl");
+    if opts.spec.full {
+        output.push_str(" full");
+    }
+    if let Some(k) = opts.spec.max_paragraph_docs {
+        output.push_str(&format!(" max-paragraph-docs={k}"));
+    }
+    options.output = Some(output);
     let manifest = Manifest {
         tool: format!("sieve {} extract", env!("CARGO_PKG_VERSION")),
         schema_version: SCHEMA_VERSION,
@@ -363,8 +467,10 @@ pub fn extract(opts: &ExtractOptions, progress: &dyn Progress) -> Result<BuildSt
         }
         progress.file(path, i, total);
         let mut file = FileOut::create(&b.index, i, path)?;
-        let fs = out.index_file(&pipeline, &mut file, path, &name, i)?;
-        file.finish()?;
+        let mut fs = out.index_file(&pipeline, &mut file, path, &name, i)?;
+        let mut log = Vec::new();
+        file.finish(opts.spec.max_paragraph_docs, &mut fs, &mut log)?;
+        out.append_losses(&log)?;
         completed.push(fs);
         write_json(&b.index.join(CHECKPOINT), &out.checkpoint(&completed))?;
     }
