@@ -637,3 +637,79 @@ sieve_test!(extract_drops_template_paragraphs, |dir| {
     let kept = extract_records(&extract("k6", &["--max-paragraph-docs", "6"]));
     assert_eq!(kept, plain);
 });
+
+sieve_test!(
+    clusters_are_the_same_for_any_threads_shards_and_resume,
+    |dir| {
+        // 18 copies of the same 23 pages under other docids: every page is a
+        // cluster of 18.
+        let mut inputs = crate::determinism::many_inputs(&dir);
+        inputs.sort();
+        let build = |name: &str, cmd: &str, threads: &str| {
+            let mut c = dir.cmd("sieve-index");
+            c.args([cmd, "--threads", threads, "--index", name]);
+            for p in &inputs {
+                c.arg("--input").arg(p);
+            }
+            ok(&mut c);
+            index_clusters(&dir, &dir.join(name))
+        };
+        let whole = build("whole", "build", "2");
+        assert_eq!(whole.len(), 18 * 23);
+        let reps: BTreeSet<&String> = whole.iter().map(|(_, r)| r).collect();
+        assert_eq!(reps.len(), 23);
+        assert!(reps.iter().all(|r| r.starts_with("f00-")), "{reps:?}");
+        assert_eq!(build("one-thread", "build", "1"), whole);
+        // Shards, then merged: clustered again over all the documents.
+        let half = inputs.len() / 2;
+        for (name, part) in [("s1", &inputs[..half]), ("s2", &inputs[half..])] {
+            let mut c = dir.cmd("sieve-index");
+            c.args(["build-shard", "--index", name]);
+            for p in part {
+                c.arg("--input").arg(p);
+            }
+            ok(&mut c);
+        }
+        assert_eq!(
+            index_clusters(&dir, &dir.join("s2")).len(),
+            (18 - half) * 23
+        );
+        ok(dir
+            .cmd("sieve-index")
+            .args(["merge", "--index", "merged", "--shards", "s1", "s2"]));
+        assert_eq!(index_clusters(&dir, &dir.join("merged")), whole);
+        // extract, whole and killed then resumed.
+        let extract = |name: &str| {
+            let mut c = dir.cmd("sieve-index");
+            c.args(["extract", "--threads", "2", "--output-dir", name]);
+            for p in &inputs {
+                c.arg("--input").arg(p);
+            }
+            c
+        };
+        ok(&mut extract("ex"));
+        let records = extract_records(&dir.join("ex"));
+        assert_eq!(extract_clusters(&dir.join("ex")), whole);
+        for (n, delay_ms) in [60u64, 200].into_iter().enumerate() {
+            let name = format!("killed{n}");
+            let mut c = extract(&name);
+            c.stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null());
+            let mut child = c.spawn().unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+            let _ = child.kill(); // SIGKILL
+            let _ = child.wait();
+            let mut c = extract(&name);
+            ok(c.arg("--resume"));
+            let out = dir.join(&name);
+            assert_eq!(extract_records(&out), records, "resume after {delay_ms} ms");
+            assert_eq!(extract_clusters(&out), whole);
+            let parts: Vec<_> = std::fs::read_dir(&out)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".part"))
+                .collect();
+            assert!(parts.is_empty(), "{parts:?}");
+        }
+    }
+);

@@ -142,9 +142,23 @@ pub struct Clusterer {
 
 impl Clusterer {
     /// A clusterer whose temporary files go in a new directory inside
-    /// `parent` (the output directory: the sorts need disk, not memory).
+    /// `parent` (the output directory, whose lock the caller holds: the
+    /// sorts need disk, not memory); stale ones of a killed run are
+    /// removed first.
     /// `run_records`: records per sorted run (memory: 24 bytes each).
     pub fn new(parent: &Path, run_records: usize) -> Result<Self> {
+        // A run killed while clustering leaves its directory behind: the
+        // caller holds the output directory's lock, so any is stale.
+        for entry in std::fs::read_dir(parent).map_err(io_err(parent))? {
+            let path = entry.map_err(io_err(parent))?.path();
+            if path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(".sieve-dedup-"))
+                && path.is_dir()
+            {
+                std::fs::remove_dir_all(&path).map_err(io_err(&path))?;
+            }
+        }
         let tmp = tempfile::Builder::new()
             .prefix(".sieve-dedup-")
             .tempdir_in(parent)
