@@ -44,6 +44,7 @@ seeds_of() {
         stats_tsv) echo tests/data/report ;;
         spam_reader) echo tests/data/spam ;;
         index_json) echo fuzz/seeds/index_json ;;
+        near_dup_files) echo fuzz/seeds/near_dup_files ;;
     esac
 }
 

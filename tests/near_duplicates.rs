@@ -678,6 +678,35 @@ sieve_test!(
             .cmd("sieve-index")
             .args(["merge", "--index", "merged", "--shards", "s1", "s2"]));
         assert_eq!(index_clusters(&dir, &dir.join("merged")), whole);
+        // One extract per input (as scale/spark_extract.py runs them), then
+        // clustered together: the clusters of the whole collection.
+        let mut parts = Vec::new();
+        for (i, p) in inputs.iter().enumerate() {
+            let part = dir.join(&format!("part-{i:05}"));
+            ok(dir
+                .cmd("sieve-index")
+                .args(["extract", "--threads", "1", "--input"])
+                .arg(p)
+                .arg("--output-dir")
+                .arg(&part));
+            parts.push(part);
+        }
+        let nd = dir.join("near-duplicates.tsv.gz");
+        ok(dir
+            .cmd("sieve-index")
+            .args(["near-duplicates", "--extracts"])
+            .args(&parts)
+            .arg("--output")
+            .arg(&nd));
+        let merged_parts: Vec<(String, String)> = gunzip(&nd)
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let (a, b) = l.split_once('\t').unwrap();
+                (a.to_string(), b.to_string())
+            })
+            .collect();
+        assert_eq!(merged_parts, whole);
         // extract, whole and killed then resumed.
         let extract = |name: &str| {
             let mut c = dir.cmd("sieve-index");

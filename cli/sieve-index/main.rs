@@ -121,10 +121,25 @@ enum Command {
     /// for every document in a near-duplicate cluster of two or more, in
     /// index order (the representative, the cluster's smallest docid,
     /// names itself); documents not listed are alone.
+    ///
+    /// With --extracts instead: cluster the documents of several finished
+    /// extracts together (the parts of a distributed extract) and write
+    /// the list, gzipped, to --output FILE.
     NearDuplicates {
         /// The index directory.
-        #[arg(long, value_name = "DIR")]
-        index: PathBuf,
+        #[arg(
+            long,
+            value_name = "DIR",
+            required_unless_present = "extracts",
+            conflicts_with = "extracts"
+        )]
+        index: Option<PathBuf>,
+        /// Extract output directories, in input order.
+        #[arg(long, num_args = 1.., value_name = "DIR", requires = "output")]
+        extracts: Vec<PathBuf>,
+        /// The near-duplicates file to write (with --extracts; must not exist).
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// Read crawl files without indexing: one JSON line per file with the
     /// records, responses and HTML documents recovered, framing anomalies,
@@ -700,7 +715,25 @@ fn run() -> anyhow::Result<ExitCode> {
                 json,
             },
         ),
-        Command::NearDuplicates { index } => run_near_duplicates(&index),
+        Command::NearDuplicates {
+            index,
+            extracts,
+            output,
+        } => match (index, output) {
+            (Some(index), _) => run_near_duplicates(&index),
+            (None, Some(out)) => {
+                let s = sieve_indexer::extract::merge_near_duplicates(&extracts, &out)?;
+                println!(
+                    "near-duplicates: {} documents in {} clusters of two or more ({} copies of their representative), {}",
+                    s.clustered,
+                    s.clusters,
+                    s.duplicates,
+                    out.display()
+                );
+                Ok(ExitCode::SUCCESS)
+            }
+            (None, None) => Err(anyhow!("--extracts needs --output FILE")),
+        },
         Command::BuildShard {
             build,
             record,

@@ -520,7 +520,7 @@ pub enum Role<'a> {
 pub fn read_segment_dups(
     dir: &Path,
     segment: &SegmentReader,
-    mut f: impl FnMut(u32, Role<'_>),
+    f: impl FnMut(u32, Role<'_>),
 ) -> Result<()> {
     let path = dups_path(dir, segment);
     let bad = |what: &'static str, expected: String, found: String| Error::NearDuplicates {
@@ -541,24 +541,43 @@ pub fn read_segment_dups(
             io_err(&path)(e)
         }
     })?;
-    let mut r = BufReader::new(flate2::read::GzDecoder::new(file));
-    let mut line = String::new();
-    let read = |r: &mut BufReader<_>, line: &mut String| -> Result<usize> {
-        line.clear();
-        r.read_line(line).map_err(io_err(&path))
+    let r = BufReader::new(flate2::read::GzDecoder::new(file));
+    read_column(r, &path, &header(segment), segment.max_doc(), f)
+}
+
+/// Parses a cluster column (already gunzipped) from `r`: the header line
+/// must be `header`, then exactly `max_doc` lines follow; calls `f(doc,
+/// role)` for each. `path` names the file in errors. The parser of
+/// [`read_segment_dups`], public for fuzzing.
+pub fn read_column(
+    mut r: impl BufRead,
+    path: &Path,
+    header: &str,
+    max_doc: u32,
+    mut f: impl FnMut(u32, Role<'_>),
+) -> Result<()> {
+    let bad = |what: &'static str, expected: String, found: String| Error::NearDuplicates {
+        path: path.to_path_buf(),
+        what,
+        expected,
+        found,
     };
-    read(&mut r, &mut line)?;
-    let want = header(segment);
-    if line.trim_end_matches('\n') != want {
+    let mut line = String::new();
+    let mut read = |line: &mut String| -> Result<usize> {
+        line.clear();
+        r.read_line(line).map_err(io_err(path))
+    };
+    read(&mut line)?;
+    if line.trim_end_matches('\n') != header {
         return Err(bad(
             "header",
-            want,
+            header.to_string(),
             line.trim_end().chars().take(200).collect(),
         ));
     }
     let mut doc = 0u32;
     loop {
-        if read(&mut r, &mut line)? == 0 {
+        if read(&mut line)? == 0 {
             break;
         }
         if !line.ends_with('\n') {
@@ -568,15 +587,14 @@ pub fn read_segment_dups(
                 "the end of the file".into(),
             ));
         }
-        if doc >= segment.max_doc() {
+        if doc >= max_doc {
             return Err(bad(
                 "document count",
-                segment.max_doc().to_string(),
+                max_doc.to_string(),
                 "more lines".into(),
             ));
         }
-        let t = line.trim_end_matches('\n');
-        let role = match t {
+        let role = match line.trim_end_matches('\n') {
             "" => Role::Alone,
             "=" => Role::Representative,
             rep => Role::DuplicateOf(rep),
@@ -584,12 +602,8 @@ pub fn read_segment_dups(
         f(doc, role);
         doc += 1;
     }
-    if doc != segment.max_doc() {
-        return Err(bad(
-            "document count",
-            segment.max_doc().to_string(),
-            doc.to_string(),
-        ));
+    if doc != max_doc {
+        return Err(bad("document count", max_doc.to_string(), doc.to_string()));
     }
     Ok(())
 }

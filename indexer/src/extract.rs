@@ -485,21 +485,22 @@ pub fn extract(opts: &ExtractOptions, progress: &dyn Progress) -> Result<BuildSt
     Ok(stats)
 }
 
-/// Reads the band-key file of input `i`, calling `f(position, docid, keys)`.
-fn read_bands(
-    dir: &Path,
-    i: usize,
+/// Parses a band-key file (already gunzipped) from `r`: the header line,
+/// then `position<TAB>key,key,...<TAB>docid` lines with strictly
+/// increasing positions and 16-digit hexadecimal keys. `path` names the
+/// file in errors. Public for fuzzing.
+pub fn parse_bands(
+    r: impl BufRead,
+    path: &Path,
     mut f: impl FnMut(u32, &str, &[u64]) -> Result<()>,
 ) -> Result<()> {
-    let path = bands_path(dir, i);
     let bad = |what: &'static str, expected: &str, found: &str| Error::NearDuplicates {
-        path: path.clone(),
+        path: path.to_path_buf(),
         what,
         expected: expected.into(),
         found: found.chars().take(120).collect(),
     };
-    let file = File::open(&path).map_err(io_err(&path))?;
-    let mut lines = BufReader::new(flate2::read::GzDecoder::new(file)).lines();
+    let mut lines = r.lines();
     let want = format!(
         "{BANDS_HEADER} params={}w/{}x{}/{:016x}",
         PARAMS.shingle_words, PARAMS.bands, PARAMS.rows, PARAMS.seed
@@ -507,21 +508,29 @@ fn read_bands(
     let first = lines
         .next()
         .transpose()
-        .map_err(io_err(&path))?
+        .map_err(io_err(path))?
         .unwrap_or_default();
     if first != want {
         return Err(bad("header", &want, &first));
     }
     let mut keys = Vec::new();
+    let mut last: Option<u32> = None;
     for line in lines {
-        let line = line.map_err(io_err(&path))?;
+        let line = line.map_err(io_err(path))?;
         let mut it = line.splitn(3, '\t');
         let (Some(pos), Some(ks), Some(docid)) = (it.next(), it.next(), it.next()) else {
             return Err(bad("line", "position, keys and docid", &line));
         };
         let pos: u32 = pos.parse().map_err(|_| bad("position", "a number", pos))?;
+        if last.is_some_and(|l| pos <= l) {
+            return Err(bad("position", "increasing positions", &line));
+        }
+        last = Some(pos);
         keys.clear();
         for k in ks.split(',') {
+            if k.len() != 16 {
+                return Err(bad("key", "16 hex digits", k));
+            }
             keys.push(u64::from_str_radix(k, 16).map_err(|_| bad("key", "16 hex digits", k))?);
         }
         f(pos, docid, &keys)?;
@@ -529,19 +538,18 @@ fn read_bands(
     Ok(())
 }
 
-/// Reads the docids of an extract's band-key files for increasing
-/// documents.
+/// Reads the docids of band-key files for increasing documents.
 struct DocidCursor<'a> {
-    dir: &'a Path,
+    files: &'a [PathBuf],
     file: usize,
     lines: Option<std::io::Lines<BufReader<flate2::read::GzDecoder<File>>>>,
 }
 
 impl DocidCursor<'_> {
-    /// The docid of document `r` (input, position); `r` must not decrease.
+    /// The docid of document `r` (file, position); `r` must not decrease.
     fn docid(&mut self, r: crate::dedup::DocRef) -> Result<String> {
         let (i, pos) = ((r >> 32) as usize, r as u32);
-        let path = bands_path(self.dir, i);
+        let path = self.files[i].clone();
         if self.file != i || self.lines.is_none() {
             let file = File::open(&path).map_err(io_err(&path))?;
             let mut lines = BufReader::new(flate2::read::GzDecoder::new(file)).lines();
@@ -571,16 +579,31 @@ impl DocidCursor<'_> {
 /// Clusters the documents of the `inputs` band-key files of the extract in
 /// `dir` and writes [`NEAR_DUPLICATES`].
 fn write_near_duplicates(dir: &Path, inputs: usize, run_lines: usize) -> Result<ClusterSummary> {
-    let mut c = Clusterer::new(dir, run_lines)?;
-    for i in 0..inputs {
-        if bands_path(dir, i).exists() {
-            read_bands(dir, i, |pos, docid, keys| {
-                c.add(doc_ref(i as u32, pos), docid, keys)
-            })?;
-        }
+    let files: Vec<PathBuf> = (0..inputs)
+        .map(|i| bands_path(dir, i))
+        .filter(|p| p.exists())
+        .collect();
+    cluster_bands(&files, dir, &dir.join(NEAR_DUPLICATES), run_lines)
+}
+
+/// Clusters the documents of band-key `files` (in that order) and writes
+/// the near-duplicates list `out`; temporary files go in `tmp_parent`.
+fn cluster_bands(
+    files: &[PathBuf],
+    tmp_parent: &Path,
+    out: &Path,
+    run_lines: usize,
+) -> Result<ClusterSummary> {
+    let mut c = Clusterer::new(tmp_parent, run_lines)?;
+    for (i, path) in files.iter().enumerate() {
+        let file = File::open(path).map_err(io_err(path))?;
+        parse_bands(
+            BufReader::new(flate2::read::GzDecoder::new(file)),
+            path,
+            |pos, docid, keys| c.add(doc_ref(i as u32, pos), docid, keys),
+        )?;
     }
-    let path = dir.join(NEAR_DUPLICATES);
-    let tmp = part(&path);
+    let tmp = part(out);
     let mut w = gz_create(&tmp)?;
     writeln!(
         w,
@@ -589,7 +612,7 @@ fn write_near_duplicates(dir: &Path, inputs: usize, run_lines: usize) -> Result<
     )
     .map_err(io_err(&tmp))?;
     let mut cursor = DocidCursor {
-        dir,
+        files,
         file: usize::MAX,
         lines: None,
     };
@@ -597,8 +620,38 @@ fn write_near_duplicates(dir: &Path, inputs: usize, run_lines: usize) -> Result<
         |r| cursor.docid(r),
         |_, own, rep| writeln!(w, "{own}\t{rep}").map_err(io_err(&tmp)),
     )?;
-    gz_finish(w, &tmp, &path)?;
+    gz_finish(w, &tmp, out)?;
     Ok(summary)
+}
+
+/// Near-duplicates across several finished extracts (the parts of a
+/// distributed extract, one per input as `scale/spark_extract.py` makes
+/// them): clusters the documents of all their band-key files, extract by
+/// extract in the order given and input by input, and writes the list
+/// (the format of [`NEAR_DUPLICATES`]) to `out`, which must not exist. The
+/// same clusters as one extract of all the inputs in that order.
+pub fn merge_near_duplicates(dirs: &[PathBuf], out: &Path) -> Result<ClusterSummary> {
+    if out.exists() {
+        return Err(Error::Input {
+            path: out.to_path_buf(),
+            detail: "the near-duplicates file already exists".into(),
+        });
+    }
+    let mut files = Vec::new();
+    for d in dirs {
+        let m: Manifest = read_json(&d.join(EXTRACT_MANIFEST))?;
+        for i in 0..m.inputs.len() {
+            let p = bands_path(d, i);
+            if p.exists() {
+                files.push(p);
+            }
+        }
+    }
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    cluster_bands(&files, parent, out, RUN_LINES)
 }
 
 /// Per-input statistics of an extract, from its `stats.json`.
