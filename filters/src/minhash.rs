@@ -369,7 +369,7 @@ impl MinHasher {
                 }
                 for attempt in 1..=64 * k {
                     let h = splitmix(self.salt ^ 0xDE45_1F00, (j as u64) << 32 | attempt);
-                    let from = mins[((h >> 32) * k >> 32) as usize];
+                    let from = mins[(((h >> 32) * k) >> 32) as usize];
                     if from != EMPTY {
                         return from as u32;
                     }

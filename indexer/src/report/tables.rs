@@ -293,21 +293,6 @@ pub(super) fn charsets_tsv(t: &Tally) -> String {
     s
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn p_values_that_underflow_are_marked() {
-        assert_eq!(fmt_p(0.0), "<2.2e-308");
-        assert_eq!(fmt_p(0.05), "5.000000e-2");
-        assert_eq!(fmt_p(1e-300), "1.000000e-300");
-        assert_eq!(fmt_stat(f64::NAN), "NA");
-        assert_eq!(fmt_stat(-76.768_161_4), "-76.768161");
-        assert_eq!(fmt_stat(3.0e7), "3.000000e7");
-    }
-}
-
 /// `near-duplicates-by-percentile.tsv` (or by decile): per bin, scored
 /// documents, near-duplicates among them and their rate.
 pub(super) fn near_duplicates_tsv(scored: &[u64; 100], near: &[u64; 100], deciles: bool) -> String {
@@ -325,4 +310,19 @@ pub(super) fn near_duplicates_tsv(scored: &[u64; 100], near: &[u64; 100], decile
         out.push_str(&format!("{b}\t{docs}\t{dups}\t{rate}\n"));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn p_values_that_underflow_are_marked() {
+        assert_eq!(fmt_p(0.0), "<2.2e-308");
+        assert_eq!(fmt_p(0.05), "5.000000e-2");
+        assert_eq!(fmt_p(1e-300), "1.000000e-300");
+        assert_eq!(fmt_stat(f64::NAN), "NA");
+        assert_eq!(fmt_stat(-76.768_161_4), "-76.768161");
+        assert_eq!(fmt_stat(3.0e7), "3.000000e7");
+    }
 }
