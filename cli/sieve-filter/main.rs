@@ -48,9 +48,11 @@ enum Command {
 /// Runs the command line; errors are printed once, as one line without a
 /// backtrace, and exit with code 1 (see `sieve_indexer::exit`).
 fn main() -> ExitCode {
-    run().unwrap_or_else(|e| {
-        eprintln!("sieve-filter: error: {}", error_chain(e.as_ref()));
-        ExitCode::from(ExitStatus::Error.code())
+    sieve_indexer::exit::run_guarded("sieve-filter", || {
+        run().unwrap_or_else(|e| {
+            eprintln!("sieve-filter: error: {}", error_chain(e.as_ref()));
+            ExitCode::from(ExitStatus::Error.code())
+        })
     })
 }
 

@@ -212,6 +212,14 @@ enum Command {
         #[arg(long = "doc-stats", alias = "stats")]
         stats: bool,
     },
+    /// Check every file of an index against its checksum (sieve.json,
+    /// stats.json, every tantivy segment file) and name each missing or
+    /// damaged one; exit 1 if there is any. Reads the whole index once.
+    Verify {
+        /// The index directory.
+        #[arg(long, value_name = "DIR")]
+        index: PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -660,12 +668,34 @@ fn run_bounds(index: &Path) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn run_verify(index: &Path) -> anyhow::Result<ExitCode> {
+    let report = sieve_indexer::verify::verify_index(index)?;
+    for (path, problem) in &report.problems {
+        eprintln!("sieve-index: damaged: {}: {problem}", path.display());
+    }
+    let verdict = if report.is_ok() { "ok" } else { "DAMAGED" };
+    println!(
+        "{}: {verdict}: {} file(s), {} bytes checked, {} problem(s)",
+        index.display(),
+        report.files,
+        report.bytes,
+        report.problems.len()
+    );
+    Ok(if report.is_ok() {
+        ExitCode::SUCCESS
+    } else {
+        exit(ExitStatus::Error)
+    })
+}
+
 /// Runs the command line; errors are printed once, as one line without a
 /// backtrace, and exit with code 1 (see `sieve_indexer::exit`).
 fn main() -> ExitCode {
-    run().unwrap_or_else(|e| {
-        eprintln!("sieve-index: error: {}", error_chain(e.as_ref()));
-        exit(ExitStatus::Error)
+    sieve_indexer::exit::run_guarded("sieve-index", || {
+        run().unwrap_or_else(|e| {
+            eprintln!("sieve-index: error: {}", error_chain(e.as_ref()));
+            exit(ExitStatus::Error)
+        })
     })
 }
 
@@ -767,5 +797,6 @@ fn run() -> anyhow::Result<ExitCode> {
         } => run_scan(&input, max_record_bytes),
         Command::Docids { index, stats } => run_docids(&index, stats),
         Command::Bounds { index } => run_bounds(&index),
+        Command::Verify { index } => run_verify(&index),
     }
 }

@@ -299,13 +299,13 @@ struct CompareArgs {
 /// Runs the command line; errors are printed once, as one line without a
 /// backtrace, and exit with code 1 (see `sieve_indexer::exit`).
 fn main() -> ExitCode {
-    match run() {
+    sieve_indexer::exit::run_guarded("sieve-search", || match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("sieve-search: error: {}", error_chain(e.as_ref()));
             ExitCode::from(ExitStatus::Error.code())
         }
-    }
+    })
 }
 
 /// Parses the command line and runs the subcommand.

@@ -85,6 +85,74 @@ pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
     text
 }
 
+/// Panic messages recorded by the hook [`run_guarded`] installs, in the
+/// order they happened (a worker's panic, then the main thread's).
+static PANICS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Runs a binary's whole `run` so that a panic anywhere in it ends the
+/// process like any other error: one line on stderr, exit status 1, and
+/// never Rust's `thread 'main' panicked at ...` dump.
+///
+/// sieve's own code returns errors, but the libraries below it may panic
+/// on a damaged file (tantivy asserts on a corrupt fast-field file, for
+/// one). The hook records each panic's message and location instead of
+/// printing it; a panic that reaches `run` (directly, or propagated from a
+/// worker thread as rayon does) is printed as
+/// `NAME: error: internal failure: MESSAGE (at FILE:LINE)` with a hint to
+/// check the index, and a panic that did not (a worker whose failure the
+/// library reported as an error of its own) is printed as a warning once
+/// `run` returns, so that nothing is lost.
+pub fn run_guarded(
+    name: &str,
+    run: impl FnOnce() -> std::process::ExitCode,
+) -> std::process::ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(no message)".to_string());
+        let place = info
+            .location()
+            .map(|l| format!(" (at {}:{})", l.file(), l.line()))
+            .unwrap_or_default();
+        let thread = std::thread::current();
+        let who = match thread.name() {
+            Some("main") | None => String::new(),
+            Some(t) => format!("in thread '{t}': "),
+        };
+        let line = format!("{who}{}{place}", message.replace('\n', " "));
+        if let Ok(mut p) = PANICS.lock() {
+            p.push(line);
+        }
+    }));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run));
+    let recorded = PANICS
+        .lock()
+        .map(|mut p| std::mem::take(&mut *p))
+        .unwrap_or_default();
+    match outcome {
+        Ok(code) => {
+            for p in recorded {
+                eprintln!("{name}: warning: a worker panicked: {p}");
+            }
+            code
+        }
+        Err(_) => {
+            let first = recorded
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "(no message)".to_string());
+            eprintln!(
+                "{name}: error: internal failure: {first}; if an index was being read, it may \
+                 be damaged (`sieve-index verify --index DIR` checks every file's checksum)"
+            );
+            std::process::ExitCode::from(ExitStatus::Error.code())
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

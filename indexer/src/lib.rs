@@ -45,7 +45,9 @@
 //! * [`report`]: the encoding-error report (tally, tests, tables, figure).
 //! * [`scan`]: reading crawls without indexing.
 //! * [`utf8stream`]: streaming bytes through the UTF-8 cleaner.
-//! * [`exit`]: the one exit-status scheme of the three binaries.
+//! * [`verify`]: every file of an index checked against its checksum.
+//! * [`exit`]: the one exit-status scheme of the three binaries, and the
+//!   guard that turns a panic into an error line.
 //! * [`testdata`]: where tests, benches and examples find the committed
 //!   fixtures and the shared data directory.
 //!
@@ -86,6 +88,7 @@ pub mod stats;
 pub mod summary;
 pub mod testdata;
 pub mod utf8stream;
+pub mod verify;
 
 pub use error::{Error, RuleInput};
 

@@ -1,0 +1,111 @@
+//! Checking every file of an index against its checksum, without
+//! searching it: `sieve-index verify`.
+//!
+//! sieve's own files are sealed and checked whenever they are read
+//! (`sieve.json`, `stats.json`: a CRC-32 seal member; see
+//! [`crate::jsonfile`]). tantivy's segment files end with a footer holding
+//! a CRC-32 of the file, but tantivy does not check it when it opens an
+//! index (checking means reading every byte), so a flipped byte in a
+//! segment file is read as data: a search may then return wrong docids, fail
+//! with an error, or make tantivy panic (which the binaries turn into an
+//! error line, see [`crate::exit::run_guarded`]). [`verify_index`] reads
+//! every file the index's `meta.json` lists and compares each footer's
+//! checksum with the bytes, and reports every file missing or damaged, by
+//! name. It reads the whole index once: about as long as copying it.
+
+use std::path::{Path, PathBuf};
+
+use crate::Result;
+use crate::index::{STATS, check_index_dir};
+use crate::manifest::read_manifest;
+use crate::stats::BuildStats;
+
+/// What [`verify_index`] found.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct VerifyReport {
+    /// Files checked (sieve's sealed files and every segment file).
+    pub files: u64,
+    /// Bytes read to check them.
+    pub bytes: u64,
+    /// Each file that is missing or damaged, with what is wrong with it.
+    pub problems: Vec<(PathBuf, String)>,
+}
+
+impl VerifyReport {
+    /// True when every file is present and matches its checksum.
+    pub fn is_ok(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+/// Checks every file of the index in `dir`: the seals of `sieve.json` and
+/// `stats.json`, and the footer checksum of every file of every segment
+/// `meta.json` lists (a listed file that is missing is a problem too).
+/// Errors only when the directory is not an index or `meta.json` cannot be
+/// read; every damaged file is listed in the report instead.
+pub fn verify_index(dir: &Path) -> Result<VerifyReport> {
+    check_index_dir(dir)?;
+    let mut report = VerifyReport::default();
+    let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    // sieve's sealed files: reading them checks their seal.
+    let manifest = dir.join(crate::manifest::MANIFEST);
+    report.files += 1;
+    report.bytes += size(&manifest);
+    if let Err(e) = read_manifest(dir) {
+        report.problems.push((manifest, e.to_string()));
+    }
+    let stats = dir.join(STATS);
+    if stats.exists() {
+        report.files += 1;
+        report.bytes += size(&stats);
+        if let Err(e) = crate::jsonfile::read_json::<BuildStats>(&stats) {
+            report.problems.push((stats, e.to_string()));
+        }
+    }
+    let index = tantivy::Index::open_in_dir(dir)?;
+    let metas = index.load_metas()?;
+    // Every file of every segment (tantivy lists a delete file for every
+    // segment; only a segment with deletes has one).
+    let deletes: std::collections::HashSet<PathBuf> = metas
+        .segments
+        .iter()
+        .map(|s| s.relative_path(tantivy::index::SegmentComponent::Delete))
+        .collect();
+    let with_deletes: std::collections::HashSet<PathBuf> = metas
+        .segments
+        .iter()
+        .filter(|s| s.has_deletes())
+        .map(|s| s.relative_path(tantivy::index::SegmentComponent::Delete))
+        .collect();
+    let mut listed: Vec<PathBuf> = metas
+        .list_segment_files()
+        .into_iter()
+        .filter(|p| !deletes.contains(p) || with_deletes.contains(p))
+        .collect();
+    listed.sort();
+    let directory = index.directory();
+    for rel in listed {
+        let path = dir.join(&rel);
+        report.files += 1;
+        match std::fs::metadata(&path) {
+            Ok(m) => report.bytes += m.len(),
+            Err(e) => {
+                report
+                    .problems
+                    .push((path, format!("listed in meta.json but unreadable: {e}")));
+                continue;
+            }
+        }
+        match directory.validate_checksum(&rel) {
+            Ok(true) => {}
+            Ok(false) => report.problems.push((
+                path,
+                "checksum mismatch: the bytes differ from the CRC-32 in the file's footer".into(),
+            )),
+            Err(e) => report
+                .problems
+                .push((path, format!("no readable footer: {e}"))),
+        }
+    }
+    Ok(report)
+}
