@@ -742,3 +742,45 @@ sieve_test!(
         }
     }
 );
+
+sieve_test!(verify_names_a_damaged_cluster_column, |dir| {
+    let index = dir.join("idx");
+    ok(dir
+        .cmd("sieve-index")
+        .args(["build", "--input"])
+        .arg(fixture("cacm/cacm.trec.gz"))
+        .arg("--index")
+        .arg(&index));
+    ok(dir
+        .cmd("sieve-index")
+        .args(["verify", "--index"])
+        .arg(&index));
+    let col = std::fs::read_dir(index.join("dups"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .next()
+        .expect("a cluster column");
+    let mut bytes = std::fs::read(&col).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x55;
+    std::fs::write(&col, &bytes).unwrap();
+    let err = stderr_of(
+        dir.cmd("sieve-index")
+            .args(["verify", "--index"])
+            .arg(&index),
+        1,
+    );
+    let out = format!("{err}");
+    assert!(out.contains(".dup.gz"), "{out}");
+    // Searching with the rule refuses the damaged column, naming it.
+    let topics = dir.write("t.tsv", b"1\tcomputer program\n");
+    let err = stderr_of(
+        dir.cmd("sieve-search")
+            .args(["run", "--drop-near-duplicates", "--index"])
+            .arg(&index)
+            .arg("--topics")
+            .arg(&topics),
+        1,
+    );
+    assert!(err.contains(".dup.gz"), "{err}");
+});
