@@ -43,10 +43,11 @@ seeds_of() {
         jsonl_reader) echo tests/data/jsonl tests/data/clueweb22/txt ;;
         tsv_reader) echo tests/data/tsv ;;
         record_span) echo tests/data/jsonl tests/data/tsv tests/data/trec tests/data/cranfield ;;
-        html_extract) echo tests/data/html ;;
+        html_extract | html_main) echo tests/data/html ;;
         stats_tsv) echo tests/data/report ;;
         spam_reader) echo tests/data/spam ;;
         index_json) echo fuzz/seeds/index_json ;;
+        near_dup_files) echo fuzz/seeds/near_dup_files ;;
     esac
 }
 

@@ -14,7 +14,7 @@ const FILES: usize = 18;
 /// Writes [`FILES`] uncompressed WARC files, copies of the committed
 /// ClueWeb09 sample whose `WARC-TREC-ID`s carry a per-file prefix, so that
 /// every document is distinct and the order of files shows in the listing.
-fn many_inputs(dir: &Dir) -> Vec<PathBuf> {
+pub(crate) fn many_inputs(dir: &Dir) -> Vec<PathBuf> {
     let mut raw = Vec::new();
     flate2::read::MultiGzDecoder::new(
         std::fs::File::open(fixture("warc/copycat__cw09-en0000-00.warc.gz")).unwrap(),

@@ -15,6 +15,7 @@ mod hostile;
 mod integrity;
 mod integrity_build;
 mod integrity_crawl;
+mod near_duplicates;
 mod pipeline;
 mod queries;
 mod repo;

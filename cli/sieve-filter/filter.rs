@@ -41,6 +41,11 @@ pub struct BuildArgs {
     /// overlong_non_ascii). Repeatable.
     #[arg(long = "max-rate")]
     max_rate: Vec<String>,
+    /// Drop near-duplicates: every member of a near-duplicate cluster but
+    /// its representative (the smallest docid), from the index's clusters
+    /// (needs --index).
+    #[arg(long)]
+    drop_near_duplicates: bool,
     /// Documents without a spam score: keep or drop.
     #[arg(long, default_value = "keep")]
     unscored: UnscoredArg,
@@ -73,6 +78,7 @@ fn thresholds(a: &BuildArgs) -> anyhow::Result<Thresholds> {
             UnscoredArg::Keep => Unscored::Keep,
             UnscoredArg::Drop => Unscored::Drop,
         },
+        drop_near_duplicates: a.drop_near_duplicates,
         ..Default::default()
     };
     if let Some(x) = a.max_invalid_456_per_kb {
@@ -90,7 +96,9 @@ fn thresholds(a: &BuildArgs) -> anyhow::Result<Thresholds> {
         thresholds.max_rate_per_kb.insert(k.to_string(), x);
     }
     if thresholds.is_empty() {
-        bail!("no rule given: use --min-spam-percentile, --max-invalid-456-per-kb or --max-rate");
+        bail!(
+            "no rule given: use --min-spam-percentile, --max-invalid-456-per-kb, --max-rate or --drop-near-duplicates"
+        );
     }
     Ok(thresholds)
 }
@@ -182,6 +190,13 @@ fn with_flags(e: Error) -> anyhow::Error {
             needs: RuleInput::Spam,
         } => anyhow!(
             "{}: the rule needs spam percentiles: give --spam or a spam column",
+            path.display()
+        ),
+        Error::RuleNeeds {
+            path,
+            needs: RuleInput::NearDuplicates,
+        } => anyhow!(
+            "{}: --drop-near-duplicates needs an index (--index DIR) for the near-duplicate clusters",
             path.display()
         ),
         e => e.into(),

@@ -17,6 +17,8 @@ use sieve_indexer::analysis::{AnalyzerConfig, Stemmer, Stopwords};
 use sieve_indexer::build::build;
 use sieve_indexer::charset::CharsetMode;
 use sieve_indexer::exit::{ExitStatus, error_chain};
+use sieve_indexer::extract::{ExtractOptions, RecordSpec, extract};
+use sieve_indexer::html::TextMode;
 use sieve_indexer::index::{STATS, create_private_dir, list_docids};
 use sieve_indexer::inputs::{self, Inputs};
 use sieve_indexer::options::{BuildOptions, DocTimeout, check_threads, default_threads};
@@ -77,6 +79,68 @@ enum Command {
         /// that old scripts keep working.
         #[arg(long, hide = true)]
         json: bool,
+    },
+    /// Write the documents of crawl files as a corpus instead of indexing
+    /// them: one gzipped JSON-lines file per input in DIR (docid, URL,
+    /// charset and its source, the seven error counts, spam percentile,
+    /// title, text in paragraphs), the near-duplicate clusters
+    /// (near-duplicates.tsv.gz), stats.json and losses.jsonl. The same
+    /// reader, caps, filter, quarantine, exit codes and --resume as build.
+    #[command(mut_arg("index", |a| a.required(false).hide(true)))]
+    Extract {
+        #[command(flatten)]
+        build: BuildArgs,
+        /// The output directory (created; its parent must exist).
+        #[arg(long = "output-dir", value_name = "DIR")]
+        output_dir: PathBuf,
+        /// Output format (JSON lines, gzipped).
+        #[arg(long, value_enum, default_value = "jsonl")]
+        format: FormatArg,
+        /// Also write each record's WARC and HTTP headers and its HTML
+        /// (decoded to UTF-8).
+        #[arg(long)]
+        full: bool,
+        /// Template removal: drop every paragraph found in more than K
+        /// documents of the same input file (and the documents left without
+        /// text).
+        #[arg(long, value_name = "K")]
+        max_paragraph_docs: Option<u32>,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Progress line every SECS seconds when stderr is not a terminal.
+        #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+        progress_every: f64,
+        /// Continue an interrupted extract in DIR.
+        #[arg(long)]
+        resume: bool,
+        /// Print the statistics as JSON instead of a summary.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the near-duplicates of an index: `docid<TAB>representative`
+    /// for every document in a near-duplicate cluster of two or more, in
+    /// index order (the representative, the cluster's smallest docid,
+    /// names itself); documents not listed are alone.
+    ///
+    /// With --extracts instead: cluster the documents of several finished
+    /// extracts together (the parts of a distributed extract) and write
+    /// the list, gzipped, to --output FILE.
+    NearDuplicates {
+        /// The index directory.
+        #[arg(
+            long,
+            value_name = "DIR",
+            required_unless_present = "extracts",
+            conflicts_with = "extracts"
+        )]
+        index: Option<PathBuf>,
+        /// Extract output directories, in input order.
+        #[arg(long, num_args = 1.., value_name = "DIR", requires = "output")]
+        extracts: Vec<PathBuf>,
+        /// The near-duplicates file to write (with --extracts; must not exist).
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// Read crawl files without indexing: one JSON line per file with the
     /// records, responses and HTML documents recovered, framing anomalies,
@@ -191,6 +255,21 @@ enum Command {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
+enum FormatArg {
+    /// Gzipped JSON lines.
+    Jsonl,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum TextArg {
+    /// All visible text (the default for indexing, as Anserini does).
+    All,
+    /// The main content only: running text without navigation, headers,
+    /// footers, link lists and widgets.
+    Main,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
 enum Charset {
     /// HTTP header, BOM, <meta>, then a detector; valid UTF-8 is UTF-8.
     Auto,
@@ -212,11 +291,18 @@ struct BuildArgs {
     #[arg(long, short, required = true, num_args = 1.., value_name = "PATH")]
     input: Vec<String>,
     /// The index directory (created; its parent must exist).
-    #[arg(long, value_name = "DIR")]
-    index: PathBuf,
+    #[arg(long, value_name = "DIR", required = true)]
+    index: Option<PathBuf>,
     /// Charset handling.
     #[arg(long, value_enum, default_value = "auto")]
     charset: Charset,
+    /// Which text of a page is kept.
+    #[arg(long, value_enum, default_value = "all")]
+    text: TextArg,
+    /// Do not compute near-duplicates (no MinHash band keys, no clusters;
+    /// --drop-near-duplicates then cannot be used on the index).
+    #[arg(long)]
+    no_near_duplicates: bool,
     /// Largest HTTP body kept per record, in bytes; longer ones are truncated and counted.
     #[arg(long, default_value_t = 10 * 1024 * 1024)]
     max_record_bytes: u64,
@@ -315,9 +401,14 @@ fn expand(specs: &[String]) -> anyhow::Result<Inputs> {
 }
 
 /// The library's options from the command line's plain values.
-fn build_options(a: &BuildArgs, threads: usize, resume: bool) -> anyhow::Result<BuildOptions> {
+fn build_options(
+    a: &BuildArgs,
+    out: &Path,
+    threads: usize,
+    resume: bool,
+) -> anyhow::Result<BuildOptions> {
     let inputs = expand(&a.input)?;
-    let mut opts = BuildOptions::new(inputs.files, a.index.clone());
+    let mut opts = BuildOptions::new(inputs.files, out.to_path_buf());
     opts.skipped_inputs = inputs.skipped;
     opts.threads = check_threads(threads)
         .map_err(|_| anyhow!("--threads must be at least 1"))?
@@ -325,6 +416,11 @@ fn build_options(a: &BuildArgs, threads: usize, resume: bool) -> anyhow::Result<
     opts.charset = match a.charset {
         Charset::Auto => CharsetMode::Auto,
         Charset::Utf8 => CharsetMode::ForceUtf8,
+    };
+    opts.near_duplicates = !a.no_near_duplicates;
+    opts.text = match a.text {
+        TextArg::All => TextMode::All,
+        TextArg::Main => TextMode::Main,
     };
     opts.crawl.max_record_bytes = a.max_record_bytes;
     opts.crawl.max_decompression_ratio = a.max_decompression_ratio;
@@ -412,7 +508,8 @@ fn run_build(a: BuildArgs, flags: BuildOnly) -> anyhow::Result<ExitCode> {
         every.is_finite() && every >= 0.0,
         "--progress-every {every}: expected a number of seconds, 0 for none"
     );
-    let opts = build_options(&a, threads.unwrap_or_else(default_threads), resume)?;
+    let index = a.index.clone().context("--index DIR is required")?;
+    let opts = build_options(&a, &index, threads.unwrap_or_else(default_threads), resume)?;
     let every = (every > 0.0).then(|| std::time::Duration::from_secs_f64(every));
     let progress = progress::Reporter::new(std::io::stderr().is_terminal(), every);
     let stats = build(&opts, &progress).map_err(with_flags);
@@ -422,7 +519,70 @@ fn run_build(a: BuildArgs, flags: BuildOnly) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&stats)?);
     } else {
         summary(&stats, &mut std::io::stdout())?;
-        println!("every count, per file: {}", a.index.join(STATS).display());
+        println!("every count, per file: {}", index.join(STATS).display());
+    }
+    Ok(build_exit(&stats, json))
+}
+
+/// `sieve-index near-duplicates`.
+fn run_near_duplicates(index: &Path) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut err = None;
+    sieve_indexer::dedup::for_each_clustered_doc(index, |docid, rep| {
+        if err.is_none() {
+            err = writeln!(out, "{docid}\t{rep}").err();
+        }
+    })?;
+    if let Some(e) = err {
+        return Err(e.into());
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `sieve-index extract`.
+fn run_extract(
+    a: BuildArgs,
+    out: &Path,
+    spec: RecordSpec,
+    flags: BuildOnly,
+) -> anyhow::Result<ExitCode> {
+    anyhow::ensure!(
+        a.index.is_none(),
+        "extract writes to --output-dir DIR; --index is for build"
+    );
+    let BuildOnly {
+        threads,
+        progress_every: every,
+        resume,
+        json,
+    } = flags;
+    anyhow::ensure!(
+        every.is_finite() && every >= 0.0,
+        "--progress-every {every}: expected a number of seconds, 0 for none"
+    );
+    let build = build_options(&a, out, threads.unwrap_or_else(default_threads), resume)?;
+    let every = (every > 0.0).then(|| std::time::Duration::from_secs_f64(every));
+    let progress = progress::Reporter::new(std::io::stderr().is_terminal(), every);
+    let opts = ExtractOptions { build, spec };
+    let stats = extract(&opts, &progress).map_err(|e| match e {
+        Error::IndexExists { path } => anyhow!(
+            "{}: an extract already exists here; pass --resume to continue it, or choose a new directory",
+            path.display()
+        ),
+        e => with_flags(e),
+    });
+    progress.finish();
+    let stats = stats?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&stats)?);
+    } else {
+        summary(&stats, &mut std::io::stdout())?;
+        println!(
+            "documents in {}, every count per file in {}",
+            out.display(),
+            out.join(STATS).display()
+        );
     }
     Ok(build_exit(&stats, json))
 }
@@ -490,8 +650,8 @@ fn run_build_shard(
             .filter(|l| l.as_ref().map_or(true, |l| !l.is_empty()))
             .collect::<Result<_, _>>()?;
     }
-    let out = build.index.clone();
-    let opts = build_options(&build, 1, false)?;
+    let out = build.index.clone().context("--index DIR is required")?;
+    let opts = build_options(&build, &out, 1, false)?;
     let rec = build_shard(opts, &out).map_err(with_flags)?;
     if record {
         println!("{}", serde_json::to_string(&rec)?);
@@ -716,6 +876,49 @@ fn run() -> anyhow::Result<ExitCode> {
                 json,
             },
         ),
+        Command::Extract {
+            build,
+            output_dir,
+            format: FormatArg::Jsonl,
+            full,
+            max_paragraph_docs,
+            threads,
+            progress_every,
+            resume,
+            json,
+        } => run_extract(
+            build,
+            &output_dir,
+            RecordSpec {
+                full,
+                max_paragraph_docs,
+            },
+            BuildOnly {
+                threads,
+                progress_every,
+                resume,
+                json,
+            },
+        ),
+        Command::NearDuplicates {
+            index,
+            extracts,
+            output,
+        } => match (index, output) {
+            (Some(index), _) => run_near_duplicates(&index),
+            (None, Some(out)) => {
+                let s = sieve_indexer::extract::merge_near_duplicates(&extracts, &out)?;
+                println!(
+                    "near-duplicates: {} documents in {} clusters of two or more ({} copies of their representative), {}",
+                    s.clustered,
+                    s.clusters,
+                    s.duplicates,
+                    out.display()
+                );
+                Ok(ExitCode::SUCCESS)
+            }
+            (None, None) => Err(anyhow!("--extracts needs --output FILE")),
+        },
         Command::BuildShard {
             build,
             record,

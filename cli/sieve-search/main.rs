@@ -179,6 +179,11 @@ struct RunArgs {
     /// Filter files from `sieve-filter build` (one run each).
     #[arg(long, num_args = 1.., value_name = "FILE")]
     filter: Vec<PathBuf>,
+    /// Also drop near-duplicates (every member of a near-duplicate cluster
+    /// but its representative, the smallest docid) in every run; alone, one
+    /// run that drops only near-duplicates.
+    #[arg(long)]
+    drop_near_duplicates: bool,
     /// Which documents BM25's collection statistics (N, average length,
     /// document frequencies) count in a filtered run: full (every indexed
     /// document) or filtered (only the kept ones).
@@ -665,6 +670,7 @@ fn selections(a: &RunArgs) -> Result<Vec<sieve_searcher::batch::DocSelection>> {
         unscored,
         max_invalid_456_per_kb: &a.max_invalid_456_per_kb,
         filters: &a.filter,
+        drop_near_duplicates: a.drop_near_duplicates,
     };
     spec.selections().map_err(|e| match e {
         sieve_searcher::Error::InvalidParameter { name, got, .. }

@@ -92,6 +92,11 @@ pub struct Thresholds {
     /// Policy for documents without a spam score (only used with
     /// `min_spam_percentile`).
     pub unscored: Unscored,
+    /// Drop near-duplicates: every member of a near-duplicate cluster but
+    /// its representative (the smallest docid; see
+    /// [`crate::minhash`]). Absent from files written before it existed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub drop_near_duplicates: bool,
 }
 
 /// Errors of `class` per 1024 bytes of a `bytes`-long document (0 for an
@@ -138,7 +143,22 @@ impl Thresholds {
 
     /// True when no rule is set (every document is kept).
     pub fn is_empty(&self) -> bool {
-        self.min_spam_percentile.is_none() && self.max_rate_per_kb.is_empty()
+        self.min_spam_percentile.is_none()
+            && self.max_rate_per_kb.is_empty()
+            && !self.drop_near_duplicates
+    }
+
+    /// [`Thresholds::keeps`], and with [`Thresholds::drop_near_duplicates`]
+    /// also drops a document that is a near-duplicate of another
+    /// (`duplicate`).
+    pub fn keeps_doc(
+        &self,
+        spam: Option<u8>,
+        counts: &Utf8Counts,
+        bytes: u64,
+        duplicate: bool,
+    ) -> bool {
+        !(self.drop_near_duplicates && duplicate) && self.keeps(spam, counts, bytes)
     }
 
     /// Does the rule keep a document with this spam percentile, these error
@@ -510,6 +530,7 @@ mod tests {
                 min_spam_percentile: Some(min),
                 max_rate_per_kb: [("invalid_4_5_6".to_string(), 0.5)].into(),
                 unscored: Unscored::Drop,
+                drop_near_duplicates: false,
             };
             let decide = |(spam, n, bytes): &(Option<u8>, u64, u64)| t.keeps(*spam, &counts_456(*n), *bytes);
             let kept = docs.values().filter(|d| decide(d)).count() as u64;

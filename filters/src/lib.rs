@@ -12,6 +12,8 @@
 //!   and the filter file (an FST set of the smaller of the keep/exclude lists).
 //! * [`sealed`]: the version line and CRC-32 seal of every binary or JSON
 //!   file sieve writes and reads back (filter files, BM25 statistics files).
+//! * [`minhash`]: MinHash signatures over word shingles and LSH band keys
+//!   (near-duplicate detection), with the in-memory reference clustering.
 //! * [`docstats`]: per-document lengths, error counts and spam percentiles
 //!   as TSV (a filter's input when there is no index).
 //!
@@ -21,6 +23,7 @@
 pub mod docfilter;
 pub mod docstats;
 pub mod error;
+pub mod minhash;
 pub mod sealed;
 pub mod spam;
 pub mod utf8;

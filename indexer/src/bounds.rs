@@ -801,6 +801,7 @@ mod tests {
                 truncated: false,
                 spam: None,
                 atire_extra: 0,
+                minhash: Vec::new(),
             };
             w.add_document(doc.into_document(&fields, &analyzer))
                 .unwrap();

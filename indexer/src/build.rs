@@ -92,7 +92,7 @@ use crate::manifest::{
 };
 use crate::options::{BuildOptions, Progress, check_threads};
 use crate::order::{SegmentOrder, seal_order};
-use crate::pipeline::{FileSink, Pipeline};
+use crate::pipeline::{DocWriter, FileSink, Pipeline};
 use crate::quarantine::Quarantine;
 use crate::readahead::{Feed, Plan, ReadAhead, write_file};
 use crate::schema::{Fields, SCHEMA_VERSION, build_schema, register_analyzers};
@@ -142,6 +142,7 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
         analyzer: &analyzer,
         fields: &fields,
         progress,
+        extract: None,
     };
     let mut completed = checkpoint.completed;
     let done: HashSet<String> = completed.iter().map(|f| f.path.clone()).collect();
@@ -173,7 +174,17 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     writer.wait_merging_threads()?;
     seal_order(&index, &mut order)?;
     crate::bounds::write_index_bounds(&opts.index, &index)?;
-    let stats = final_stats(opts, &completed, started);
+    let dups = if opts.near_duplicates {
+        Some(crate::dedup::write_index_dups(
+            &opts.index,
+            &index,
+            crate::dedup::RUN_LINES,
+        )?)
+    } else {
+        None
+    };
+    let mut stats = final_stats(opts, &completed, started);
+    stats.near_duplicates = dups;
     write_json(&opts.index.join(STATS), &stats)?;
     Ok(stats)
 }
@@ -210,7 +221,7 @@ fn open_or_create(
 
 /// The build's outputs beside the index: the losses log and the
 /// quarantine, both cut back to the last commit.
-struct Outputs {
+pub(crate) struct Outputs {
     losses_path: std::path::PathBuf,
     losses: BufWriter<File>,
     losses_len: u64,
@@ -221,7 +232,7 @@ struct Outputs {
 impl Outputs {
     /// Opens the losses log and the quarantine, cut back to `checkpoint`; a
     /// resume must keep the same quarantine directory.
-    fn open(opts: &BuildOptions, checkpoint: &Checkpoint) -> Result<Self> {
+    pub(crate) fn open(opts: &BuildOptions, checkpoint: &Checkpoint) -> Result<Self> {
         // Losses log, cut back to what the last commit saw.
         let losses_path = opts.index.join(LOSSES);
         let losses_file = OpenOptions::new()
@@ -280,11 +291,11 @@ impl Outputs {
 
     /// Indexes input number `i` (`path`, named `name`) and appends its
     /// losses; returns its statistics.
-    fn index_file(
+    pub(crate) fn index_file(
         &mut self,
         pipeline: &Pipeline<'_>,
         feed: Receiver<Feed>,
-        writer: &mut IndexWriter<SieveDocument>,
+        writer: &mut dyn DocWriter,
         name: &str,
         i: usize,
     ) -> Result<FileStats> {
@@ -314,13 +325,20 @@ impl Outputs {
         Ok(fs)
     }
 
-    /// Commits the writer with the checkpoint of `completed` as payload.
-    fn commit(
-        &self,
-        writer: &mut IndexWriter<SieveDocument>,
-        completed: &[FileStats],
-    ) -> Result<()> {
-        let payload = serde_json::to_string(&Checkpoint {
+    /// Appends lines to the losses log (after a file, before its
+    /// checkpoint).
+    pub(crate) fn append_losses(&mut self, log: &[u8]) -> Result<()> {
+        let io = io_err(&self.losses_path);
+        self.losses.write_all(log).map_err(&io)?;
+        self.losses.flush().map_err(&io)?;
+        self.losses_len += log.len() as u64;
+        Ok(())
+    }
+
+    /// The checkpoint after `completed`: their statistics and the committed
+    /// lengths of the losses log and the quarantine.
+    pub(crate) fn checkpoint(&self, completed: &[FileStats]) -> Checkpoint {
+        Checkpoint {
             completed: completed.to_vec(),
             losses_len: self.losses_len,
             quarantine: self.qname.clone(),
@@ -328,8 +346,16 @@ impl Outputs {
                 .quarantine
                 .as_ref()
                 .map_or(0, Quarantine::committed_len),
-        })
-        .unwrap_or_default();
+        }
+    }
+
+    /// Commits the writer with the checkpoint of `completed` as payload.
+    fn commit(
+        &self,
+        writer: &mut IndexWriter<SieveDocument>,
+        completed: &[FileStats],
+    ) -> Result<()> {
+        let payload = serde_json::to_string(&self.checkpoint(completed)).unwrap_or_default();
         let mut prepared = writer.prepare_commit()?;
         prepared.set_payload(&payload);
         prepared.commit()?;
@@ -338,7 +364,11 @@ impl Outputs {
 }
 
 /// The statistics of the completed files, in input order, with totals.
-fn final_stats(opts: &BuildOptions, completed: &[FileStats], started: Instant) -> BuildStats {
+pub(crate) fn final_stats(
+    opts: &BuildOptions,
+    completed: &[FileStats],
+    started: Instant,
+) -> BuildStats {
     let mut files = Vec::with_capacity(completed.len());
     for p in &opts.inputs {
         let name = p.to_string_lossy();
@@ -364,6 +394,7 @@ fn final_stats(opts: &BuildOptions, completed: &[FileStats], started: Instant) -
         failed_files,
         skipped_inputs: opts.skipped_inputs.clone(),
         spam_without_doc,
+        near_duplicates: None,
         seconds: started.elapsed().as_secs_f64(),
     }
 }

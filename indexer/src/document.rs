@@ -62,6 +62,9 @@ pub struct IndexDoc {
     /// Extra unexpected-continuation counts under ATIRE counting (the
     /// leftover bytes of over-long forms).
     pub atire_extra: u64,
+    /// Near-duplicate band keys of the text ([`crate::dedup::band_keys`]);
+    /// empty when the text has no word.
+    pub minhash: Vec<u64>,
 }
 
 impl IndexDoc {
@@ -137,6 +140,12 @@ impl IndexDoc {
         put(fields.atire_extra, OwnedValue::U64(self.atire_extra));
         put(fields.body_tokens, OwnedValue::U64(n_body as u64));
         put(fields.title_tokens, OwnedValue::U64(n_title as u64));
+        if !self.minhash.is_empty() {
+            put(
+                fields.minhash,
+                OwnedValue::Array(self.minhash.into_iter().map(OwnedValue::U64).collect()),
+            );
+        }
         doc
     }
 }

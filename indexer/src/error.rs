@@ -9,6 +9,8 @@ pub enum RuleInput {
     Counts,
     /// Spam percentiles (a spam ranking or a spam column).
     Spam,
+    /// Near-duplicate clusters (an index).
+    NearDuplicates,
 }
 
 impl std::fmt::Display for RuleInput {
@@ -16,6 +18,7 @@ impl std::fmt::Display for RuleInput {
         f.write_str(match self {
             RuleInput::Counts => "per-document error counts (an index) for error-rate thresholds",
             RuleInput::Spam => "spam percentiles (a spam ranking or a spam column)",
+            RuleInput::NearDuplicates => "near-duplicate clusters (an index)",
         })
     }
 }
@@ -258,6 +261,20 @@ pub enum Error {
         found_size: u64,
         /// Modification time now.
         found_mtime: u64,
+    },
+    /// A near-duplicate file (a per-segment cluster column, an extract's
+    /// band keys or its duplicates list, see [`crate::dedup`]) that does
+    /// not belong where it is, is damaged or cannot be read.
+    #[error("{path}: near-duplicates: {what}: expected {expected}, found {found}")]
+    NearDuplicates {
+        /// The file.
+        path: PathBuf,
+        /// What was checked (the header, a count, a line).
+        what: &'static str,
+        /// What the format or the segment requires.
+        expected: String,
+        /// What the file holds.
+        found: String,
     },
     /// A command-line word with one dash and several letters that is
     /// neither a known spelling (see [`crate::argv`]) nor a cluster of the

@@ -120,6 +120,12 @@ fn from_spam(spec: &FilterSpec<'_>, out: &Path) -> Result<FilterHeader> {
         path: out.to_path_buf(),
         detail: "a filter needs spam scores or an index".into(),
     })?;
+    if spec.thresholds.drop_near_duplicates {
+        return Err(Error::RuleNeeds {
+            path: out.to_path_buf(),
+            needs: RuleInput::NearDuplicates,
+        });
+    }
     if !spec.thresholds.max_rate_per_kb.is_empty() {
         return Err(Error::RuleNeeds {
             path: out.to_path_buf(),
@@ -171,6 +177,11 @@ fn from_index(spec: &FilterSpec<'_>, dir: &Path, out: &Path) -> Result<FilterHea
     let mut runs: Vec<(PathBuf, PathBuf)> = Vec::new();
     for (s, seg) in searcher.segment_readers().iter().enumerate() {
         let cols = RuleColumns::open(seg)?;
+        let dups = if spec.thresholds.drop_near_duplicates {
+            Some(crate::dedup::SegmentDups::open(dir, seg)?)
+        } else {
+            None
+        };
         let ids = docid_column(seg, dir)?;
         let n_ords = ids.num_terms();
         // 0 = no live doc with this ordinal, 1 = kept, 2 = excluded.
@@ -192,9 +203,10 @@ fn from_index(spec: &FilterSpec<'_>, dir: &Path, out: &Path) -> Result<FilterHea
             if spam.is_none() {
                 counts.unscored += 1;
             }
+            let dup = dups.as_ref().is_some_and(|d| d.is_duplicate(doc));
             let keep = spec
                 .thresholds
-                .keeps(spam, &cols.counts(doc), cols.bytes(doc));
+                .keeps_doc(spam, &cols.counts(doc), cols.bytes(doc), dup);
             decision[ord as usize] = if keep { 1 } else { 2 };
             if keep {
                 counts.kept += 1;
@@ -258,6 +270,12 @@ fn check_tsv_columns(spec: &FilterSpec<'_>, path: &Path, cols: &StatsColumns) ->
                 detail: format!("the rule limits {key} but the file has no {key} column"),
             });
         }
+    }
+    if spec.thresholds.drop_near_duplicates {
+        return Err(Error::RuleNeeds {
+            path: path.to_path_buf(),
+            needs: RuleInput::NearDuplicates,
+        });
     }
     if spec.thresholds.min_spam_percentile.is_some() && spec.spam.is_none() && !cols.has_spam() {
         return Err(Error::RuleNeeds {

@@ -54,6 +54,15 @@
 //!   tag; a tag (or quoted value) still open at the end of the input is
 //!   dropped, as browsers do; tag names are case-insensitive.
 //!
+//! # Main content and paragraphs
+//!
+//! [`extract_text`] with [`TextMode::Main`] ([`extract_main`]) keeps only
+//! the running text of a page, dropping navigation, headers, footers, link
+//! lists and widgets: the rules are in [`main_content`](extract_main)'s
+//! module docs. Its body is always a subsequence of the paragraphs of
+//! [`TextMode::All`], spelled the same. [`paragraphs`] splits a body into
+//! its paragraphs.
+//!
 //! # Caps
 //!
 //! * [`HtmlOptions::max_text_bytes`]: the body (and, separately, the title)
@@ -71,6 +80,7 @@
 //!   is the only cap whose result depends on the machine's speed.
 
 mod entities;
+mod main_content;
 
 use std::time::Instant;
 
@@ -130,6 +140,8 @@ struct Out {
     max_break: u8,
     cap: usize,
     truncated: bool,
+    /// Words appended so far (for [`main_content`]).
+    words: usize,
 }
 
 impl Out {
@@ -140,6 +152,7 @@ impl Out {
             max_break,
             cap,
             truncated: false,
+            words: 0,
         }
     }
 
@@ -163,6 +176,7 @@ impl Out {
             }
         };
         self.pending = 0;
+        self.words += 1;
         if self.buf.len() + sep.len() + s.len() <= self.cap {
             self.buf.push_str(sep);
             self.buf.push_str(s);
@@ -226,6 +240,43 @@ impl Out {
 
 fn is_ws(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0C)
+}
+
+/// Where the scanner sends the body text: [`Out`] for all text, the
+/// block collector of [`main_content`] for main content.
+trait Sink {
+    /// Appends text that may contain whitespace; `pre` keeps line breaks.
+    fn text(&mut self, s: &str, pre: bool);
+    /// Appends one decoded character reference.
+    fn reference(&mut self, r: entities::Ref, pre: bool);
+    /// Asks for a break of at least `level` before the next word.
+    fn brk(&mut self, level: u8);
+    /// The text cap was hit: the scan stops.
+    fn full(&self) -> bool;
+    /// A visible start or end tag other than a raw-text element, `title`,
+    /// `textarea` or `template` (`attrs`: the bytes from the end of the
+    /// name to the closing `>`).
+    #[inline]
+    fn tag(&mut self, _name: &[u8], _attrs: &[u8], _end: bool) {}
+}
+
+impl Sink for Out {
+    #[inline]
+    fn text(&mut self, s: &str, pre: bool) {
+        Out::text(self, s, pre);
+    }
+    #[inline]
+    fn reference(&mut self, r: entities::Ref, pre: bool) {
+        Out::reference(self, r, pre);
+    }
+    #[inline]
+    fn brk(&mut self, level: u8) {
+        Out::brk(self, level);
+    }
+    #[inline]
+    fn full(&self) -> bool {
+        self.truncated
+    }
 }
 
 /// What a tag name means to the scanner.
@@ -335,10 +386,10 @@ fn skip_attributes(b: &[u8], mut pos: usize) -> Option<usize> {
 }
 
 /// Decodes the RCDATA `s` (entities, no tags) into `out`.
-fn rcdata(s: &str, out: &mut Out, pre: bool) {
+fn rcdata<S: Sink>(s: &str, out: &mut S, pre: bool) {
     let b = s.as_bytes();
     let mut pos = 0;
-    while pos < b.len() && !out.truncated {
+    while pos < b.len() && !out.full() {
         let Some(off) = memchr(b'&', &b[pos..]) else {
             out.text(&s[pos..], pre);
             return;
@@ -370,10 +421,69 @@ pub fn extract(html: &str, opts: &HtmlOptions) -> Extracted {
 /// every [`DEADLINE_STEPS`] steps, so a deadline already past stops the
 /// scan after at most that many steps.
 pub fn extract_until(html: &str, opts: &HtmlOptions, deadline: Option<Instant>) -> Extracted {
+    let mut body = Out::new(opts.max_text_bytes, PARA);
+    let scan = scan(html, opts, deadline, &mut body);
+    Extracted {
+        title: scan.title.buf,
+        text_truncated: body.truncated || scan.title.truncated,
+        body: body.buf,
+        depth_capped: scan.depth_capped,
+        timed_out: scan.timed_out,
+    }
+}
+
+/// Which text of a page [`extract_text`] keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TextMode {
+    /// All visible text ([`extract_until`]): the default for indexing.
+    #[default]
+    All,
+    /// Main content only: running text without boilerplate
+    /// (navigation, headers and footers, link lists, sharing widgets),
+    /// as the [`main_content`] rules decide.
+    Main,
+}
+
+impl TextMode {
+    /// The name used on the command line and in manifests.
+    pub fn name(self) -> &'static str {
+        match self {
+            TextMode::All => "all",
+            TextMode::Main => "main",
+        }
+    }
+}
+
+/// The title and the text `mode` asks for: [`extract_until`] for
+/// [`TextMode::All`], [`extract_main`] for [`TextMode::Main`].
+pub fn extract_text(
+    html: &str,
+    opts: &HtmlOptions,
+    mode: TextMode,
+    deadline: Option<Instant>,
+) -> Extracted {
+    match mode {
+        TextMode::All => extract_until(html, opts, deadline),
+        TextMode::Main => extract_main(html, opts, deadline),
+    }
+}
+
+pub use main_content::extract_main;
+
+/// What [`scan`] returns besides the body it fed.
+struct Scan {
+    title: Out,
+    depth_capped: bool,
+    timed_out: bool,
+}
+
+/// The one scanner: feeds the visible body text of `html` to `body` and
+/// returns the title and the cap flags.
+fn scan<S: Sink>(html: &str, opts: &HtmlOptions, deadline: Option<Instant>, body: &mut S) -> Scan {
     let b = html.as_bytes();
     let mut timed_out = false;
     let mut steps: u32 = 0;
-    let mut body = Out::new(opts.max_text_bytes, PARA);
     let mut title = Out::new(opts.max_text_bytes, SPACE);
     let mut have_title = false;
     let mut depth: usize = 0;
@@ -383,7 +493,7 @@ pub fn extract_until(html: &str, opts: &HtmlOptions, deadline: Option<Instant>) 
     let mut pre: usize = 0;
     let mut pos = 0;
 
-    while pos < b.len() && !body.truncated {
+    while pos < b.len() && !body.full() {
         if let Some(d) = deadline {
             steps += 1;
             if steps >= DEADLINE_STEPS {
@@ -499,6 +609,9 @@ pub fn extract_until(html: &str, opts: &HtmlOptions, deadline: Option<Instant>) 
         if template > 0 && (end_tag || k != Kind::Template) {
             continue;
         }
+        if matches!(k, Kind::Block | Kind::Line | Kind::Space | Kind::Inline) {
+            body.tag(name, &b[name_end..after], end_tag);
+        }
         match k {
             Kind::Block => {
                 body.brk(PARA);
@@ -529,7 +642,7 @@ pub fn extract_until(html: &str, opts: &HtmlOptions, deadline: Option<Instant>) 
                     }
                     Kind::Textarea => {
                         body.brk(SPACE);
-                        rcdata(content, &mut body, true);
+                        rcdata(content, body, true);
                         body.brk(SPACE);
                     }
                     _ => {}
@@ -545,13 +658,44 @@ pub fn extract_until(html: &str, opts: &HtmlOptions, deadline: Option<Instant>) 
         }
     }
 
-    Extracted {
-        title: title.buf,
-        text_truncated: body.truncated || title.truncated,
-        body: body.buf,
+    Scan {
+        title,
         depth_capped,
         timed_out,
     }
+}
+
+/// The paragraphs of an extracted body: the pieces between blank lines,
+/// in order. Every paragraph is non-empty and none of its lines is empty
+/// or starts or ends with whitespace (the scanner never writes one), so
+/// splitting loses nothing but the separators; a body without text has
+/// no paragraph.
+pub fn paragraphs(body: &str) -> impl Iterator<Item = &str> {
+    body.split("\n\n").filter(|p| !p.is_empty())
+}
+
+/// The body as `extract` writes it: [`paragraphs`] with every line
+/// trimmed of all Unicode whitespace (the scanner collapses only ASCII
+/// whitespace and U+00A0; pages also indent with U+3000 or U+2003), empty
+/// lines and then empty paragraphs dropped, paragraphs joined by one blank
+/// line.
+pub fn clean_paragraphs(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    for p in paragraphs(body) {
+        let mut first_line = true;
+        for line in p.split('\n').map(str::trim).filter(|l| !l.is_empty()) {
+            if first_line {
+                if !out.is_empty() {
+                    out.push_str("\n\n");
+                }
+                first_line = false;
+            } else {
+                out.push('\n');
+            }
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 /// Plain text (a SMART record's body, [`crate::crawl::Markup::Text`]) to

@@ -30,8 +30,8 @@ pub struct SkippedInput {
     /// The path, as reached.
     pub path: String,
     /// `symlink loop (back to <dir>)`, `duplicate of <path>`, `fifo`,
-    /// `socket`, `block device`, `character device`, `broken symlink`, or
-    /// `unreadable: <error>`.
+    /// `socket`, `block device`, `character device`, `broken symlink`,
+    /// `still being written (name ends in .open)`, or `unreadable: <error>`.
     pub reason: String,
 }
 
@@ -127,6 +127,11 @@ impl Walk {
             }
         };
         if md.is_file() {
+            if path.extension().is_some_and(|e| e == "open") {
+                // A crawler's file still being written (`.warc.gz.open`).
+                self.skip(&path, "still being written (name ends in .open)");
+                return Ok(());
+            }
             let k = key(&path, &md);
             self.found.push((path, k));
         } else if md.is_dir() {
@@ -185,7 +190,7 @@ impl Walk {
                 return Ok(self.found.len() - before + usize::from(walked));
             }
             Ok(md) if md.is_file() => {
-                self.found.push((p.to_path_buf(), key(p, &md)));
+                self.entry(p.to_path_buf(), &mut Vec::new(), false)?;
                 return Ok(1);
             }
             Ok(md) => {

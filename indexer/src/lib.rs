@@ -30,6 +30,8 @@
 //!   names, [`index::open_index`], the docid column, docid listing, and
 //!   the file helpers (private directories, atomic JSON, I/O errors).
 //! * `extsort` (private): external sorting of docid lines.
+//! * [`dedup`]: near-duplicate band keys, clustering by external sorts,
+//!   and the per-segment cluster column.
 //! * [`spamfile`]: Waterloo spam rankings to an in-memory FST map (and
 //!   into [`options::BuildOptions`]).
 //! * [`order`]: input-order segments: order-preserving merges and the
@@ -41,6 +43,8 @@
 //!   per-document work of a build and the writer's per-file sink, and the
 //!   reader threads that read and process files ahead of the writer.
 //! * [`build`]: the build driver (open or resume, one commit per file).
+//! * [`extract`]: the same pipeline writing a document corpus (JSON lines
+//!   per input) instead of an index.
 //! * [`shard`]: one shard of a distributed build, and merging shards.
 //! * [`show`]: documents back out of an index: where each record is, what
 //!   the index holds, its text extracted again, its original bytes.
@@ -64,9 +68,11 @@ pub mod bounds;
 pub mod build;
 pub mod charset;
 pub mod crawl;
+pub mod dedup;
 pub mod document;
 pub mod error;
 pub mod exit;
+pub mod extract;
 mod extsort;
 pub mod filterbuild;
 pub mod html;

@@ -66,6 +66,19 @@ pub struct ManifestOptions {
     /// The columns of a TSV line.
     #[serde(default = "default_tsv_columns")]
     pub tsv_columns: Vec<TsvColumn>,
+    /// `all` or `main`: which text of a page was kept.
+    #[serde(default = "default_text")]
+    pub text: String,
+    /// The MinHash parameters of the near-duplicate band keys.
+    #[serde(default)]
+    pub minhash: Option<sieve_filters::minhash::MinHashParams>,
+    /// `extract`'s output (`jsonl`, `jsonl full`); `None` for an index.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+}
+
+fn default_text() -> String {
+    crate::html::TextMode::All.name().to_string()
 }
 
 fn default_doc_timeout() -> String {
@@ -188,6 +201,9 @@ pub(crate) fn manifest_options(o: &BuildOptions) -> ManifestOptions {
         docid_header: o.crawl.docid_rule(),
         json_fields: o.crawl.json_fields.clone(),
         tsv_columns: o.crawl.tsv_columns.clone(),
+        text: o.text.name().to_string(),
+        minhash: o.near_duplicates.then_some(crate::dedup::PARAMS),
+        output: None,
     }
 }
 

@@ -17,7 +17,7 @@ use sieve_filters::spam::SpamMap;
 use crate::analysis::AnalyzerConfig;
 use crate::charset::CharsetMode;
 use crate::crawl::CrawlOptions;
-use crate::html::HtmlOptions;
+use crate::html::{HtmlOptions, TextMode};
 use crate::inputs::SkippedInput;
 use crate::{Error, Result};
 
@@ -35,6 +35,12 @@ pub struct BuildOptions {
     pub crawl: CrawlOptions,
     /// HTML caps.
     pub html: HtmlOptions,
+    /// Which text of a page is kept: all visible text (the default) or the
+    /// main content ([`crate::html::extract_text`]).
+    pub text: TextMode,
+    /// Compute near-duplicate band keys and clusters ([`crate::dedup`];
+    /// default on).
+    pub near_duplicates: bool,
     /// The analyser.
     pub analyzer: AnalyzerConfig,
     /// Continue an interrupted build.
@@ -156,6 +162,8 @@ impl BuildOptions {
             charset: CharsetMode::Auto,
             crawl: CrawlOptions::default(),
             html: HtmlOptions::default(),
+            text: TextMode::All,
+            near_duplicates: true,
             analyzer: AnalyzerConfig::default(),
             resume: false,
             filter: None,

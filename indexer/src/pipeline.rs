@@ -11,9 +11,9 @@ use tantivy::IndexWriter;
 
 use crate::analysis::EnglishAnalyzer;
 use crate::charset::{decode, decode_utf8};
-use crate::crawl::{Anomaly, AnomalyKind, CrawlEvent, CrawlReader, Markup, RawDoc, Skip};
+use crate::crawl::{Anomaly, AnomalyKind, CrawlEvent, Markup, RawDoc, Skip};
 use crate::document::{IndexDoc, SieveDocument};
-use crate::html::{extract_until, plain_text};
+use crate::html::{extract_text, plain_text};
 use crate::losses::{LossLine, file_error, log_loss};
 use crate::options::{BuildOptions, Cap, CapHits, DocTimeout, Progress};
 use crate::quarantine::{Content, Item, Quarantine};
@@ -23,8 +23,39 @@ use crate::{Error, Result};
 
 /// What the workers made of one document.
 enum Outcome {
-    Doc(Box<SieveDocument>, DocFacts),
+    Doc(Made, DocFacts),
     Lost(&'static str),
+}
+
+/// A document ready for its destination: analysed for the index
+/// (`build`), or as an output record (`extract`).
+pub(crate) enum Made {
+    /// An analysed tantivy document.
+    Index(Box<SieveDocument>),
+    /// An `extract` record.
+    Record(Box<crate::extract::Record>),
+}
+
+/// Where the documents of a file go: the index writer, or the output file
+/// of `extract`.
+pub(crate) trait DocWriter {
+    /// Adds one document, in record order.
+    fn add(&mut self, made: Made) -> Result<()>;
+}
+
+impl DocWriter for IndexWriter<SieveDocument> {
+    fn add(&mut self, made: Made) -> Result<()> {
+        match made {
+            Made::Index(doc) => {
+                self.add_document(*doc)?;
+                Ok(())
+            }
+            Made::Record(r) => Err(Error::Input {
+                path: r.docid.clone().into(),
+                detail: "internal: an extract record sent to an index".into(),
+            }),
+        }
+    }
 }
 
 /// A processed document: the outcome, the caps it hit, and (with a
@@ -50,13 +81,8 @@ struct DocFacts {
 }
 
 /// Processes one document (in a worker).
-pub(crate) fn process(
-    raw: RawDoc,
-    source: &str,
-    opts: &BuildOptions,
-    analyzer: &EnglishAnalyzer,
-    fields: &Fields,
-) -> Processed {
+pub(crate) fn process(raw: RawDoc, source: &str, p: &Pipeline<'_>) -> Processed {
+    let opts = p.opts;
     let deadline = opts.max_doc_time.map(|d| Instant::now() + d);
     let mut caps = CapHits::default();
     caps.set(Cap::RecordBytes, raw.capped);
@@ -64,7 +90,7 @@ pub(crate) fn process(
     // With a quarantine, keep the body for it until we know the document
     // is indexed without hitting a cap.
     let mut body = opts.quarantine.as_ref().map(|_| raw.body.clone());
-    let outcome = process_doc(raw, source, opts, analyzer, fields, deadline, &mut caps);
+    let outcome = process_doc(raw, source, p, deadline, &mut caps);
     if matches!(outcome, Outcome::Doc(..)) && !caps.any() {
         body = None;
     }
@@ -79,12 +105,11 @@ pub(crate) fn process(
 fn process_doc(
     raw: RawDoc,
     source: &str,
-    opts: &BuildOptions,
-    analyzer: &EnglishAnalyzer,
-    fields: &Fields,
+    p: &Pipeline<'_>,
     deadline: Option<Instant>,
     caps: &mut CapHits,
 ) -> Outcome {
+    let opts = p.opts;
     if let Some(f) = &opts.filter
         && !f.keeps(&raw.docid)
     {
@@ -115,10 +140,17 @@ fn process_doc(
         decoded.atire_extra
     };
     let text = match raw.markup {
-        Markup::Html => extract_until(&decoded.text, &opts.html, deadline),
+        Markup::Html => extract_text(&decoded.text, &opts.html, opts.text, deadline),
         Markup::Text => plain_text(&decoded.text, &opts.html),
     };
-    drop(decoded.text);
+    // `extract --full` keeps the decoded page; nothing else needs it now.
+    let html = match p.extract {
+        Some(x) if x.full => Some(decoded.text),
+        _ => {
+            drop(decoded.text);
+            None
+        }
+    };
     caps.set(Cap::HtmlDepth, text.depth_capped);
     caps.set(Cap::TextBytes, text.text_truncated);
     caps.set(Cap::TimeBudget, text.timed_out);
@@ -129,6 +161,11 @@ fn process_doc(
         return Outcome::Lost("empty_text");
     }
     let spam = opts.spam.as_ref().and_then(|m| m.get(&raw.docid));
+    let minhash = if opts.near_duplicates {
+        crate::dedup::band_keys(&text.title, &text.body)
+    } else {
+        Vec::new()
+    };
     let facts = DocFacts {
         counts,
         atire_extra,
@@ -158,13 +195,23 @@ fn process_doc(
         charset_disagree: decoded.disagree,
         truncated: raw.truncated,
         spam,
+        minhash,
     };
-    let doc = doc.into_document(fields, analyzer);
+    let made = match p.extract {
+        Some(x) => Made::Record(Box::new(crate::extract::Record::new(
+            doc,
+            decoded.source.key(),
+            x,
+            raw.heads,
+            html,
+        ))),
+        None => Made::Index(Box::new(doc.into_document(p.fields, p.analyzer))),
+    };
     if opts.doc_timeout == DocTimeout::Skip && !text.timed_out && late() {
         caps.set(Cap::TimeBudget, true);
         return Outcome::Lost("time_budget");
     }
-    Outcome::Doc(Box::new(doc), facts)
+    Outcome::Doc(made, facts)
 }
 
 /// Bytes an event carries (for batching).
@@ -186,6 +233,8 @@ pub(crate) struct Pipeline<'a> {
     pub(crate) fields: &'a Fields,
     /// Progress callbacks.
     pub(crate) progress: &'a dyn Progress,
+    /// `extract`: make output records instead of analysed documents.
+    pub(crate) extract: Option<&'a crate::extract::RecordSpec>,
 }
 
 /// Where the results of one file go: the writer, the file's statistics,
@@ -193,8 +242,8 @@ pub(crate) struct Pipeline<'a> {
 pub(crate) struct FileSink<'w> {
     /// The file, as given.
     pub(crate) name: String,
-    /// The index writer.
-    pub(crate) writer: &'w mut IndexWriter<SieveDocument>,
+    /// The index writer, or `extract`'s output file.
+    pub(crate) writer: &'w mut dyn DocWriter,
     /// The file's statistics.
     pub(crate) fs: &'w mut FileStats,
     /// Its `losses.jsonl` lines, written after the file.
@@ -298,7 +347,7 @@ impl FileSink<'_> {
                 reason.to_string()
             }
             Outcome::Doc(doc, facts) => {
-                self.writer.add_document(*doc)?;
+                self.writer.add(doc)?;
                 indexed = 1;
                 count_doc(fs, &facts);
                 let caps: Vec<&str> = p.caps.iter().map(Cap::key).collect();

@@ -157,6 +157,7 @@ fn read_file<'env>(
 ) {
     let mut crawl_opts = pipeline.opts.crawl.clone();
     crawl_opts.keep_skipped |= pipeline.opts.quarantine.is_some();
+    crawl_opts.keep_heads |= pipeline.extract.is_some_and(|x| x.full);
     let reader: CrawlReader = match crate::crawl::open(path, &crawl_opts) {
         Ok(r) => r,
         Err(e) => {
@@ -217,7 +218,7 @@ fn send_batch<'env>(
     pool.spawn(move |_| {
         let out: Vec<Processed> = raws
             .into_iter()
-            .map(|d| process(d, &name, p.opts, p.analyzer, p.fields))
+            .map(|d| process(d, &name, p))
             .collect();
         let _ = rtx.send(out);
     });

@@ -27,6 +27,7 @@
 //! | `atire_extra` | u64 | fast | leftover over-long bytes that ATIRE-compatible counting adds to `err_unexpected_continuation` |
 //! | `body_tokens` | u64 | fast | exact number of tokens indexed in `body` |
 //! | `title_tokens` | u64 | fast | exact number of tokens indexed in `title` |
+//! | `minhash` | u64, several per document | fast | the near-duplicate band keys of the text ([`sieve_filters::minhash`], [`crate::dedup`]); none for a text without words |
 //!
 //! `body` repeats the title so that a single-field BM25 run sees the whole
 //! page, as Anserini's `contents` field does; `title` is indexed on its own
@@ -62,7 +63,8 @@ use crate::analysis::{ANALYZER_NAME, AnalyzerConfig, text_analyzer};
 /// changes. 2: fast-field dictionaries are no longer zstd-compressed
 /// (sieve builds tantivy without `columnar-zstd-compression`; version-1
 /// indexes may hold zstd blocks this build cannot read). 3: `record_id`,
-/// `language`, `record_len`, `gz_member`, `gz_member_start`.
+/// `language`, `record_len`, `gz_member`, `gz_member_start`; the `minhash`
+/// band keys (near-duplicates).
 pub const SCHEMA_VERSION: u32 = 3;
 
 /// Exact document identifier (stored, fast).
@@ -105,6 +107,8 @@ pub const ATIRE_EXTRA: &str = "atire_extra";
 pub const BODY_TOKENS: &str = "body_tokens";
 /// Exact token count of `title` (fast).
 pub const TITLE_TOKENS: &str = "title_tokens";
+/// Near-duplicate band keys (fast, several values per document).
+pub const MINHASH: &str = "minhash";
 
 /// The `spam` value of a document that has no spam score. It is outside
 /// 0–99, so a filter must decide explicitly what to do with such documents.
@@ -197,6 +201,8 @@ pub struct Fields {
     pub body_tokens: Field,
     /// See [`TITLE_TOKENS`].
     pub title_tokens: Field,
+    /// See [`MINHASH`].
+    pub minhash: Field,
 }
 
 impl Fields {
@@ -244,6 +250,7 @@ impl Fields {
             atire_extra: get(ATIRE_EXTRA)?,
             body_tokens: get(BODY_TOKENS)?,
             title_tokens: get(TITLE_TOKENS)?,
+            minhash: get(MINHASH)?,
         })
     }
 }
@@ -331,6 +338,7 @@ pub fn build_schema() -> Schema {
     b.add_u64_field(RECORD_LEN, STORED);
     b.add_u64_field(GZ_MEMBER, STORED);
     b.add_u64_field(GZ_MEMBER_START, STORED);
+    b.add_u64_field(MINHASH, FAST);
     b.build()
 }
 

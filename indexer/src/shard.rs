@@ -185,6 +185,14 @@ pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
     })?;
     let index = tantivy::indexer::merge_indices(&indexes, dir)?;
     crate::bounds::write_index_bounds(&tmp, &index)?;
+    let near_duplicates = match manifests[0].options.minhash {
+        Some(_) => Some(crate::dedup::write_index_dups(
+            &tmp,
+            &index,
+            crate::dedup::RUN_LINES,
+        )?),
+        None => None,
+    };
     let mut merged = manifests[0].clone();
     merged.inputs = manifests.iter().flat_map(|m| m.inputs.clone()).collect();
     write_json(&tmp.join(MANIFEST), &merged)?;
@@ -201,6 +209,7 @@ pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
         files,
         skipped_inputs: Vec::new(),
         spam_without_doc: None,
+        near_duplicates,
         seconds: 0.0,
     };
     write_json(&tmp.join(STATS), &stats)?;

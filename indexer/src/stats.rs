@@ -59,8 +59,16 @@ pub struct FileStats {
     /// `anomalies` as `gzip_member`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gzip_members: Vec<GzipSpan>,
+    /// `extract` with template removal: paragraphs dropped because they
+    /// occur in more documents of the file than allowed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub template_paragraphs: u64,
     /// Set if the file could not be read to its end: what went wrong.
     pub error: Option<String>,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 impl FileStats {
@@ -106,6 +114,7 @@ impl FileStats {
             *self.encodings.entry(k.clone()).or_default() += v;
         }
         self.spam_scored += o.spam_scored;
+        self.template_paragraphs += o.template_paragraphs;
     }
 
     /// Counts one record not indexed for `reason`.
@@ -134,6 +143,10 @@ pub struct BuildStats {
     /// Spam coverage, when spam scores were given: scores with no indexed
     /// document (`spam_docids - totals.spam_scored`, docids being unique).
     pub spam_without_doc: Option<u64>,
+    /// Near-duplicate clusters found over the whole index (`None` for an
+    /// index written before they existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub near_duplicates: Option<crate::dedup::ClusterSummary>,
     /// Wall-clock seconds of this run (not deterministic; everything else is).
     pub seconds: f64,
 }

@@ -95,6 +95,13 @@ pub fn summary(stats: &BuildStats, out: &mut impl Write) -> std::io::Result<()> 
         c.join(" "),
         t.charset_disagree
     )?;
+    if let Some(d) = &stats.near_duplicates {
+        writeln!(
+            out,
+            "near-duplicates: {} documents in {} clusters of two or more; {} are copies of their cluster's representative (smallest docid)",
+            d.clustered, d.clusters, d.duplicates
+        )?;
+    }
     for f in &stats.failed_files {
         writeln!(out, "FAILED (read in part or not at all): {f}")?;
     }

@@ -39,8 +39,10 @@ impl VerifyReport {
 }
 
 /// Checks every file of the index in `dir`: the seals of `sieve.json` and
-/// `stats.json`, and the footer checksum of every file of every segment
-/// `meta.json` lists (a listed file that is missing is a problem too).
+/// `stats.json`, the footer checksum of every file of every segment
+/// `meta.json` lists (a listed file that is missing is a problem too), and
+/// then, if those are sound, every segment's near-duplicate cluster column
+/// ([`crate::dedup`]).
 /// Errors only when the directory is not an index or `meta.json` cannot be
 /// read; every damaged file is listed in the report instead.
 pub fn verify_index(dir: &Path) -> Result<VerifyReport> {
@@ -105,6 +107,20 @@ pub fn verify_index(dir: &Path) -> Result<VerifyReport> {
             Err(e) => report
                 .problems
                 .push((path, format!("no readable footer: {e}"))),
+        }
+    }
+    // The near-duplicate cluster columns (gzip CRC and length, header,
+    // one line per document), when the segments themselves are sound.
+    let with_dups = read_manifest(dir).is_ok_and(|m| m.options.minhash.is_some());
+    if with_dups && report.problems.is_empty() {
+        let searcher = index.reader()?.searcher();
+        for seg in searcher.segment_readers() {
+            let path = crate::dedup::dups_path(dir, seg);
+            report.files += 1;
+            report.bytes += size(&path);
+            if let Err(e) = crate::dedup::read_segment_dups(dir, seg, |_, _| {}) {
+                report.problems.push((path, e.to_string()));
+            }
         }
     }
     Ok(report)

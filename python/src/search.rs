@@ -174,6 +174,7 @@ impl NativeIndex {
             unscored: req.unscored,
             max_invalid_456_per_kb: &req.max_invalid_456_per_kb,
             filters: &req.filters,
+            drop_near_duplicates: false,
         }
         .selections()?;
         let spec = RunSpec {

@@ -110,6 +110,7 @@ pub fn open_shards(dirs: &[PathBuf]) -> Result<(Vec<Shard>, AnalyzerConfig)> {
             .collect::<Result<_>>()?;
         shards.push(Shard {
             name: dir.display().to_string(),
+            dir: dir.clone(),
             searcher,
             fields: Fields::from_schema(&schema)?,
             bounds,
@@ -149,6 +150,7 @@ pub fn select_all(shards: &[Shard], sels: &[DocSelection]) -> Result<Vec<Subset>
     let need_rates = sels
         .iter()
         .any(|s| !s.thresholds.max_rate_per_kb.is_empty());
+    let need_dups = sels.iter().any(|s| s.thresholds.drop_near_duplicates);
     for shard in shards {
         let segments = shard.searcher.segment_readers();
         let mut per_sel: Vec<Vec<Option<RoaringBitmap>>> = sels
@@ -157,6 +159,11 @@ pub fn select_all(shards: &[Shard], sels: &[DocSelection]) -> Result<Vec<Subset>
             .collect();
         for seg in segments {
             let cols = RuleColumns::open(seg)?;
+            let dups = if need_dups {
+                Some(sieve_indexer::dedup::SegmentDups::open(&shard.dir, seg)?)
+            } else {
+                None
+            };
             let docids = if need_docids {
                 Some(shard.docid_column(seg)?)
             } else {
@@ -173,9 +180,10 @@ pub fn select_all(shards: &[Shard], sels: &[DocSelection]) -> Result<Vec<Subset>
                 } else {
                     (Utf8Counts::default(), 0)
                 };
+                let dup = dups.as_ref().is_some_and(|d| d.is_duplicate(doc));
                 let mut docid_read = false;
                 for (sel, bitmap) in sels.iter().zip(bitmaps.iter_mut()) {
-                    let mut keep = sel.thresholds.keeps(spam, &counts, bytes);
+                    let mut keep = sel.thresholds.keeps_doc(spam, &counts, bytes, dup);
                     if keep && let (Some(f), Some(ids)) = (&sel.filter, &docids) {
                         if !docid_read {
                             buf.clear();

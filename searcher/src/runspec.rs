@@ -73,6 +73,25 @@ pub fn filter_selection(path: &Path, filter: DocFilter) -> DocSelection {
     }
 }
 
+/// `sel` that also drops near-duplicates (every member of a
+/// near-duplicate cluster but its representative, read from the index's
+/// cluster columns, [`sieve_indexer::dedup`]), named `{name}_nodup`; with
+/// `None`, the selection that only drops near-duplicates, named `nodup`.
+pub fn drop_near_duplicates(sel: Option<DocSelection>) -> DocSelection {
+    let mut sel = sel.unwrap_or_else(|| DocSelection {
+        name: String::new(),
+        thresholds: Thresholds::default(),
+        filter: None,
+    });
+    sel.thresholds.drop_near_duplicates = true;
+    sel.name = if sel.name.is_empty() {
+        "nodup".into()
+    } else {
+        format!("{}_nodup", sel.name)
+    };
+    sel
+}
+
 /// The document selections of a batch (`sieve-search run`'s filters), in
 /// run order: one per minimum spam percentile, then one per maximum rate
 /// of invalid 4/5/6-byte sequences per KB, then one per filter file, each
@@ -87,6 +106,9 @@ pub struct SelectionSpec<'a> {
     pub max_invalid_456_per_kb: &'a [f64],
     /// Filter files (from `sieve-filter build`), loaded here.
     pub filters: &'a [PathBuf],
+    /// Also drop near-duplicates in every selection (alone: one selection
+    /// that drops only them; see [`drop_near_duplicates`]).
+    pub drop_near_duplicates: bool,
 }
 
 impl SelectionSpec<'_> {
@@ -114,6 +136,16 @@ impl SelectionSpec<'_> {
                 f,
                 sieve_indexer::filterbuild::load_filter(f)?,
             ));
+        }
+        if self.drop_near_duplicates {
+            if selections.is_empty() {
+                selections.push(drop_near_duplicates(None));
+            } else {
+                selections = selections
+                    .into_iter()
+                    .map(|s| drop_near_duplicates(Some(s)))
+                    .collect();
+            }
         }
         Ok(selections)
     }
@@ -328,6 +360,19 @@ mod tests {
             .map(|s| s.name)
             .collect();
         assert_eq!(names, ["spam70", "spam50", "i456le0.5"]);
+        let nodup = SelectionSpec {
+            min_spam_percentile: &[70],
+            drop_near_duplicates: true,
+            ..Default::default()
+        };
+        let sel = nodup.selections().unwrap();
+        assert_eq!(sel[0].name, "spam70_nodup");
+        assert!(sel[0].thresholds.drop_near_duplicates);
+        let alone = SelectionSpec {
+            drop_near_duplicates: true,
+            ..Default::default()
+        };
+        assert_eq!(alone.selections().unwrap()[0].name, "nodup");
         let bad = SelectionSpec {
             min_spam_percentile: &[101],
             ..Default::default()

@@ -743,6 +743,7 @@ impl JsonParser {
                     capped: l.capped,
                     markup: Markup::Text,
                     utf8: true,
+                    heads: None,
                 }));
             }
         }

@@ -117,6 +117,9 @@ pub struct CrawlOptions {
     /// What the tab-separated columns of a TSV line are (default `id`,
     /// `text`; the last column takes the rest of the line).
     pub tsv_columns: Vec<TsvColumn>,
+    /// Keep the WARC and HTTP heads of every document in [`RawDoc::heads`]
+    /// (`extract --full`). Off by default.
+    pub keep_heads: bool,
 }
 
 /// The WARC headers tried for the docid, in order, when no header is
@@ -153,6 +156,7 @@ impl Default for CrawlOptions {
             docid_header: None,
             json_fields: JsonFields::default(),
             tsv_columns: vec![TsvColumn::Id, TsvColumn::Text],
+            keep_heads: false,
         }
     }
 }
@@ -222,6 +226,9 @@ pub struct RawDoc {
     /// cleaned as UTF-8 with no charset detection
     /// ([`crate::charset::decode_utf8`]).
     pub utf8: bool,
+    /// The record's WARC head and HTTP head as read, with
+    /// [`CrawlOptions::keep_heads`] (WARC records only).
+    pub heads: Option<Box<Heads>>,
 }
 
 /// Where a record's bytes are in its input file, to read them back with
@@ -253,6 +260,15 @@ pub struct MemberPos {
     pub compressed: u64,
     /// Decompressed offset where the member's output starts.
     pub decompressed: u64,
+}
+
+/// The heads of a WARC response record, as bytes read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Heads {
+    /// The WARC version line and header lines, up to the blank line.
+    pub warc: Vec<u8>,
+    /// The HTTP status line and header lines, up to the blank line.
+    pub http: Vec<u8>,
 }
 
 /// What the body of a [`RawDoc`] is.

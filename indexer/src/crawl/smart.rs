@@ -382,6 +382,7 @@ impl SmartParser {
                 capped,
                 markup: Markup::Text,
                 utf8: false,
+                heads: None,
             }));
         }
         out.extend(rec.anomalies);

@@ -241,6 +241,7 @@ impl TrecParser {
             capped,
             markup: super::Markup::Html,
             utf8: false,
+            heads: None,
         }));
         true
     }

@@ -308,6 +308,7 @@ impl TsvParser {
             capped: line.capped,
             markup: Markup::Text,
             utf8: false,
+            heads: None,
         }));
         true
     }

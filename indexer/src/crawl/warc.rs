@@ -354,9 +354,7 @@ impl WarcParser {
             return;
         };
         let h = parse_warc_head(&src.avail()[..head_len], self.opts.docid_header.as_deref());
-        let head_bytes = self
-            .opts
-            .keep_skipped
+        let head_bytes = (self.opts.keep_skipped || self.opts.keep_heads)
             .then(|| src.avail()[..head_len].to_vec());
         src.consume(head_len);
         // The docid: the chosen header, or the default chain.
@@ -580,6 +578,13 @@ impl WarcParser {
         let mut truncated = capped || eof_short > 0;
         let original_len = body_total + eof_short;
         let mut body: Vec<u8> = raw.to_vec();
+        let heads = match (&head_bytes, self.opts.keep_heads) {
+            (Some(w), true) => Some(Box::new(super::Heads {
+                warc: w.clone(),
+                http: kept[..bo.min(kept.len())].to_vec(),
+            })),
+            _ => None,
+        };
         if !self.opts.keep_skipped {
             // Free the record before decoding (kept only to quarantine it).
             kept = Vec::new();
@@ -638,6 +643,7 @@ impl WarcParser {
             capped,
             markup: super::Markup::Html,
             utf8: false,
+            heads,
         }));
     }
 }

@@ -44,6 +44,12 @@
 //!   [`ReportOptions::log_y`]) logarithmic y axis; see [`figure`] for what
 //!   it draws. When it has nothing to show, a warning says why, in the
 //!   figure, in `table1.md` and in [`ReportSummary::warnings`].
+//! * `near-duplicates-by-percentile.tsv` (or `-by-decile.tsv`), for an
+//!   index with near-duplicate clusters ([`crate::dedup`]): per spam bin,
+//!   the scored documents, how many of them are near-duplicates of another
+//!   document (members of a cluster other than its representative) and
+//!   that rate (`NA` for an empty bin): the duplicate rate next to Figure
+//!   5, as the paper counts duplicates among the unwanted content.
 //! * `significance.tsv`: per class, among scored documents, the mean spam
 //!   percentile of documents with and without the error, Welch's unequal
 //!   variance t-test (t, Welch–Satterthwaite df, two-sided p), and the
@@ -186,14 +192,22 @@ pub fn write_report(
     opts: &ReportOptions,
 ) -> Result<ReportSummary> {
     let started = Instant::now();
-    let (index, _manifest) = open_index(index_dir)?;
+    let (index, manifest) = open_index(index_dir)?;
     let reader = index.reader()?;
     let searcher = reader.searcher();
     let spam = opts.spam.as_ref();
+    let with_dups = manifest.options.minhash.is_some();
     let tallies: Vec<Tally> = searcher
         .segment_readers()
         .par_iter()
-        .map(|segment| scan_segment(segment, spam))
+        .map(|segment| {
+            let dups = if with_dups {
+                Some(crate::dedup::SegmentDups::open(index_dir, segment)?)
+            } else {
+                None
+            };
+            scan_segment(segment, spam, dups.as_ref())
+        })
         .collect::<Result<_>>()?;
     let tally = tallies.into_iter().fold(Tally::default(), Tally::merge);
 
@@ -218,6 +232,12 @@ pub fn write_report(
     let bins = bins(&tally, opts.deciles);
     let by = if opts.deciles { "decile" } else { "percentile" };
     put(&format!("by-{by}.tsv"), by_bin_tsv(&bins, opts.deciles))?;
+    if let Some(near) = &tally.near_duplicates {
+        put(
+            &format!("near-duplicates-by-{by}.tsv"),
+            tables::near_duplicates_tsv(&tally.scored, near, opts.deciles),
+        )?;
+    }
     if opts.cumulative {
         put(
             &format!("cumulative-by-{by}.tsv"),

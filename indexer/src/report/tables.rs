@@ -293,6 +293,25 @@ pub(super) fn charsets_tsv(t: &Tally) -> String {
     s
 }
 
+/// `near-duplicates-by-percentile.tsv` (or by decile): per bin, scored
+/// documents, near-duplicates among them and their rate.
+pub(super) fn near_duplicates_tsv(scored: &[u64; 100], near: &[u64; 100], deciles: bool) -> String {
+    let bin = if deciles { "decile" } else { "percentile" };
+    let mut out = format!("{bin}\tdocs\tnear_duplicates\trate\n");
+    let width = if deciles { 10 } else { 1 };
+    for b in 0..100 / width {
+        let docs: u64 = scored[b * width..(b + 1) * width].iter().sum();
+        let dups: u64 = near[b * width..(b + 1) * width].iter().sum();
+        let rate = if docs == 0 {
+            "NA".to_string()
+        } else {
+            format!("{:.6}", dups as f64 / docs as f64)
+        };
+        out.push_str(&format!("{b}\t{docs}\t{dups}\t{rate}\n"));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -49,6 +49,9 @@ pub(super) struct Tally {
     pub(super) charset_small: [[u64; 2]; SMALL_CODES],
     /// The same for larger codes.
     pub(super) charset_other: BTreeMap<u64, [u64; 2]>,
+    /// Scored near-duplicates (not their cluster's representative) per
+    /// percentile; `None` for an index without cluster columns.
+    pub(super) near_duplicates: Option<[u64; PERCENTILES]>,
 }
 
 impl Default for Tally {
@@ -68,6 +71,7 @@ impl Default for Tally {
             scored_occurrences: [[0; PERCENTILES]; CLASSES],
             charset_small: [[0; 2]; SMALL_CODES],
             charset_other: BTreeMap::new(),
+            near_duplicates: None,
         }
     }
 }
@@ -75,6 +79,15 @@ impl Default for Tally {
 impl Tally {
     /// The tally of the union of `self` and `o`.
     pub(super) fn merge(mut self, o: Tally) -> Tally {
+        self.near_duplicates = match (self.near_duplicates, o.near_duplicates) {
+            (Some(mut a), Some(b)) => {
+                for (x, y) in a.iter_mut().zip(b) {
+                    *x += y;
+                }
+                Some(a)
+            }
+            (a, b) => a.or(b),
+        };
         self.docs += o.docs;
         self.bytes += o.bytes;
         for c in 0..CLASSES {
@@ -227,6 +240,7 @@ impl Tally {
 pub(super) fn scan_segment(
     segment: &SegmentReader,
     spam: Option<&SpamMap<Vec<u8>>>,
+    dups: Option<&crate::dedup::SegmentDups>,
 ) -> Result<Tally> {
     let ff = segment.fast_fields();
     let u64_col = |name: &str, default: u64| -> Result<Arc<dyn ColumnValues<u64>>> {
@@ -250,6 +264,7 @@ pub(super) fn scan_segment(
     let alive = segment.alive_bitset();
 
     let mut t = Tally::default();
+    let mut near = dups.map(|_| [0u64; PERCENTILES]);
     let max_doc = segment.max_doc() as usize;
     let mut err_buf = vec![[0u64; BLOCK_DOCS]; CLASSES];
     let mut atire_buf = [0u64; BLOCK_DOCS];
@@ -281,6 +296,12 @@ pub(super) fn scan_segment(
                     .map_or(NO_SPAM_SCORE as usize, |p| usize::from(*p)),
                 None => usize::try_from(spam_buf[i]).unwrap_or(usize::MAX),
             };
+            if let (Some(n), Some(d)) = (near.as_mut(), dups)
+                && percentile < PERCENTILES
+                && d.is_duplicate((start + i) as u32)
+            {
+                n[percentile] += 1;
+            }
             t.add(&DocRow {
                 bytes: bytes_buf[i],
                 percentile,
@@ -292,5 +313,6 @@ pub(super) fn scan_segment(
         }
         start += len;
     }
+    t.near_duplicates = near;
     Ok(t)
 }

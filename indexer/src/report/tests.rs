@@ -52,6 +52,9 @@ pub(super) fn build_index(dir: &Path, batches: Vec<Vec<IndexDoc>>) -> Index {
             docid_header: crate::crawl::DEFAULT_DOCID_HEADERS.join(","),
             json_fields: crate::crawl::JsonFields::default(),
             tsv_columns: crate::crawl::CrawlOptions::default().tsv_columns,
+            text: "all".into(),
+            minhash: None,
+            output: None,
         },
         inputs: Vec::new(),
     };

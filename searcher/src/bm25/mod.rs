@@ -144,6 +144,9 @@ impl BagOfWords {
 pub struct Shard {
     /// Name for messages (usually the index directory).
     pub name: String,
+    /// The index directory (for its sidecar files; empty for an index in
+    /// memory).
+    pub dir: std::path::PathBuf,
     /// A searcher over the index.
     pub searcher: Searcher,
     /// The index's field handles.

@@ -37,6 +37,7 @@ fn index_doc(docid: &str, body: &str) -> IndexDoc {
         truncated: false,
         spam: None,
         atire_extra: 0,
+        minhash: Vec::new(),
     }
 }
 
@@ -65,6 +66,7 @@ pub(super) fn build(docs: &[(String, String)], segments: usize) -> Index {
 pub(super) fn shard(name: &str, index: &Index) -> Shard {
     Shard {
         name: name.into(),
+        dir: std::path::PathBuf::new(),
         searcher: index.reader().unwrap().searcher(),
         fields: Fields::from_schema(&index.schema()).unwrap(),
         bounds: Vec::new(),

@@ -1,0 +1,678 @@
+//! Near-duplicate clusters of a whole collection, in bounded memory.
+//!
+//! Every document's text gets 16 MinHash band keys while it is processed
+//! ([`band_keys`], [`PARAMS`]; the similarity they detect is described in
+//! [`sieve_filters::minhash`]): `build` stores them in the `minhash` fast
+//! field, `extract` in a band file per input. Once every document is in,
+//! [`Clusterer`] joins documents that share a key into clusters (the
+//! connected components of the "shares a band key" relation) and names
+//! each cluster's **representative**: its smallest docid in byte order.
+//! The result is the same for any thread count, input order or shard
+//! layout, because it depends only on the set of (docid, keys) pairs.
+//!
+//! # Scaling past one machine's memory
+//!
+//! Nothing here holds the collection: (key, document) pairs go through
+//! external sorts of fixed-size binary records (sorted runs of at most
+//! [`RUN_LINES`] records, merged from disk, as [`crate::extsort`] does for
+//! docid lists), and clusters are found by **label propagation over
+//! sorted runs**, the label of a document being at first its own number
+//! ([`DocRef`]):
+//!
+//! 1. sort the (key, document) pairs; a key held by one document is
+//!    dropped;
+//! 2. the first record of each key's group, sorted by (key, label), holds
+//!    the group's smallest label; send it to every member, as (document,
+//!    label, key) records;
+//! 3. sort those by (document, label): the first record of each document
+//!    holds its new label, the smallest over all its keys; write the
+//!    (key, label, document) records of the next round;
+//! 4. repeat until, in step 2, every group's members already share one
+//!    label (labels only decrease, so this ends, after about as many
+//!    rounds as the longest chain of documents linked key to key, plus the
+//!    round that finds nothing to change: 2 for exact copies);
+//! 5. the clustered documents, named by their docids, are sorted by
+//!    (label, docid): the first of each label is the cluster's
+//!    representative (its smallest docid), written back per document by
+//!    one more sort.
+//!
+//! Each round is two external sorts of one 24-byte record per key of a
+//! clustered document; the first sort has one 16-byte record per key of
+//! every document (16 per document). Memory is one sorted run (at most
+//! [`RUN_LINES`] records, 48 MB, or a quarter as many docid lines) plus
+//! one record per run file during a merge; disk is about as much as the
+//! records sorted. An index built in shards and merged
+//! ([`crate::shard::merge_shards`]) is clustered again over all its
+//! documents, so the clusters of a merged index are those of one build.
+//!
+//! Docids containing a control character (below U+0020: a tab or a line
+//! break) cannot be written in the sorted lines and are never clustered
+//! (each is its own cluster); they are counted in
+//! [`ClusterSummary::unclusterable`].
+//!
+//! # The cluster column of an index (`IDX/dups/<segment>.dup.gz`)
+//!
+//! tantivy's fast fields are written with the document, before its
+//! cluster is known, so the clusters of an index are stored as a
+//! per-segment column beside it, like the block-max bounds: a gzip file
+//! (its CRC-32 and length are checked when read) holding the header line
+//! `sieve-near-duplicates 1 segment=<segment id> docs=<max doc>
+//! params=<words>w/<bands>x<rows>/<seed>` and then exactly one line per
+//! document of the segment, in document order: empty for a document alone
+//! in its cluster, `=` for the representative of a cluster of several, or
+//! the representative's docid for every other member (a near-duplicate).
+//! A document's 64-bit cluster id is
+//! [`sieve_filters::minhash::cluster_id`] of its representative's docid.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use serde::{Deserialize, Serialize};
+use sieve_filters::minhash::{MinHashParams, MinHasher};
+use tantivy::{Index, ReloadPolicy, SegmentReader};
+
+use crate::extsort::{RecordRuns, SortedRuns, merge_records, merge_sorted_lines};
+use crate::index::{create_private_dir, docid_column, io_err};
+use crate::schema::MINHASH;
+use crate::{Error, Result};
+
+/// The MinHash parameters of every band key sieve stores: 5-word
+/// shingles, 16 bands of 8 rows (similarity threshold about 0.71).
+pub const PARAMS: MinHashParams = MinHashParams {
+    shingle_words: 5,
+    bands: 16,
+    rows: 8,
+    seed: MinHashParams::DEFAULT_SEED,
+};
+
+/// Records (or lines) per sorted run of the external sorts: 2 million
+/// records of at most 24 bytes, about 50 MB.
+pub const RUN_LINES: usize = 2_000_000;
+
+static HASHER: LazyLock<MinHasher> = LazyLock::new(|| MinHasher::new(PARAMS));
+
+/// The band keys of a document's text: of `body`, or of `title` when the
+/// body has no word; empty when neither has one.
+pub fn band_keys(title: &str, body: &str) -> Vec<u64> {
+    HASHER
+        .band_keys(body)
+        .or_else(|| HASHER.band_keys(title))
+        .unwrap_or_default()
+}
+
+/// A document's place: (segment ordinal, doc id) of an index, or (input
+/// ordinal, document ordinal) of an extract, packed high and low.
+pub type DocRef = u64;
+
+/// Packs a [`DocRef`].
+pub fn doc_ref(group: u32, position: u32) -> DocRef {
+    (u64::from(group) << 32) | u64::from(position)
+}
+
+/// What clustering found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterSummary {
+    /// Documents given with at least one band key.
+    pub documents: u64,
+    /// Documents in clusters of two or more.
+    pub clustered: u64,
+    /// Clusters of two or more documents.
+    pub clusters: u64,
+    /// Near-duplicates: clustered documents that are not their cluster's
+    /// representative (`clustered - clusters`).
+    pub duplicates: u64,
+    /// Label-propagation rounds.
+    pub rounds: u32,
+    /// Documents whose docid holds a control character (never clustered).
+    pub unclusterable: u64,
+}
+
+/// Collects (document, band keys) pairs and clusters them (see the module
+/// docs).
+pub struct Clusterer {
+    tmp: tempfile::TempDir,
+    runs: RecordRuns<2>,
+    run_records: usize,
+    documents: u64,
+    unclusterable: u64,
+}
+
+impl Clusterer {
+    /// A clusterer whose temporary files go in a new directory inside
+    /// `parent` (the output directory, whose lock the caller holds: the
+    /// sorts need disk, not memory); stale ones of a killed run are
+    /// removed first.
+    /// `run_records`: records per sorted run (memory: 24 bytes each).
+    pub fn new(parent: &Path, run_records: usize) -> Result<Self> {
+        // A run killed while clustering leaves its directory behind: the
+        // caller holds the output directory's lock, so any is stale.
+        for entry in std::fs::read_dir(parent).map_err(io_err(parent))? {
+            let path = entry.map_err(io_err(parent))?.path();
+            if path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(".sieve-dedup-"))
+                && path.is_dir()
+            {
+                std::fs::remove_dir_all(&path).map_err(io_err(&path))?;
+            }
+        }
+        let tmp = tempfile::Builder::new()
+            .prefix(".sieve-dedup-")
+            .tempdir_in(parent)
+            .map_err(io_err(parent))?;
+        let runs = RecordRuns::new(tmp.path(), "keys", run_records);
+        Ok(Clusterer {
+            tmp,
+            runs,
+            run_records,
+            documents: 0,
+            unclusterable: 0,
+        })
+    }
+
+    /// Adds one document (`docid` is only checked here: the docids of
+    /// clustered documents are asked for at the end). Documents must be
+    /// added with distinct [`DocRef`]s; documents without keys may be left
+    /// out.
+    pub fn add(&mut self, r: DocRef, docid: &str, keys: &[u64]) -> Result<()> {
+        if keys.is_empty() {
+            return Ok(());
+        }
+        self.documents += 1;
+        if docid.bytes().any(|b| b < 0x20) {
+            self.unclusterable += 1;
+            return Ok(());
+        }
+        for &k in keys {
+            self.runs.push([k, r])?;
+        }
+        Ok(())
+    }
+
+    /// Clusters everything added. `docid_of(document)` is then asked for
+    /// the docid of every document in a cluster of two or more, in
+    /// increasing [`DocRef`] order, and `f(document, its docid,
+    /// representative)` is called for each of them, in the same order (a
+    /// representative names itself). Documents not named are alone.
+    pub fn finish(
+        self,
+        mut docid_of: impl FnMut(DocRef) -> Result<String>,
+        mut f: impl FnMut(DocRef, &str, &str) -> Result<()>,
+    ) -> Result<ClusterSummary> {
+        let Clusterer {
+            tmp,
+            runs,
+            run_records,
+            documents,
+            unclusterable,
+        } = self;
+        let dir = tmp.path().to_path_buf();
+        let mut summary = ClusterSummary {
+            documents,
+            unclusterable,
+            ..Default::default()
+        };
+        // Labels are document numbers: a cluster's label ends as its
+        // smallest DocRef; its smallest docid is found at the end.
+        // Round 1, step 2 on (key, doc): the label of a document is itself.
+        let pairs = runs.finish()?;
+        let mut b = RecordRuns::<3>::new(&dir, "docs", run_records);
+        let mut group: Option<(u64, u64)> = None; // (key, min label)
+        let mut pending: Option<u64> = None;
+        merge_records::<2>(&pairs, |[key, r]| {
+            match group {
+                Some((k, m)) if k == key => {
+                    if let Some(p) = pending.take() {
+                        b.push([p, m, key])?;
+                    }
+                    b.push([r, m, key])?;
+                }
+                _ => {
+                    group = Some((key, r));
+                    pending = Some(r);
+                }
+            }
+            Ok(())
+        })?;
+        remove(&pairs)?;
+        let mut b_runs = b.finish()?;
+        let mut changed = true;
+        // (document, label) of the clustered documents, once converged.
+        let mut labels = RecordRuns::<2>::new(&dir, "labels", run_records);
+        loop {
+            summary.rounds += 1;
+            // Step 3: per document, the smallest label over its keys.
+            let mut a = RecordRuns::<3>::new(&dir, "keys", run_records);
+            let mut cur: Option<(u64, u64)> = None; // (doc, label)
+            merge_records::<3>(&b_runs, |[r, m, key]| {
+                let first = cur.is_none_or(|(d, _)| d != r);
+                if first {
+                    cur = Some((r, m));
+                }
+                let l = cur.map_or(m, |(_, l)| l);
+                if changed {
+                    a.push([key, l, r])?;
+                } else if first {
+                    labels.push([r, l])?;
+                }
+                Ok(())
+            })?;
+            remove(&b_runs)?;
+            let a_runs = a.finish()?;
+            if !changed {
+                break;
+            }
+            // Step 2: per key, the smallest label of its documents.
+            changed = false;
+            let mut b = RecordRuns::<3>::new(&dir, "docs", run_records);
+            let mut group: Option<(u64, u64)> = None;
+            merge_records::<3>(&a_runs, |[key, l, r]| {
+                let m = match group {
+                    Some((k, m)) if k == key => m,
+                    _ => {
+                        group = Some((key, l));
+                        l
+                    }
+                };
+                changed |= l != m;
+                b.push([r, m, key])
+            })?;
+            remove(&a_runs)?;
+            b_runs = b.finish()?;
+        }
+        // The smallest docid of each cluster: (label, docid, doc) lines
+        // sorted, the first of each label names the representative.
+        let label_runs = labels.finish()?;
+        let run_lines = (run_records / 4).max(1);
+        let mut by_label = SortedRuns::new(&dir, "named", run_lines);
+        merge_records::<2>(&label_runs, |[r, l]| {
+            let own = docid_of(r)?;
+            by_label.push(format!("{l:016x}\t{own}\t{r:016x}"))
+        })?;
+        remove(&label_runs)?;
+        let named = by_label.finish()?;
+        let mut by_doc = SortedRuns::new(&dir, "reps", run_lines);
+        let mut rep: Option<(String, String)> = None; // (label, docid)
+        merge_sorted_lines(&named, |line| {
+            let [l, own, r] = fields3(line, &dir)?;
+            if rep.as_ref().is_none_or(|(x, _)| x != l) {
+                rep = Some((l.to_string(), own.to_string()));
+                summary.clusters += 1;
+            }
+            let (_, rd) = rep.as_ref().expect("set above");
+            summary.clustered += 1;
+            by_doc.push(format!("{r}\t{own}\t{rd}"))
+        })?;
+        remove(&named)?;
+        let reps = by_doc.finish()?;
+        merge_sorted_lines(&reps, |line| {
+            let [r, own, rd] = fields3(line, &dir)?;
+            f(hex(r, &dir)?, own, rd)
+        })?;
+        remove(&reps)?;
+        summary.duplicates = summary.clustered - summary.clusters;
+        Ok(summary)
+    }
+}
+
+fn hex(s: &str, path: &Path) -> Result<u64> {
+    u64::from_str_radix(s, 16).map_err(|_| Error::NearDuplicates {
+        path: path.to_path_buf(),
+        what: "sorted line",
+        expected: "16 hexadecimal digits".into(),
+        found: s.chars().take(40).collect(),
+    })
+}
+
+fn remove(files: &[PathBuf]) -> Result<()> {
+    for p in files {
+        std::fs::remove_file(p).map_err(io_err(p))?;
+    }
+    Ok(())
+}
+
+/// The three tab-separated fields of a sorted line.
+fn fields3<'a>(line: &'a str, dir: &Path) -> Result<[&'a str; 3]> {
+    let mut it = line.splitn(3, '\t');
+    let mut out = [""; 3];
+    for slot in &mut out {
+        *slot = it.next().ok_or_else(|| Error::NearDuplicates {
+            path: dir.to_path_buf(),
+            what: "sorted line",
+            expected: "three tab-separated fields".into(),
+            found: line.chars().take(80).collect(),
+        })?;
+    }
+    Ok(out)
+}
+
+/// Folder of the cluster columns in an index directory.
+pub const DUPS_DIR: &str = "dups";
+
+/// The format version of the cluster columns.
+const VERSION: u32 = 1;
+
+/// The cluster-column file of a segment.
+pub fn dups_path(dir: &Path, segment: &SegmentReader) -> PathBuf {
+    dir.join(DUPS_DIR)
+        .join(format!("{}.dup.gz", segment.segment_id().uuid_string()))
+}
+
+fn header(segment: &SegmentReader) -> String {
+    format!(
+        "sieve-near-duplicates {VERSION} segment={} docs={} params={}w/{}x{}/{:016x}",
+        segment.segment_id().uuid_string(),
+        segment.max_doc(),
+        PARAMS.shingle_words,
+        PARAMS.bands,
+        PARAMS.rows,
+        PARAMS.seed
+    )
+}
+
+/// One segment's cluster-column writer.
+struct ColumnWriter {
+    path: PathBuf,
+    tmp: PathBuf,
+    w: flate2::write::GzEncoder<BufWriter<File>>,
+    next: u32,
+    max_doc: u32,
+}
+
+impl ColumnWriter {
+    fn create(dir: &Path, segment: &SegmentReader) -> Result<Self> {
+        let path = dups_path(dir, segment);
+        let tmp = path.with_extension("gz.tmp");
+        let file = File::create(&tmp).map_err(io_err(&tmp))?;
+        let mut w =
+            flate2::write::GzEncoder::new(BufWriter::new(file), flate2::Compression::fast());
+        writeln!(w, "{}", header(segment)).map_err(io_err(&tmp))?;
+        Ok(ColumnWriter {
+            path,
+            tmp,
+            w,
+            next: 0,
+            max_doc: segment.max_doc(),
+        })
+    }
+
+    /// Writes empty lines up to `doc` (excluded).
+    fn skip_to(&mut self, doc: u32) -> Result<()> {
+        while self.next < doc.min(self.max_doc) {
+            self.w.write_all(b"\n").map_err(io_err(&self.tmp))?;
+            self.next += 1;
+        }
+        Ok(())
+    }
+
+    fn line(&mut self, doc: u32, text: &str) -> Result<()> {
+        self.skip_to(doc)?;
+        writeln!(self.w, "{text}").map_err(io_err(&self.tmp))?;
+        self.next += 1;
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<()> {
+        self.skip_to(self.max_doc)?;
+        let inner = self.w.finish().map_err(io_err(&self.tmp))?;
+        let file = inner
+            .into_inner()
+            .map_err(|e| io_err(&self.tmp)(e.into_error()))?;
+        file.sync_all().map_err(io_err(&self.tmp))?;
+        std::fs::rename(&self.tmp, &self.path).map_err(io_err(&self.path))
+    }
+}
+
+/// Clusters the documents of the index in `dir` by their `minhash` band
+/// keys and writes every segment's cluster column (removing columns of
+/// segments that are gone). `run_lines`: lines per sorted run.
+pub fn write_index_dups(dir: &Path, index: &Index, run_lines: usize) -> Result<ClusterSummary> {
+    let reader = index
+        .reader_builder()
+        .reload_policy(ReloadPolicy::Manual)
+        .try_into()?;
+    let searcher = reader.searcher();
+    let segments = searcher.segment_readers();
+    let ddir = dir.join(DUPS_DIR);
+    create_private_dir(&ddir)?;
+    let mut c = Clusterer::new(dir, run_lines)?;
+    let mut keys = Vec::new();
+    let mut docid = String::new();
+    let mut id_cols = Vec::with_capacity(segments.len());
+    for (s, seg) in segments.iter().enumerate() {
+        let ids = docid_column(seg, dir)?;
+        let col = seg.fast_fields().u64(MINHASH)?;
+        for doc in 0..seg.max_doc() {
+            keys.clear();
+            keys.extend(col.values_for_doc(doc));
+            if keys.is_empty() {
+                continue;
+            }
+            docid.clear();
+            if let Some(ord) = ids.term_ords(doc).next() {
+                ids.ord_to_str(ord, &mut docid).map_err(io_err(dir))?;
+            }
+            c.add(doc_ref(s as u32, doc), &docid, &keys)?;
+        }
+        id_cols.push(ids);
+    }
+    let mut writers: Vec<Option<ColumnWriter>> = Vec::with_capacity(segments.len());
+    for seg in segments {
+        writers.push(Some(ColumnWriter::create(dir, seg)?));
+    }
+    let mut done_upto = 0usize;
+    let summary = c.finish(
+        |r| {
+            let (s, doc) = ((r >> 32) as usize, r as u32);
+            let ids = &id_cols[s];
+            let mut out = String::new();
+            if let Some(ord) = ids.term_ords(doc).next() {
+                ids.ord_to_str(ord, &mut out).map_err(io_err(dir))?;
+            }
+            Ok(out)
+        },
+        |r, own, rep| {
+            let (s, doc) = ((r >> 32) as usize, r as u32);
+            while done_upto < s {
+                if let Some(w) = writers[done_upto].take() {
+                    w.finish()?;
+                }
+                done_upto += 1;
+            }
+            let w = writers[s].as_mut().expect("segments finish in order");
+            w.line(doc, if own == rep { "=" } else { rep })
+        },
+    )?;
+    let mut keep = HashSet::new();
+    for (w, seg) in writers.into_iter().zip(segments) {
+        keep.insert(dups_path(dir, seg));
+        if let Some(w) = w {
+            w.finish()?;
+        }
+    }
+    for entry in std::fs::read_dir(&ddir).map_err(io_err(&ddir))? {
+        let path = entry.map_err(io_err(&ddir))?.path();
+        if !keep.contains(&path) {
+            std::fs::remove_file(&path).map_err(io_err(&path))?;
+        }
+    }
+    Ok(summary)
+}
+
+/// A document's place in its near-duplicate cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role<'a> {
+    /// Alone in its cluster (or without text).
+    Alone,
+    /// The representative (smallest docid) of a cluster of several.
+    Representative,
+    /// A near-duplicate of the representative named.
+    DuplicateOf(&'a str),
+}
+
+/// Reads the cluster column of `segment` of the index in `dir`, calling
+/// `f(doc, role)` for every document in order. Refuses a column that is
+/// missing, damaged (gzip CRC or length), of another segment or format, or
+/// with another number of lines than the segment has documents.
+pub fn read_segment_dups(
+    dir: &Path,
+    segment: &SegmentReader,
+    f: impl FnMut(u32, Role<'_>),
+) -> Result<()> {
+    let path = dups_path(dir, segment);
+    let bad = |what: &'static str, expected: String, found: String| Error::NearDuplicates {
+        path: path.clone(),
+        what,
+        expected,
+        found,
+    };
+    let file = File::open(&path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            bad(
+                "cluster column",
+                "a file written by build or merge (an index built without near-duplicates, or by an older sieve, has none: rebuild it)"
+                    .into(),
+                "none".into(),
+            )
+        } else {
+            io_err(&path)(e)
+        }
+    })?;
+    let r = BufReader::new(flate2::read::GzDecoder::new(file));
+    read_column(r, &path, &header(segment), segment.max_doc(), f)
+}
+
+/// Parses a cluster column (already gunzipped) from `r`: the header line
+/// must be `header`, then exactly `max_doc` lines follow; calls `f(doc,
+/// role)` for each. `path` names the file in errors. The parser of
+/// [`read_segment_dups`], public for fuzzing.
+pub fn read_column(
+    mut r: impl BufRead,
+    path: &Path,
+    header: &str,
+    max_doc: u32,
+    mut f: impl FnMut(u32, Role<'_>),
+) -> Result<()> {
+    let bad = |what: &'static str, expected: String, found: String| Error::NearDuplicates {
+        path: path.to_path_buf(),
+        what,
+        expected,
+        found,
+    };
+    let mut line = String::new();
+    let mut read = |line: &mut String| -> Result<usize> {
+        line.clear();
+        r.read_line(line).map_err(io_err(path))
+    };
+    read(&mut line)?;
+    if line.trim_end_matches('\n') != header {
+        return Err(bad(
+            "header",
+            header.to_string(),
+            line.trim_end().chars().take(200).collect(),
+        ));
+    }
+    let mut doc = 0u32;
+    loop {
+        if read(&mut line)? == 0 {
+            break;
+        }
+        if !line.ends_with('\n') {
+            return Err(bad(
+                "line",
+                "a line ending in a newline".into(),
+                "the end of the file".into(),
+            ));
+        }
+        if doc >= max_doc {
+            return Err(bad(
+                "document count",
+                max_doc.to_string(),
+                "more lines".into(),
+            ));
+        }
+        let role = match line.trim_end_matches('\n') {
+            "" => Role::Alone,
+            "=" => Role::Representative,
+            rep => Role::DuplicateOf(rep),
+        };
+        f(doc, role);
+        doc += 1;
+    }
+    if doc != max_doc {
+        return Err(bad("document count", max_doc.to_string(), doc.to_string()));
+    }
+    Ok(())
+}
+
+/// The near-duplicates of one segment as a bit set: `is_duplicate(doc)`
+/// is true for every member of a cluster of several except its
+/// representative. Memory: one bit per document.
+pub struct SegmentDups {
+    bits: Vec<u64>,
+}
+
+impl SegmentDups {
+    /// Reads the cluster column of `segment` ([`read_segment_dups`]).
+    pub fn open(dir: &Path, segment: &SegmentReader) -> Result<Self> {
+        let mut bits = vec![0u64; (segment.max_doc() as usize).div_ceil(64)];
+        read_segment_dups(dir, segment, |doc, role| {
+            if matches!(role, Role::DuplicateOf(_)) {
+                bits[doc as usize / 64] |= 1 << (doc % 64);
+            }
+        })?;
+        Ok(SegmentDups { bits })
+    }
+
+    /// Whether `doc` is a near-duplicate of another document (not its
+    /// cluster's representative).
+    pub fn is_duplicate(&self, doc: u32) -> bool {
+        self.bits
+            .get(doc as usize / 64)
+            .is_some_and(|w| w & (1 << (doc % 64)) != 0)
+    }
+}
+
+#[cfg(test)]
+mod tests;
+
+/// Calls `f(docid, representative)` for every document of the index in
+/// `dir` that is in a near-duplicate cluster of two or more, in index
+/// order (a representative names itself): the index's version of
+/// `extract`'s `near-duplicates.tsv.gz`. Returns the number of documents
+/// named.
+pub fn for_each_clustered_doc(dir: &Path, mut f: impl FnMut(&str, &str)) -> Result<u64> {
+    let (index, _) = crate::index::open_index(dir)?;
+    let searcher = index.reader()?.searcher();
+    let mut n = 0;
+    let mut docid = String::new();
+    for seg in searcher.segment_readers() {
+        let ids = docid_column(seg, dir)?;
+        let mut err = None;
+        read_segment_dups(dir, seg, |doc, role| {
+            if role == Role::Alone || err.is_some() {
+                return;
+            }
+            docid.clear();
+            if let Some(ord) = ids.term_ords(doc).next()
+                && let Err(e) = ids.ord_to_str(ord, &mut docid)
+            {
+                err = Some(e);
+                return;
+            }
+            match role {
+                Role::Representative => f(&docid, &docid),
+                Role::DuplicateOf(rep) => f(&docid, rep),
+                Role::Alone => {}
+            }
+            n += 1;
+        })?;
+        if let Some(e) = err {
+            return Err(io_err(dir)(e));
+        }
+    }
+    Ok(n)
+}

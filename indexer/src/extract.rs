@@ -1,0 +1,674 @@
+//! `extract`: crawl files in, a document corpus out (the other half of what
+//! users do with a crawl: text for rerankers, language models or another
+//! engine).
+//!
+//! It is the build's pipeline ([`crate::pipeline`]) with another
+//! destination: the same reader, charset decoding, UTF-8 cleaner, text
+//! extraction (`--text all|main`), caps, filter, spam scores, losses log,
+//! quarantine, statistics, exit codes, determinism and resume; only the
+//! analysis and the tantivy writer are replaced by a JSON record per
+//! document, written to one output file per input.
+//!
+//! # Output directory
+//!
+//! * `NNNNN-<input file name>.jsonl.gz`: one per input file (`NNNNN` its
+//!   ordinal in the sorted input list, the name with anything but
+//!   `A-Z a-z 0-9 . _ -` replaced by `_`), gzipped JSON lines, one per
+//!   document in record order: `docid`, `url` (or null), `source` (the input
+//!   as given), `offset` (of the record in the decompressed input),
+//!   `charset` (WHATWG name), `charset_source` (which evidence decided it:
+//!   `http`, `bom`, `meta`, `xml`, `detector`, `default`, `utf8`, ...),
+//!   `errors` (the seven UTF-8 error counts), `spam` (the percentile, only
+//!   when `--spam` gave one), `title`, and `text`: the paragraphs of the
+//!   page separated by one blank line (each paragraph non-empty, its lines
+//!   non-empty and trimmed of Unicode whitespace; see
+//!   [`crate::html::clean_paragraphs`]; empty when the page has a title
+//!   but no text). With `full`,
+//!   also `warc_headers` and `http_headers` (the heads as read, lossy
+//!   UTF-8; WARC records only) and `html` (the page decoded to UTF-8). A
+//!   document without text is not written (skip reason `empty_text`, as
+//!   for `build`).
+//!   With `max_paragraph_docs` K (template removal), a paragraph found in
+//!   more than K documents of the same input file (menus, footers,
+//!   disclaimers repeated on every page of a site) is dropped from every
+//!   document, and a document left without text is dropped too (skip
+//!   reason `template_only`, in `stats.json` and `losses.jsonl`); the
+//!   paragraphs dropped are counted per file (`template_paragraphs`). This
+//!   needs a second pass over the file's output and a table of its distinct
+//!   paragraphs (about 40 bytes each: some tens of MB for a 1 GB WARC
+//!   file); near-duplicates are computed on the text before it.
+//! * `minhash/NNNNN.bands.gz`: the near-duplicate band keys of each
+//!   document of that input (see [`crate::dedup`]).
+//! * `near-duplicates.tsv.gz`, written at the end: a header line, then
+//!   `docid<TAB>representative` for every document in a near-duplicate
+//!   cluster of two or more, in input order (a representative names
+//!   itself). A document not listed is alone in its cluster.
+//! * `extract.json` (the manifest: options, tool, inputs), `checkpoint.json`
+//!   (the files done), `stats.json`, `losses.jsonl`: as for an index, sealed
+//!   the same way.
+//!
+//! Output files are written as `*.part` and renamed when their input is
+//! done, then the checkpoint is written: a run killed at any point and
+//! rerun with `resume` redoes only the interrupted input. Inputs whose
+//! name ends in `.open` (still being written by a crawler) are skipped
+//! and named, by [`crate::inputs`], for `build` too.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::Serialize;
+use sieve_filters::utf8::Utf8Counts;
+
+use crate::build::{Outputs, final_stats};
+use crate::crawl::Heads;
+use crate::dedup::{ClusterSummary, Clusterer, PARAMS, RUN_LINES, doc_ref};
+use crate::document::IndexDoc;
+use crate::index::{STATS, create_private_dir, io_err};
+use crate::jsonfile::{read_json, write_json};
+use crate::lock::{DirLock, claim_dir};
+use crate::manifest::{Checkpoint, Manifest, check_resume, input_info, manifest_options};
+use crate::options::{BuildOptions, Progress, check_threads};
+use crate::pipeline::{DocWriter, Made, Pipeline};
+use crate::readahead::{Plan, ReadAhead};
+use crate::quarantine::Quarantine;
+use crate::schema::SCHEMA_VERSION;
+use crate::stats::{BuildStats, FileStats};
+use crate::{Error, Result};
+
+/// The manifest of an extract directory.
+pub const EXTRACT_MANIFEST: &str = "extract.json";
+/// The files done, rewritten after each input.
+pub const CHECKPOINT: &str = "checkpoint.json";
+/// The near-duplicate list.
+pub const NEAR_DUPLICATES: &str = "near-duplicates.tsv.gz";
+/// Folder of the band-key files.
+pub const BANDS_DIR: &str = "minhash";
+const BANDS_HEADER: &str = "sieve-bands 1";
+
+/// What `extract` writes per document besides the text.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RecordSpec {
+    /// Add the WARC and HTTP heads and the decoded HTML.
+    pub full: bool,
+    /// Template removal: drop every paragraph found in more than this many
+    /// documents of the same input file (then every document left without
+    /// text, skip reason `template_only`).
+    pub max_paragraph_docs: Option<u32>,
+}
+
+/// Everything [`extract`] needs: the build's options (`build.index` is the
+/// output directory) and what to write.
+pub struct ExtractOptions {
+    /// Inputs, caps, threads, filter, spam, quarantine, resume, text mode.
+    pub build: BuildOptions,
+    /// The record contents.
+    pub spec: RecordSpec,
+}
+
+/// One document as `extract` writes it: its JSON line, made by a worker.
+pub struct Record {
+    /// The docid.
+    pub docid: String,
+    /// Its band keys.
+    pub keys: Vec<u64>,
+    /// The JSON line, without its newline.
+    pub line: Vec<u8>,
+    /// The distinct hashes of its paragraphs (template removal only).
+    pub paragraphs: Vec<u64>,
+}
+
+/// A paragraph's hash for template removal: FNV-1a of its bytes, mixed.
+fn paragraph_hash(p: &str) -> u64 {
+    sieve_filters::minhash::cluster_id(p)
+}
+
+#[derive(Serialize)]
+struct Json<'a> {
+    docid: &'a str,
+    url: Option<&'a str>,
+    source: &'a str,
+    offset: u64,
+    charset: &'a str,
+    charset_source: &'a str,
+    errors: Utf8Counts,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    spam: Option<u8>,
+    title: &'a str,
+    text: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warc_headers: Option<Cow<'a, str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    http_headers: Option<Cow<'a, str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    html: Option<&'a str>,
+}
+
+/// [`Json`] read back (template removal rewrites the file).
+#[derive(Serialize, serde::Deserialize)]
+struct JsonOwned {
+    docid: String,
+    url: Option<String>,
+    source: String,
+    offset: u64,
+    charset: String,
+    charset_source: String,
+    errors: Utf8Counts,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    spam: Option<u8>,
+    title: String,
+    text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warc_headers: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    http_headers: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    html: Option<String>,
+}
+
+impl Record {
+    /// The record of `doc` (`charset_source`: the deciding source's key).
+    pub(crate) fn new(
+        doc: IndexDoc,
+        charset_source: &str,
+        spec: &RecordSpec,
+        heads: Option<Box<Heads>>,
+        html: Option<String>,
+    ) -> Record {
+        let full = spec.full;
+        let text = crate::html::clean_paragraphs(&doc.body);
+        let json = Json {
+            docid: &doc.docid,
+            url: doc.url.as_deref(),
+            source: &doc.source,
+            offset: doc.offset,
+            charset: &doc.charset,
+            charset_source,
+            errors: doc.counts,
+            spam: doc.spam,
+            title: &doc.title,
+            text: &text,
+            warc_headers: heads
+                .as_ref()
+                .filter(|_| full)
+                .map(|h| String::from_utf8_lossy(&h.warc)),
+            http_headers: heads
+                .as_ref()
+                .filter(|_| full)
+                .map(|h| String::from_utf8_lossy(&h.http)),
+            html: html.as_deref().filter(|_| full),
+        };
+        let line = serde_json::to_vec(&json).unwrap_or_default();
+        let mut paragraphs = Vec::new();
+        if spec.max_paragraph_docs.is_some() {
+            paragraphs.extend(crate::html::paragraphs(&text).map(paragraph_hash));
+            paragraphs.sort_unstable();
+            paragraphs.dedup();
+        }
+        Record {
+            keys: doc.minhash.clone(),
+            docid: doc.docid,
+            line,
+            paragraphs,
+        }
+    }
+}
+
+/// The output file name of input number `i`.
+pub fn output_name(i: usize, path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map_or_else(|| "input".into(), |n| n.to_string_lossy());
+    let clean: String = name
+        .chars()
+        .take(100)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{i:05}-{clean}.jsonl.gz")
+}
+
+fn bands_path(dir: &Path, i: usize) -> PathBuf {
+    dir.join(BANDS_DIR).join(format!("{i:05}.bands.gz"))
+}
+
+type Gz = flate2::write::GzEncoder<BufWriter<File>>;
+
+fn gz_create(path: &Path) -> Result<Gz> {
+    let f = File::create(path).map_err(io_err(path))?;
+    Ok(flate2::write::GzEncoder::new(
+        BufWriter::new(f),
+        flate2::Compression::fast(),
+    ))
+}
+
+fn gz_finish(w: Gz, tmp: &Path, path: &Path) -> Result<()> {
+    let inner = w.finish().map_err(io_err(tmp))?;
+    let f = inner
+        .into_inner()
+        .map_err(|e| io_err(tmp)(e.into_error()))?;
+    f.sync_all().map_err(io_err(tmp))?;
+    std::fs::rename(tmp, path).map_err(io_err(path))
+}
+
+/// The output of one input: its JSON lines and its band keys.
+struct FileOut {
+    path: PathBuf,
+    tmp: PathBuf,
+    out: Gz,
+    bands_path: PathBuf,
+    bands_tmp: PathBuf,
+    bands: Gz,
+    pos: u32,
+    /// Documents per paragraph hash (template removal only).
+    seen: std::collections::HashMap<u64, u32>,
+}
+
+impl FileOut {
+    fn create(dir: &Path, i: usize, input: &Path) -> Result<Self> {
+        let path = dir.join(output_name(i, input));
+        let tmp = part(&path);
+        let bands_path = bands_path(dir, i);
+        let bands_tmp = part(&bands_path);
+        let mut bands = gz_create(&bands_tmp)?;
+        writeln!(
+            bands,
+            "{BANDS_HEADER} params={}w/{}x{}/{:016x}",
+            PARAMS.shingle_words, PARAMS.bands, PARAMS.rows, PARAMS.seed
+        )
+        .map_err(io_err(&bands_tmp))?;
+        Ok(FileOut {
+            out: gz_create(&tmp)?,
+            path,
+            tmp,
+            bands_path,
+            bands_tmp,
+            bands,
+            pos: 0,
+            seen: std::collections::HashMap::new(),
+        })
+    }
+
+    /// Closes both files; with `max_docs`, first rewrites the output
+    /// without the paragraphs seen in more than `max_docs` documents (and
+    /// without the documents left with no text), counting both in `fs`
+    /// and logging each dropped document in `log`.
+    fn finish(self, max_docs: Option<u32>, fs: &mut FileStats, log: &mut Vec<u8>) -> Result<()> {
+        gz_finish(self.out, &self.tmp, &self.path)?;
+        gz_finish(self.bands, &self.bands_tmp, &self.bands_path)?;
+        let Some(k) = max_docs else {
+            return Ok(());
+        };
+        let tmp2 = part(&self.tmp);
+        let mut w = gz_create(&tmp2)?;
+        let file = File::open(&self.path).map_err(io_err(&self.path))?;
+        for line in BufReader::new(flate2::read::GzDecoder::new(file)).lines() {
+            let line = line.map_err(io_err(&self.path))?;
+            let mut rec: JsonOwned =
+                serde_json::from_str(&line).map_err(|e| Error::NearDuplicates {
+                    path: self.path.clone(),
+                    what: "record",
+                    expected: "a JSON record written by extract".into(),
+                    found: e.to_string(),
+                })?;
+            let mut kept = Vec::new();
+            for p in crate::html::paragraphs(&rec.text) {
+                if self.seen.get(&paragraph_hash(p)).copied().unwrap_or(0) > k {
+                    fs.template_paragraphs += 1;
+                } else {
+                    kept.push(p);
+                }
+            }
+            if kept.is_empty() && !rec.text.is_empty() {
+                fs.skip("template_only");
+                fs.indexed -= 1;
+                crate::losses::log_loss(
+                    log,
+                    &crate::losses::LossLine::new(
+                        &rec.source,
+                        rec.offset,
+                        Some(&rec.docid),
+                        "template_only",
+                    ),
+                );
+                continue;
+            }
+            rec.text = kept.join("\n\n");
+            let out = serde_json::to_vec(&rec).unwrap_or_default();
+            w.write_all(&out).map_err(io_err(&tmp2))?;
+            w.write_all(b"\n").map_err(io_err(&tmp2))?;
+        }
+        gz_finish(w, &tmp2, &self.path)
+    }
+}
+
+fn part(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".part");
+    PathBuf::from(s)
+}
+
+impl DocWriter for FileOut {
+    fn add(&mut self, made: Made) -> Result<()> {
+        let Made::Record(r) = made else {
+            return Err(Error::Input {
+                path: self.path.clone(),
+                detail: "internal: an index document sent to an extract file".into(),
+            });
+        };
+        self.out.write_all(&r.line).map_err(io_err(&self.tmp))?;
+        self.out.write_all(b"\n").map_err(io_err(&self.tmp))?;
+        if !r.keys.is_empty() {
+            let keys: Vec<String> = r.keys.iter().map(|k| format!("{k:016x}")).collect();
+            writeln!(self.bands, "{}\t{}\t{}", self.pos, keys.join(","), r.docid)
+                .map_err(io_err(&self.bands_tmp))?;
+        }
+        self.pos += 1;
+        for &h in &r.paragraphs {
+            let n = self.seen.entry(h).or_insert(0);
+            *n = n.saturating_add(1);
+        }
+        Ok(())
+    }
+}
+
+/// Opens the output directory to resume (checking the manifest and reading
+/// the checkpoint), or claims it and writes the manifest.
+fn open_or_create(opts: &BuildOptions, manifest: &Manifest) -> Result<(Checkpoint, DirLock)> {
+    let dir = &opts.index;
+    let mpath = dir.join(EXTRACT_MANIFEST);
+    if opts.resume && mpath.is_file() {
+        read_json::<Manifest>(&mpath)?;
+    }
+    let lock = claim_dir(dir, |_| read_json::<Manifest>(&mpath).is_ok())?;
+    if !mpath.exists() {
+        write_json(&mpath, manifest)?;
+        return Ok((Checkpoint::default(), lock));
+    }
+    if !opts.resume {
+        return Err(Error::IndexExists { path: dir.clone() });
+    }
+    let old: Manifest = read_json(&mpath)?;
+    check_resume(dir, &old, manifest)?;
+    let cpath = dir.join(CHECKPOINT);
+    let checkpoint = if cpath.exists() {
+        read_json(&cpath)?
+    } else {
+        Checkpoint::default()
+    };
+    Ok((checkpoint, lock))
+}
+
+/// Extracts the documents of every input (or, with `resume`, of those not
+/// done yet), then clusters near-duplicates. Returns the statistics also
+/// written to `stats.json`.
+pub fn extract(opts: &ExtractOptions, progress: &dyn Progress) -> Result<BuildStats> {
+    let started = Instant::now();
+    let b = &opts.build;
+    let threads = check_threads(b.threads)?;
+    let mut options = manifest_options(b);
+    // What is written must not change across a resume.
+    let mut output = String::from("jsonl");
+    if opts.spec.full {
+        output.push_str(" full");
+    }
+    if let Some(k) = opts.spec.max_paragraph_docs {
+        output.push_str(&format!(" max-paragraph-docs={k}"));
+    }
+    options.output = Some(output);
+    let manifest = Manifest {
+        tool: format!("sieve {} extract", env!("CARGO_PKG_VERSION")),
+        schema_version: SCHEMA_VERSION,
+        options,
+        inputs: b
+            .inputs
+            .iter()
+            .map(|p| input_info(p))
+            .collect::<Result<_>>()?,
+    };
+    if let Some(q) = &b.quarantine {
+        Quarantine::precheck(q, b.resume)?;
+    }
+    let (checkpoint, _lock) = open_or_create(b, &manifest)?;
+    create_private_dir(&b.index.join(BANDS_DIR))?;
+    let mut out = Outputs::open(b, &checkpoint)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.get())
+        .thread_name(|i| format!("sieve-work-{i}"))
+        .build()
+        .map_err(|e| Error::Input {
+            path: b.index.clone(),
+            detail: format!("thread pool: {e}"),
+        })?;
+    // Extract never analyses; the pipeline still carries the handles.
+    let analyzer = crate::analysis::EnglishAnalyzer::new(b.analyzer);
+    let fields = crate::schema::Fields::from_schema(&crate::schema::build_schema())?;
+    let pipeline = Pipeline {
+        opts: b,
+        analyzer: &analyzer,
+        fields: &fields,
+        progress,
+        extract: Some(&opts.spec),
+    };
+    let mut completed = checkpoint.completed;
+    let done: HashSet<String> = completed.iter().map(|f| f.path.clone()).collect();
+    let total = b.inputs.len();
+    let todo: Vec<(usize, PathBuf)> = (b.inputs.iter().cloned().enumerate())
+        .filter(|(_, p)| !done.contains(p.to_string_lossy().as_ref()))
+        .collect();
+    // As in `build`: files read and processed ahead of the writer (this
+    // thread), which takes them in order, one checkpoint per file.
+    let plan = Plan::new(threads.get());
+    pool.in_place_scope(|jobs| {
+        std::thread::scope(|readers| -> Result<()> {
+            let mut ahead = ReadAhead::new(readers, jobs, &pipeline, &todo, plan);
+            for (i, path) in &todo {
+                let feed = ahead.next_file().ok_or_else(|| Error::Input {
+                    path: path.clone(),
+                    detail: "could not start a reader thread".into(),
+                })?;
+                progress.file(path, *i, total);
+                let name = path.to_string_lossy().into_owned();
+                let mut file = FileOut::create(&b.index, *i, path)?;
+                let mut fs = out.index_file(&pipeline, feed, &mut file, &name, *i)?;
+                let mut log = Vec::new();
+                file.finish(opts.spec.max_paragraph_docs, &mut fs, &mut log)?;
+                out.append_losses(&log)?;
+                completed.push(fs);
+                write_json(&b.index.join(CHECKPOINT), &out.checkpoint(&completed))?;
+            }
+            Ok(())
+        })
+    })?;
+    let dups = if b.near_duplicates {
+        Some(write_near_duplicates(&b.index, b.inputs.len(), RUN_LINES)?)
+    } else {
+        None
+    };
+    let mut stats = final_stats(b, &completed, started);
+    stats.near_duplicates = dups;
+    write_json(&b.index.join(STATS), &stats)?;
+    Ok(stats)
+}
+
+/// Parses a band-key file (already gunzipped) from `r`: the header line,
+/// then `position<TAB>key,key,...<TAB>docid` lines with strictly
+/// increasing positions and 16-digit hexadecimal keys. `path` names the
+/// file in errors. Public for fuzzing.
+pub fn parse_bands(
+    r: impl BufRead,
+    path: &Path,
+    mut f: impl FnMut(u32, &str, &[u64]) -> Result<()>,
+) -> Result<()> {
+    let bad = |what: &'static str, expected: &str, found: &str| Error::NearDuplicates {
+        path: path.to_path_buf(),
+        what,
+        expected: expected.into(),
+        found: found.chars().take(120).collect(),
+    };
+    let mut lines = r.lines();
+    let want = format!(
+        "{BANDS_HEADER} params={}w/{}x{}/{:016x}",
+        PARAMS.shingle_words, PARAMS.bands, PARAMS.rows, PARAMS.seed
+    );
+    let first = lines
+        .next()
+        .transpose()
+        .map_err(io_err(path))?
+        .unwrap_or_default();
+    if first != want {
+        return Err(bad("header", &want, &first));
+    }
+    let mut keys = Vec::new();
+    let mut last: Option<u32> = None;
+    for line in lines {
+        let line = line.map_err(io_err(path))?;
+        let mut it = line.splitn(3, '\t');
+        let (Some(pos), Some(ks), Some(docid)) = (it.next(), it.next(), it.next()) else {
+            return Err(bad("line", "position, keys and docid", &line));
+        };
+        let pos: u32 = pos.parse().map_err(|_| bad("position", "a number", pos))?;
+        if last.is_some_and(|l| pos <= l) {
+            return Err(bad("position", "increasing positions", &line));
+        }
+        last = Some(pos);
+        keys.clear();
+        for k in ks.split(',') {
+            if k.len() != 16 {
+                return Err(bad("key", "16 hex digits", k));
+            }
+            keys.push(u64::from_str_radix(k, 16).map_err(|_| bad("key", "16 hex digits", k))?);
+        }
+        f(pos, docid, &keys)?;
+    }
+    Ok(())
+}
+
+/// Reads the docids of band-key files for increasing documents.
+struct DocidCursor<'a> {
+    files: &'a [PathBuf],
+    file: usize,
+    lines: Option<std::io::Lines<BufReader<flate2::read::GzDecoder<File>>>>,
+}
+
+impl DocidCursor<'_> {
+    /// The docid of document `r` (file, position); `r` must not decrease.
+    fn docid(&mut self, r: crate::dedup::DocRef) -> Result<String> {
+        let (i, pos) = ((r >> 32) as usize, r as u32);
+        let path = self.files[i].clone();
+        if self.file != i || self.lines.is_none() {
+            let file = File::open(&path).map_err(io_err(&path))?;
+            let mut lines = BufReader::new(flate2::read::GzDecoder::new(file)).lines();
+            lines.next().transpose().map_err(io_err(&path))?;
+            self.lines = Some(lines);
+            self.file = i;
+        }
+        let lines = self.lines.as_mut().expect("opened above");
+        for line in lines.by_ref() {
+            let line = line.map_err(io_err(&path))?;
+            let mut it = line.splitn(3, '\t');
+            if let (Some(p), Some(_), Some(docid)) = (it.next(), it.next(), it.next())
+                && p.parse::<u32>().ok() == Some(pos)
+            {
+                return Ok(docid.to_string());
+            }
+        }
+        Err(Error::NearDuplicates {
+            path,
+            what: "document",
+            expected: format!("a line for document {pos}"),
+            found: "the end of the file".into(),
+        })
+    }
+}
+
+/// Clusters the documents of the `inputs` band-key files of the extract in
+/// `dir` and writes [`NEAR_DUPLICATES`].
+fn write_near_duplicates(dir: &Path, inputs: usize, run_lines: usize) -> Result<ClusterSummary> {
+    let files: Vec<PathBuf> = (0..inputs)
+        .map(|i| bands_path(dir, i))
+        .filter(|p| p.exists())
+        .collect();
+    cluster_bands(&files, dir, &dir.join(NEAR_DUPLICATES), run_lines)
+}
+
+/// Clusters the documents of band-key `files` (in that order) and writes
+/// the near-duplicates list `out`; temporary files go in `tmp_parent`.
+fn cluster_bands(
+    files: &[PathBuf],
+    tmp_parent: &Path,
+    out: &Path,
+    run_lines: usize,
+) -> Result<ClusterSummary> {
+    let mut c = Clusterer::new(tmp_parent, run_lines)?;
+    for (i, path) in files.iter().enumerate() {
+        let file = File::open(path).map_err(io_err(path))?;
+        parse_bands(
+            BufReader::new(flate2::read::GzDecoder::new(file)),
+            path,
+            |pos, docid, keys| c.add(doc_ref(i as u32, pos), docid, keys),
+        )?;
+    }
+    let tmp = part(out);
+    let mut w = gz_create(&tmp)?;
+    writeln!(
+        w,
+        "# sieve-near-duplicates 1 params={}w/{}x{}/{:016x}: docid, representative (smallest docid of its cluster)",
+        PARAMS.shingle_words, PARAMS.bands, PARAMS.rows, PARAMS.seed
+    )
+    .map_err(io_err(&tmp))?;
+    let mut cursor = DocidCursor {
+        files,
+        file: usize::MAX,
+        lines: None,
+    };
+    let summary = c.finish(
+        |r| cursor.docid(r),
+        |_, own, rep| writeln!(w, "{own}\t{rep}").map_err(io_err(&tmp)),
+    )?;
+    gz_finish(w, &tmp, out)?;
+    Ok(summary)
+}
+
+/// Near-duplicates across several finished extracts (the parts of a
+/// distributed extract, one per input as `scale/spark_extract.py` makes
+/// them): clusters the documents of all their band-key files, extract by
+/// extract in the order given and input by input, and writes the list
+/// (the format of [`NEAR_DUPLICATES`]) to `out`, which must not exist. The
+/// same clusters as one extract of all the inputs in that order.
+pub fn merge_near_duplicates(dirs: &[PathBuf], out: &Path) -> Result<ClusterSummary> {
+    if out.exists() {
+        return Err(Error::Input {
+            path: out.to_path_buf(),
+            detail: "the near-duplicates file already exists".into(),
+        });
+    }
+    let mut files = Vec::new();
+    for d in dirs {
+        let m: Manifest = read_json(&d.join(EXTRACT_MANIFEST))?;
+        for i in 0..m.inputs.len() {
+            let p = bands_path(d, i);
+            if p.exists() {
+                files.push(p);
+            }
+        }
+    }
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    cluster_bands(&files, parent, out, RUN_LINES)
+}
+
+/// Per-input statistics of an extract, from its `stats.json`.
+pub fn read_extract_stats(dir: &Path) -> Result<BuildStats> {
+    read_json(&dir.join(STATS))
+}
