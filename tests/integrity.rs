@@ -448,3 +448,52 @@ sieve_test!(damaged_segment_file_is_an_error_not_a_panic, |dir| {
     }
     eprintln!("outcomes of {flips} flipped bytes: {outcomes:?}");
 });
+
+sieve_test!(verify_checks_the_bounds_sidecars, |dir| {
+    // A damaged block-max bounds sidecar is named by `verify` (exit 1); a
+    // missing one is a note (searches are exact without it), exit 0.
+    let good = build(&dir, "good", &[]);
+    let mut sidecars: Vec<PathBuf> = std::fs::read_dir(good.join("bounds"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    sidecars.sort();
+    assert!(!sidecars.is_empty(), "a build writes bounds sidecars");
+    let first = sidecars[0].file_name().unwrap().to_owned();
+
+    let damaged = dir.join("damaged");
+    copy_index(&good, &damaged);
+    let path = damaged.join("bounds").join(&first);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x55;
+    std::fs::write(&path, &bytes).unwrap();
+    let out = dir
+        .cmd("sieve-index")
+        .args(["verify", "--index"])
+        .arg(&damaged)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("damaged:") && err.contains(&*first.to_string_lossy()),
+        "{err}"
+    );
+
+    let missing = dir.join("missing");
+    copy_index(&good, &missing);
+    std::fs::remove_file(missing.join("bounds").join(&first)).unwrap();
+    let out = dir
+        .cmd("sieve-index")
+        .args(["verify", "--index"])
+        .arg(&missing)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("note:") && err.contains("no block-max bounds sidecar"),
+        "{err}"
+    );
+});

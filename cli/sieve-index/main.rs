@@ -245,8 +245,9 @@ enum Command {
         stats: bool,
     },
     /// Check every file of an index against its checksum (sieve.json,
-    /// stats.json, every tantivy segment file) and name each missing or
-    /// damaged one; exit 1 if there is any. Reads the whole index once.
+    /// stats.json, every tantivy segment file, the block-max bounds and
+    /// near-duplicate sidecars) and name each missing or damaged one; exit
+    /// 1 if there is any. Reads the whole index once.
     Verify {
         /// The index directory.
         #[arg(long, value_name = "DIR")]
@@ -827,6 +828,9 @@ fn run_verify(index: &Path) -> anyhow::Result<ExitCode> {
     let report = sieve_indexer::verify::verify_index(index)?;
     for (path, problem) in &report.problems {
         eprintln!("sieve-index: damaged: {}: {problem}", path.display());
+    }
+    for (path, note) in &report.notes {
+        eprintln!("sieve-index: note: {}: {note}", path.display());
     }
     let verdict = if report.is_ok() { "ok" } else { "DAMAGED" };
     println!(

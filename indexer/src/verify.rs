@@ -29,6 +29,10 @@ pub struct VerifyReport {
     pub bytes: u64,
     /// Each file that is missing or damaged, with what is wrong with it.
     pub problems: Vec<(PathBuf, String)>,
+    /// What is absent but not damage: a segment without a block-max
+    /// bounds sidecar (searches are exact without it, only slower;
+    /// `sieve-index bounds` writes it).
+    pub notes: Vec<(PathBuf, String)>,
 }
 
 impl VerifyReport {
@@ -41,8 +45,10 @@ impl VerifyReport {
 /// Checks every file of the index in `dir`: the seals of `sieve.json` and
 /// `stats.json`, the footer checksum of every file of every segment
 /// `meta.json` lists (a listed file that is missing is a problem too), and
-/// then, if those are sound, every segment's near-duplicate cluster column
-/// ([`crate::dedup`]).
+/// then, if those are sound, every segment's block-max bounds sidecar
+/// ([`crate::bounds`]: its seal, version and fingerprint against the
+/// segment; a missing one is a note, not a problem) and near-duplicate
+/// cluster column ([`crate::dedup`]).
 /// Errors only when the directory is not an index or `meta.json` cannot be
 /// read; every damaged file is listed in the report instead.
 pub fn verify_index(dir: &Path) -> Result<VerifyReport> {
@@ -109,11 +115,37 @@ pub fn verify_index(dir: &Path) -> Result<VerifyReport> {
                 .push((path, format!("no readable footer: {e}"))),
         }
     }
+    if !report.problems.is_empty() {
+        return Ok(report);
+    }
+    let searcher = index.reader()?.searcher();
+    // The block-max bounds sidecars (seal, version, fingerprint against
+    // the segment), when the segments themselves are sound.
+    let schema = index.schema();
+    for seg in searcher.segment_readers() {
+        let path = crate::bounds::bounds_path(dir, seg);
+        match crate::bounds::SegmentBounds::open(dir, seg, &schema) {
+            Ok(Some(_)) => {
+                report.files += 1;
+                report.bytes += size(&path);
+            }
+            Ok(None) => report.notes.push((
+                path,
+                "no block-max bounds sidecar: searches are exact without it, but slower; \
+                 `sieve-index bounds --index DIR` writes it"
+                    .into(),
+            )),
+            Err(e) => {
+                report.files += 1;
+                report.bytes += size(&path);
+                report.problems.push((path, e.to_string()));
+            }
+        }
+    }
     // The near-duplicate cluster columns (gzip CRC and length, header,
-    // one line per document), when the segments themselves are sound.
+    // one line per document).
     let with_dups = read_manifest(dir).is_ok_and(|m| m.options.minhash.is_some());
-    if with_dups && report.problems.is_empty() {
-        let searcher = index.reader()?.searcher();
+    if with_dups {
         for seg in searcher.segment_readers() {
             let path = crate::dedup::dups_path(dir, seg);
             report.files += 1;
