@@ -94,7 +94,7 @@ use crate::options::{BuildOptions, Progress, check_threads};
 use crate::order::{SegmentOrder, seal_order};
 use crate::pipeline::{DocWriter, FileSink, Pipeline};
 use crate::quarantine::Quarantine;
-use crate::readahead::{Feed, Plan, ReadAhead, write_file};
+use crate::readahead::{Feed, for_each_file, write_file};
 use crate::schema::{Fields, SCHEMA_VERSION, build_schema, register_analyzers};
 use crate::stats::{BuildStats, FileStats};
 use crate::{Error, Result};
@@ -152,24 +152,13 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
         .collect();
     // Files are read and processed ahead of the writer (crate::readahead);
     // the writer (this thread) takes them in order, one commit per file.
-    let plan = Plan::new(threads.get());
-    pool.in_place_scope(|jobs| {
-        std::thread::scope(|readers| -> Result<()> {
-            let mut ahead = ReadAhead::new(readers, jobs, &pipeline, &todo, plan);
-            for (i, path) in &todo {
-                let feed = ahead.next_file().ok_or_else(|| Error::Input {
-                    path: path.clone(),
-                    detail: "could not start a reader thread".into(),
-                })?;
-                progress.file(path, *i, total);
-                let name = path.to_string_lossy().into_owned();
-                let fs = out.index_file(&pipeline, feed, &mut writer, &name, *i)?;
-                completed.push(fs);
-                out.commit(&mut writer, &completed)?;
-                order.after_commit(&index, &mut writer)?;
-            }
-            Ok(())
-        })
+    for_each_file(&pool, &pipeline, &todo, threads.get(), |i, path, feed| {
+        progress.file(path, i, total);
+        let name = path.to_string_lossy().into_owned();
+        let fs = out.index_file(&pipeline, feed, &mut writer, &name, i)?;
+        completed.push(fs);
+        out.commit(&mut writer, &completed)?;
+        order.after_commit(&index, &mut writer)
     })?;
     writer.wait_merging_threads()?;
     seal_order(&index, &mut order)?;

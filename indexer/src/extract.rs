@@ -74,7 +74,7 @@ use crate::manifest::{Checkpoint, Manifest, check_resume, input_info, manifest_o
 use crate::options::{BuildOptions, Progress, check_threads};
 use crate::pipeline::{DocWriter, Made, Pipeline};
 use crate::quarantine::Quarantine;
-use crate::readahead::{Plan, ReadAhead};
+use crate::readahead::for_each_file;
 use crate::schema::SCHEMA_VERSION;
 use crate::stats::{BuildStats, FileStats};
 use crate::{Error, Result};
@@ -466,27 +466,16 @@ pub fn extract(opts: &ExtractOptions, progress: &dyn Progress) -> Result<BuildSt
         .collect();
     // As in `build`: files read and processed ahead of the writer (this
     // thread), which takes them in order, one checkpoint per file.
-    let plan = Plan::new(threads.get());
-    pool.in_place_scope(|jobs| {
-        std::thread::scope(|readers| -> Result<()> {
-            let mut ahead = ReadAhead::new(readers, jobs, &pipeline, &todo, plan);
-            for (i, path) in &todo {
-                let feed = ahead.next_file().ok_or_else(|| Error::Input {
-                    path: path.clone(),
-                    detail: "could not start a reader thread".into(),
-                })?;
-                progress.file(path, *i, total);
-                let name = path.to_string_lossy().into_owned();
-                let mut file = FileOut::create(&b.index, *i, path)?;
-                let mut fs = out.index_file(&pipeline, feed, &mut file, &name, *i)?;
-                let mut log = Vec::new();
-                file.finish(opts.spec.max_paragraph_docs, &mut fs, &mut log)?;
-                out.append_losses(&log)?;
-                completed.push(fs);
-                write_json(&b.index.join(CHECKPOINT), &out.checkpoint(&completed))?;
-            }
-            Ok(())
-        })
+    for_each_file(&pool, &pipeline, &todo, threads.get(), |i, path, feed| {
+        progress.file(path, i, total);
+        let name = path.to_string_lossy().into_owned();
+        let mut file = FileOut::create(&b.index, i, path)?;
+        let mut fs = out.index_file(&pipeline, feed, &mut file, &name, i)?;
+        let mut log = Vec::new();
+        file.finish(opts.spec.max_paragraph_docs, &mut fs, &mut log)?;
+        out.append_losses(&log)?;
+        completed.push(fs);
+        write_json(&b.index.join(CHECKPOINT), &out.checkpoint(&completed))
     })?;
     let dups = if b.near_duplicates {
         Some(write_near_duplicates(&b.index, b.inputs.len(), RUN_LINES)?)

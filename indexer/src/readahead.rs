@@ -146,6 +146,34 @@ impl<'s, 'e, 'env: 's> ReadAhead<'s, 'e, 'env> {
     }
 }
 
+/// Hands the feed of every file of `files` (input position, path) to
+/// `write`, in order, on this thread, with the files read and processed
+/// ahead by reader threads and `pool` ([`ReadAhead`], planned for
+/// `threads` workers). `build` and `extract` both run their files through
+/// it, so they read, process and order documents the same way.
+pub(crate) fn for_each_file<'env>(
+    pool: &rayon::ThreadPool,
+    pipeline: &'env Pipeline<'env>,
+    files: &'env [(usize, PathBuf)],
+    threads: usize,
+    mut write: impl FnMut(usize, &std::path::Path, Receiver<Feed>) -> Result<()> + Send,
+) -> Result<()> {
+    let plan = Plan::new(threads);
+    pool.in_place_scope(|jobs| {
+        std::thread::scope(|readers| -> Result<()> {
+            let mut ahead = ReadAhead::new(readers, jobs, pipeline, files, plan);
+            for (i, path) in files {
+                let feed = ahead.next_file().ok_or_else(|| Error::Input {
+                    path: path.clone(),
+                    detail: "could not start a reader thread".into(),
+                })?;
+                write(*i, path, feed)?;
+            }
+            Ok(())
+        })
+    })
+}
+
 /// A reader thread: reads `path` into batches, starts a pool job for each,
 /// and sends them to the writer; stops when the writer hangs up.
 fn read_file<'env>(

@@ -421,18 +421,11 @@ pub fn write_text(s: &Shown, out: &mut dyn Write) -> std::io::Result<()> {
     Ok(())
 }
 
-/// HTML-escapes `s` into `out` (`&`, `<`, `>`, `"`, `'`).
+/// HTML-escapes `s` into `out`, as every page and figure sieve writes does
+/// ([`crate::svg::escape`]: `&`, `<`, `>`, `"`; control characters
+/// become U+FFFD).
 fn escape(s: &str, out: &mut String) {
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
+    out.push_str(&crate::svg::escape(s));
 }
 
 /// `text`, escaped, with every token whose analysed term is in `terms`
