@@ -206,11 +206,13 @@ sieve_test!(cacm_clusters_agree_with_brute_force_jaccard, |dir| {
     assert_eq!((lsh, brute), (0, 0));
 });
 
-sieve_test!(copies_of_pages_cluster_with_their_originals, |dir| {
-    // Made-up TREC documents (tests/data/SOURCES.md: none; generated
-    // here): 20 pages; exact copies of pages 0-9 under smaller docids
-    // (C.. < D..), copies of pages 10-19 with their last word changed
-    // (Jaccard 0.97) under larger ones (E..).
+/// Made-up TREC documents (none from a real collection; generated here):
+/// 20 pages D00-D19; exact copies of pages 0-9 under smaller docids
+/// (C.. < D..), copies of pages 10-19 with their last word changed
+/// (Jaccard 0.97) under larger ones (E..). Clusters: {C_p, D_p}
+/// represented by C_p (p < 10), {D_p, E_p} by D_p (p >= 10): 20
+/// near-duplicates, D00-D09 and E10-E19. Returns the file and the words.
+pub(crate) fn made_up_copies(dir: &Dir) -> (PathBuf, Vec<String>) {
     let words: Vec<String> = (0..400)
         .map(|i| format!("w{}x{}", i * 7919 % 401, i % 13))
         .collect();
@@ -237,7 +239,12 @@ sieve_test!(copies_of_pages_cluster_with_their_originals, |dir| {
         t[79] = "changed".into();
         doc(&format!("E{p:02}"), &t);
     }
-    let input = dir.write("dups.trec", trec.as_bytes());
+    (dir.write("dups.trec", trec.as_bytes()), words)
+}
+
+sieve_test!(copies_of_pages_cluster_with_their_originals, |dir| {
+    // Made-up documents: see `made_up_copies`.
+    let (input, words) = made_up_copies(&dir);
     let index = dir.join("idx");
     ok(dir
         .cmd("sieve-index")
@@ -770,7 +777,7 @@ sieve_test!(verify_names_a_damaged_cluster_column, |dir| {
             .arg(&index),
         1,
     );
-    let out = format!("{err}");
+    let out = &err;
     assert!(out.contains(".dup.gz"), "{out}");
     // Searching with the rule refuses the damaged column, naming it.
     let topics = dir.write("t.tsv", b"1\tcomputer program\n");
@@ -783,4 +790,213 @@ sieve_test!(verify_names_a_damaged_cluster_column, |dir| {
         1,
     );
     assert!(err.contains(".dup.gz"), "{err}");
+});
+
+sieve_test!(sweep_near_duplicates_keeps_what_run_keeps, |dir| {
+    // Made-up documents (`made_up_copies`) with MADE-UP spam percentiles
+    // (C.. 10, D.. and E.. 80) and made-up judgements.
+    let (input, words) = made_up_copies(&dir);
+    let mut spam = String::new();
+    for p in 0..20 {
+        spam.push_str(&format!("80 D{p:02}\n"));
+        spam.push_str(&if p < 10 {
+            format!("10 C{p:02}\n")
+        } else {
+            format!("80 E{p:02}\n")
+        });
+    }
+    let spam = dir.write("made-up-spam.txt", spam.as_bytes());
+    let index = dir.join("idx");
+    ok(dir
+        .cmd("sieve-index")
+        .args(["build", "--input"])
+        .arg(&input)
+        .arg("--index")
+        .arg(&index)
+        .arg("--spam")
+        .arg(&spam));
+    let topics = dir.write(
+        "topics.tsv",
+        format!(
+            "1\t{} {}\n2\t{} changed\n3\t{}\n",
+            words[3], words[50], words[100], words[222]
+        )
+        .as_bytes(),
+    );
+    let qrels = dir.write(
+        "qrels.txt",
+        b"1 0 D03 1\n1 0 C05 1\n2 0 E12 1\n2 0 D15 1\n3 0 C02 1\n3 0 E11 1\n",
+    );
+    let sweep = |name: &str, extra: &[&str]| {
+        let out = dir.join(name);
+        ok(dir
+            .cmd("sieve-search")
+            .args(["sweep", "--runs", "-m", "map,P_5", "--index"])
+            .arg(&index)
+            .arg("--topics")
+            .arg(&topics)
+            .arg("--qrels")
+            .arg(&qrels)
+            .arg("--output-dir")
+            .arg(&out)
+            .args(extra));
+        out
+    };
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.join(name);
+        ok(dir
+            .cmd("sieve-search")
+            .args(["run", "--index"])
+            .arg(&index)
+            .arg("--topics")
+            .arg(&topics)
+            .arg("--output-dir")
+            .arg(&out)
+            .args(extra));
+        out
+    };
+    let read = |p: PathBuf| std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+    let column = |out: &Path, col: &str| -> Vec<String> {
+        let tsv = read(out.join("sweep.tsv"));
+        let mut lines = tsv.lines();
+        let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+        let i = header.iter().position(|h| *h == col).expect(col);
+        lines
+            .map(|l| l.split('\t').nth(i).unwrap().to_string())
+            .collect()
+    };
+
+    // Alone: the baseline, keep (everything) and drop (the 20 copies).
+    let alone = sweep("alone", &["--near-duplicates", "keep,drop"]);
+    assert_eq!(
+        column(&alone, "setting"),
+        ["sieve", "sieve_keepdup", "sieve_nodup"]
+    );
+    assert_eq!(column(&alone, "near_duplicates"), ["NA", "keep", "drop"]);
+    assert_eq!(column(&alone, "kept"), ["40", "40", "20"]);
+    // drop: byte for byte the run file of `run --drop-near-duplicates`;
+    // keep: the unfiltered run, under its own tag.
+    let r = run("run-nodup", &["--drop-near-duplicates"]);
+    assert_eq!(
+        read(alone.join("runs/sieve_nodup.run")),
+        read(r.join("sieve_nodup.run"))
+    );
+    let unfiltered = read(run("run-all", &[]).join("sieve.run"));
+    let keep = read(alone.join("runs/sieve_keepdup.run"));
+    assert!(!unfiltered.is_empty());
+    assert_eq!(untagged(&keep), untagged(&unfiltered));
+    assert_eq!(scores(&keep), scores(&unfiltered));
+    assert!(
+        keep.lines().all(|l| l.ends_with(" sieve_keepdup")),
+        "{keep}"
+    );
+    // The figure: a panel per measure, x axis keep and drop.
+    let svg = read(alone.join("sweep.svg"));
+    crate::sweep::assert_offline(&svg);
+    assert_eq!(svg.matches("<g class=\"panel\"").count(), 2);
+    assert_eq!(svg.matches("<g class=\"point\">").count(), 2 * 2);
+    assert_eq!(svg.matches(">keep</text>").count(), 2, "{svg}");
+    assert_eq!(svg.matches(">drop</text>").count(), 2, "{svg}");
+    assert!(svg.contains("near-duplicates (drop keeps each cluster"));
+
+    // Crossed with spam, filtered statistics: each combination is the run
+    // of `run` with the same rules.
+    let crossed = sweep(
+        "crossed",
+        &[
+            "--near-duplicates",
+            "keep,drop",
+            "--min-spam-percentile",
+            "50",
+            "--cross",
+            "--collection-stats",
+            "filtered",
+        ],
+    );
+    assert_eq!(
+        column(&crossed, "setting"),
+        ["sieve", "sieve_spam50_keepdup", "sieve_spam50_nodup"]
+    );
+    assert_eq!(column(&crossed, "spam"), ["NA", "50", "50"]);
+    assert_eq!(column(&crossed, "near_duplicates"), ["NA", "keep", "drop"]);
+    // spam >= 50: D.. and E.. (30); without near-duplicates D10-D19 (10).
+    assert_eq!(column(&crossed, "kept"), ["40", "30", "10"]);
+    let r = run(
+        "run-spam-nodup",
+        &[
+            "--min-spam-percentile",
+            "50",
+            "--drop-near-duplicates",
+            "--collection-stats",
+            "filtered",
+        ],
+    );
+    let nodup = read(crossed.join("runs/sieve_spam50_nodup.run"));
+    assert_eq!(nodup, read(r.join("sieve_spam50_nodup.run")));
+    for (_, docid, _) in untagged(&nodup) {
+        assert!(docid.starts_with("D1"), "{docid} ranked");
+    }
+    let r = run(
+        "run-spam",
+        &[
+            "--min-spam-percentile",
+            "50",
+            "--collection-stats",
+            "filtered",
+        ],
+    );
+    let (a, b) = (
+        read(crossed.join("runs/sieve_spam50_keepdup.run")),
+        read(r.join("sieve_spam50.run")),
+    );
+    assert_eq!((untagged(&a), scores(&a)), (untagged(&b), scores(&b)));
+    // x: spam; a series per near-duplicate value.
+    let svg = read(crossed.join("sweep.svg"));
+    crate::sweep::assert_offline(&svg);
+    assert!(svg.contains("near-duplicates kept") && svg.contains("near-duplicates dropped"));
+
+    // An index without cluster columns: refused, naming the index; no
+    // file written.
+    let bare = dir.join("bare");
+    ok(dir
+        .cmd("sieve-index")
+        .args(["build", "--no-near-duplicates", "--input"])
+        .arg(&input)
+        .arg("--index")
+        .arg(&bare));
+    let out = dir.join("bare-sweep");
+    let err = stderr_of(
+        dir.cmd("sieve-search")
+            .args(["sweep", "--near-duplicates", "drop", "--index"])
+            .arg(&bare)
+            .arg("--topics")
+            .arg(&topics)
+            .arg("--qrels")
+            .arg(&qrels)
+            .arg("--output-dir")
+            .arg(&out),
+        1,
+    );
+    assert!(
+        err.contains(&format!(
+            "index {}: has no near-duplicate clusters",
+            bare.display()
+        )),
+        "{err}"
+    );
+    assert!(!out.join("sweep.tsv").exists());
+    // `--near-duplicates` takes keep and drop only.
+    let out = fails(
+        dir.cmd("sieve-search")
+            .args(["sweep", "--near-duplicates", "yes", "--index"])
+            .arg(&index)
+            .arg("--topics")
+            .arg(&topics)
+            .arg("--qrels")
+            .arg(&qrels)
+            .arg("--output-dir")
+            .arg(dir.join("x")),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--near-duplicates"));
 });

@@ -687,6 +687,7 @@ fn run_report(
         "{} docs ({} without a spam score) in {:.3}s",
         s.docs, s.unscored, s.seconds
     );
+    println!("{}", s.near_duplicates);
     for f in &s.files {
         println!("wrote {}", f.display());
     }

@@ -48,6 +48,12 @@ pub struct SweepArgs {
     /// Repeatable, one class each.
     #[arg(long = "max-rate", value_name = "CLASS=X,Y")]
     max_rate: Vec<String>,
+    /// Near-duplicates to sweep: keep them, drop them (every member of a
+    /// near-duplicate cluster but its representative, as `run
+    /// --drop-near-duplicates`), or both (`keep,drop`). Needs an index
+    /// built with near-duplicate clusters.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "keep,drop")]
+    near_duplicates: Vec<NearDupArg>,
     /// Sweep every combination of one threshold per rule (default: each
     /// threshold of each rule alone).
     #[arg(long)]
@@ -94,8 +100,17 @@ pub struct SweepArgs {
     threads: Option<usize>,
 }
 
+/// A value of `--near-duplicates`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum NearDupArg {
+    Keep,
+    Drop,
+}
+
 /// The rules and thresholds of `a`, in flag order: spam, invalid 4/5/6,
-/// then each `--max-rate`.
+/// each `--max-rate`, then near-duplicates (last, so that a crossed
+/// setting is tagged as `run --drop-near-duplicates` tags it:
+/// `spam70_nodup`).
 fn axes(a: &SweepArgs) -> Result<Vec<Axis>> {
     let mut axes = Vec::new();
     if !a.min_spam_percentile.is_empty() {
@@ -117,13 +132,24 @@ fn axes(a: &SweepArgs) -> Result<Vec<Axis>> {
         let axis = Axis::parse(r).with_context(|| format!("--max-rate {r:?}"))?;
         anyhow::ensure!(
             matches!(axis.rule, Rule::MaxRatePerKb(_)),
-            "--max-rate {r:?}: expected CLASS=X,Y,... with an error class (use --min-spam-percentile for spam)"
+            "--max-rate {r:?}: expected CLASS=X,Y,... with an error class (use --min-spam-percentile for spam, --near-duplicates for near-duplicates)"
         );
         axes.push(axis);
     }
+    if !a.near_duplicates.is_empty() {
+        let v = a
+            .near_duplicates
+            .iter()
+            .map(|d| match d {
+                NearDupArg::Keep => sweep::rules::KEEP,
+                NearDupArg::Drop => sweep::rules::DROP,
+            })
+            .collect();
+        axes.push(Axis::new(Rule::NearDuplicates, v).context("--near-duplicates")?);
+    }
     anyhow::ensure!(
         !axes.is_empty(),
-        "nothing to sweep: give thresholds with --min-spam-percentile, --max-invalid-456-per-kb or --max-rate CLASS=X,Y"
+        "nothing to sweep: give thresholds with --min-spam-percentile, --max-invalid-456-per-kb, --max-rate CLASS=X,Y or --near-duplicates keep,drop"
     );
     Ok(axes)
 }

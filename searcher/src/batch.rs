@@ -153,6 +153,9 @@ pub fn select_all(shards: &[Shard], sels: &[DocSelection]) -> Result<Vec<Subset>
     let need_dups = sels.iter().any(|s| s.thresholds.drop_near_duplicates);
     for shard in shards {
         let segments = shard.searcher.segment_readers();
+        if need_dups && !segments.is_empty() {
+            no_clusters(shard)?;
+        }
         let mut per_sel: Vec<Vec<Option<RoaringBitmap>>> = sels
             .iter()
             .map(|_| Vec::with_capacity(segments.len()))
@@ -211,6 +214,27 @@ pub fn select_all(shards: &[Shard], sels: &[DocSelection]) -> Result<Vec<Subset>
         }
     }
     Ok(subsets)
+}
+
+/// Refuses, naming the index, a shard without near-duplicate cluster
+/// columns (`IDX/dups`): built with near-duplicate detection off, or by a
+/// sieve older than index schema 3. (A damaged or missing column of one
+/// segment is refused by [`sieve_indexer::dedup::SegmentDups::open`],
+/// naming the file.)
+fn no_clusters(shard: &Shard) -> Result<()> {
+    let dir = shard.dir.join(sieve_indexer::dedup::DUPS_DIR);
+    if dir.is_dir() {
+        return Ok(());
+    }
+    Err(Error::Index {
+        index: shard.name.clone(),
+        detail: format!(
+            "has no near-duplicate clusters ({} is missing): it was built with near-duplicate \
+             detection off, or by an older sieve; rebuild it with near-duplicate detection to \
+             drop near-duplicates",
+            dir.display()
+        ),
+    })
 }
 
 /// The live documents of `subset` (deleted documents are not counted).

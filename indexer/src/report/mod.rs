@@ -27,9 +27,13 @@
 //!   [`ReportOptions::deciles`]): for each spam bin (percentile 0–99, 0
 //!   spammiest, or decile 0–9; decile `d` holds percentiles `10d..=10d+9`)
 //!   the number of scored documents and, per class, how many contain it
-//!   and that proportion (`NA` for a bin without documents). Documents
-//!   without a spam score are left out (their number is
-//!   [`ReportSummary::unscored`]).
+//!   and that proportion (`NA` for a bin without documents), then
+//!   `near_duplicates` and `near_duplicate_rate`: how many of the bin's
+//!   documents are near-duplicates of another document (members of a
+//!   near-duplicate cluster other than its representative, [`crate::dedup`])
+//!   and that share (`NA` for a bin without documents; both `NA` for an
+//!   index without cluster columns). Documents without a spam score are
+//!   left out (their number is [`ReportSummary::unscored`]).
 //! * With [`ReportOptions::cumulative`], `cumulative-by-percentile.tsv` (or
 //!   `cumulative-by-decile.tsv`): per bin, the scored documents and, per
 //!   class, its occurrences in the bin and the **cumulative percentage**:
@@ -49,7 +53,14 @@
 //!   the scored documents, how many of them are near-duplicates of another
 //!   document (members of a cluster other than its representative) and
 //!   that rate (`NA` for an empty bin): the duplicate rate next to Figure
-//!   5, as the paper counts duplicates among the unwanted content.
+//!   5, as the paper counts duplicates among the unwanted content (the
+//!   same numbers as the last columns of `by-percentile.tsv`).
+//! * In `table1.md` (and [`ReportSummary::near_duplicates`], which the
+//!   command prints), one sentence: the near-duplicates among all
+//!   documents and among the scored ones, and their share per spam decile;
+//!   or, for an index without cluster columns (built with near-duplicate
+//!   detection off, or before sieve had them: no `IDX/dups`), that it has
+//!   none: the report is written all the same.
 //! * `significance.tsv`: per class, among scored documents, the mean spam
 //!   percentile of documents with and without the error, Welch's unequal
 //!   variance t-test (t, Welch–Satterthwaite df, two-sided p), and the
@@ -144,6 +155,9 @@ pub struct ReportSummary {
     /// none has a spam score; or no scored document contains an error),
     /// also written in the figure.
     pub warnings: Vec<String>,
+    /// The sentence on near-duplicates written into `table1.md` (module
+    /// docs).
+    pub near_duplicates: String,
 }
 
 /// Why Figure 5 shows nothing, if it does not: the index has no
@@ -196,7 +210,11 @@ pub fn write_report(
     let reader = index.reader()?;
     let searcher = reader.searcher();
     let spam = opts.spam.as_ref();
-    let with_dups = manifest.options.minhash.is_some();
+    // Cluster columns exist when the index was built with near-duplicates
+    // and clustered (a missing or damaged column of one segment of such an
+    // index is an error).
+    let with_dups =
+        manifest.options.minhash.is_some() && index_dir.join(crate::dedup::DUPS_DIR).is_dir();
     let tallies: Vec<Tally> = searcher
         .segment_readers()
         .par_iter()
@@ -225,6 +243,8 @@ pub fn write_report(
     let warnings: Vec<String> = figure_warning(&tally, spam.is_some()).into_iter().collect();
     put("table1.tsv", table1_tsv(&tally, opts.atire_counts))?;
     let mut md = table1_md(&tally, opts.atire_counts);
+    let near_duplicates = tables::near_duplicates_line(&tally);
+    md.push_str(&format!("\n{near_duplicates}\n"));
     for w in &warnings {
         md.push_str(&format!("\n**Warning:** {w}\n"));
     }
@@ -259,6 +279,7 @@ pub fn write_report(
         seconds: started.elapsed().as_secs_f64(),
         files,
         warnings,
+        near_duplicates,
     })
 }
 

@@ -132,6 +132,10 @@ pub(super) struct Bin {
     pub(super) with: [u64; CLASSES],
     /// Occurrences of each class in the bin's documents.
     pub(super) occurrences: [u64; CLASSES],
+    /// Of the bin's documents, near-duplicates (members of a near-duplicate
+    /// cluster other than its representative); `None` for an index without
+    /// cluster columns.
+    pub(super) near_duplicates: Option<u64>,
 }
 
 pub(super) fn bins(t: &Tally, deciles: bool) -> Vec<Bin> {
@@ -146,6 +150,7 @@ pub(super) fn bins(t: &Tally, deciles: bool) -> Vec<Bin> {
                 docs: t.scored[range.clone()].iter().sum(),
                 with: sum(&t.scored_with),
                 occurrences: sum(&t.scored_occurrences),
+                near_duplicates: t.near_duplicates.map(|n| n[range.clone()].iter().sum()),
             }
         })
         .collect()
@@ -157,20 +162,73 @@ fn bin_column(deciles: bool) -> &'static str {
 }
 
 /// `by-percentile.tsv` or `by-decile.tsv`: per bin, the scored documents
-/// and, per class, how many contain it and that proportion.
+/// and, per class, how many contain it and that proportion; then the
+/// near-duplicates among the bin's documents and their share
+/// (`near_duplicates`, `near_duplicate_rate`: both `NA` for an index
+/// without cluster columns; the rate `NA` for an empty bin).
 pub(super) fn by_bin_tsv(bins: &[Bin], deciles: bool) -> String {
     let mut s = String::from(bin_column(deciles));
     s.push_str("\tdocuments");
     for class in ErrorClass::ALL {
         let _ = write!(s, "\t{0}_documents\t{0}_proportion", class.key());
     }
-    s.push('\n');
+    s.push_str("\tnear_duplicates\tnear_duplicate_rate\n");
     for (b, bin) in bins.iter().enumerate() {
         let _ = write!(s, "{b}\t{}", bin.docs);
         for w in bin.with {
             let _ = write!(s, "\t{w}\t{}", ratio(w, bin.docs));
         }
+        match bin.near_duplicates {
+            Some(n) => {
+                let _ = write!(s, "\t{n}\t{}", ratio(n, bin.docs));
+            }
+            None => s.push_str("\tNA\tNA"),
+        }
         s.push('\n');
+    }
+    s
+}
+
+/// The report's sentence on near-duplicates (in `table1.md` and on the
+/// terminal): how many documents are near-duplicates of another (members
+/// of a near-duplicate cluster other than its representative), of all
+/// documents and of the scored ones, and their share per spam decile; or
+/// that the index has no cluster columns.
+pub(super) fn near_duplicates_line(t: &Tally) -> String {
+    let Some(near) = &t.near_duplicates else {
+        return "Near-duplicates: the index has no near-duplicate clusters (it was built with \
+                near-duplicate detection off, or by an older sieve), so no duplicate rate is \
+                reported."
+            .into();
+    };
+    let pct = |n: u64, d: u64| {
+        if d == 0 {
+            "NA".to_string()
+        } else {
+            format!("{:.2}%", 100.0 * n as f64 / d as f64)
+        }
+    };
+    let scored_dups: u64 = near.iter().sum();
+    let scored: u64 = t.scored.iter().sum();
+    let all = scored_dups + t.near_duplicates_unscored;
+    let mut s = format!(
+        "Near-duplicates (members of a near-duplicate cluster other than its representative): \
+         {all} of the {} documents ({}); {scored_dups} of the {scored} with a spam score ({})",
+        t.docs,
+        pct(all, t.docs),
+        pct(scored_dups, scored)
+    );
+    if scored > 0 {
+        s.push_str("; by spam decile (0 spammiest):");
+        for d in 0..10 {
+            let r = d * 10..d * 10 + 10;
+            let docs: u64 = t.scored[r.clone()].iter().sum();
+            let dups: u64 = near[r].iter().sum();
+            let _ = write!(s, " {d}: {}", pct(dups, docs));
+            s.push(if d < 9 { ',' } else { '.' });
+        }
+    } else {
+        s.push('.');
     }
     s
 }

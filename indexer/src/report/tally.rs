@@ -52,6 +52,8 @@ pub(super) struct Tally {
     /// Scored near-duplicates (not their cluster's representative) per
     /// percentile; `None` for an index without cluster columns.
     pub(super) near_duplicates: Option<[u64; PERCENTILES]>,
+    /// Near-duplicates without a spam score (0 without cluster columns).
+    pub(super) near_duplicates_unscored: u64,
 }
 
 impl Default for Tally {
@@ -72,6 +74,7 @@ impl Default for Tally {
             charset_small: [[0; 2]; SMALL_CODES],
             charset_other: BTreeMap::new(),
             near_duplicates: None,
+            near_duplicates_unscored: 0,
         }
     }
 }
@@ -88,6 +91,7 @@ impl Tally {
             }
             (a, b) => a.or(b),
         };
+        self.near_duplicates_unscored += o.near_duplicates_unscored;
         self.docs += o.docs;
         self.bytes += o.bytes;
         for c in 0..CLASSES {
@@ -297,10 +301,12 @@ pub(super) fn scan_segment(
                 None => usize::try_from(spam_buf[i]).unwrap_or(usize::MAX),
             };
             if let (Some(n), Some(d)) = (near.as_mut(), dups)
-                && percentile < PERCENTILES
                 && d.is_duplicate((start + i) as u32)
             {
-                n[percentile] += 1;
+                match n.get_mut(percentile) {
+                    Some(x) => *x += 1,
+                    None => t.near_duplicates_unscored += 1,
+                }
             }
             t.add(&DocRow {
                 bytes: bytes_buf[i],

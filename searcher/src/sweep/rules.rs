@@ -5,10 +5,14 @@
 //! |---|---|---|---|
 //! | [`Rule::MinSpamPercentile`] | `spam` | scored documents with spam percentile `>= x` (integer 0–100); unscored ones by the sweep's unscored policy | `spam{x}` |
 //! | [`Rule::MaxRatePerKb`]`(class)` | the class key (`invalid_4_5_6`, ...) | documents with at most `x` errors of the class per KB (`count · 1024 / bytes <= x`, `x >= 0`) | `i456le{x}` for `invalid_4_5_6` (as `run` names it), else `{key}_le{x}` |
+//! | [`Rule::NearDuplicates`] | `near_duplicates` | `keep` ([`KEEP`], 0): every document; `drop` ([`DROP`], 1): every document but the near-duplicates (members of a near-duplicate cluster other than its representative, [`sieve_indexer::dedup`]) | `keepdup`, `nodup` (as `run --drop-near-duplicates` names it) |
 //!
 //! These are exactly the rules of [`sieve_filters::docfilter::Thresholds`],
 //! so a setting of a sweep keeps the same documents as `sieve-search run`
-//! or `sieve-filter build` with the same thresholds.
+//! or `sieve-filter build` with the same thresholds. Values are numbers
+//! (`f64`); the near-duplicate rule's two values are written `keep` and
+//! `drop` everywhere a user reads or gives them ([`Rule::value_text`],
+//! [`Rule::parse_value`]), its numbers are internal.
 //!
 //! **Adding a rule** (a new filter, e.g. near-duplicate clusters): add a
 //! variant to [`Rule`], then the compiler lists every `match` to extend:
@@ -32,7 +36,15 @@ pub enum Rule {
     /// Drop documents with more than the value of this class's errors per
     /// KB.
     MaxRatePerKb(ErrorClass),
+    /// [`KEEP`] near-duplicates, or [`DROP`] them (every member of a
+    /// near-duplicate cluster but its representative).
+    NearDuplicates,
 }
+
+/// The near-duplicate rule's value that keeps every document.
+pub const KEEP: f64 = 0.0;
+/// The near-duplicate rule's value that drops near-duplicates.
+pub const DROP: f64 = 1.0;
 
 /// How a rule's values are laid out on a figure's x axis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +61,7 @@ impl Rule {
     pub fn all() -> Vec<Rule> {
         std::iter::once(Rule::MinSpamPercentile)
             .chain(ErrorClass::ALL.into_iter().map(Rule::MaxRatePerKb))
+            .chain(std::iter::once(Rule::NearDuplicates))
             .collect()
     }
 
@@ -57,6 +70,7 @@ impl Rule {
         match self {
             Rule::MinSpamPercentile => "spam",
             Rule::MaxRatePerKb(c) => c.key(),
+            Rule::NearDuplicates => "near_duplicates",
         }
     }
 
@@ -70,6 +84,7 @@ impl Rule {
         let ok = match self {
             Rule::MinSpamPercentile => (0.0..=100.0).contains(&x) && x.fract() == 0.0,
             Rule::MaxRatePerKb(_) => x.is_finite() && x >= 0.0,
+            Rule::NearDuplicates => x == KEEP || x == DROP,
         };
         if ok {
             Ok(())
@@ -79,6 +94,7 @@ impl Rule {
                 expected: match self {
                     Rule::MinSpamPercentile => "a spam percentile, an integer 0-100",
                     Rule::MaxRatePerKb(_) => "a finite rate per KB >= 0",
+                    Rule::NearDuplicates => "keep or drop",
                 },
                 got: format!("{} {x}", self.key()),
             })
@@ -98,6 +114,7 @@ impl Rule {
                     .max_rate_per_kb
                     .insert(c.key().to_string(), x);
             }
+            Rule::NearDuplicates => sel.thresholds.drop_near_duplicates = x == DROP,
         }
     }
 
@@ -107,6 +124,8 @@ impl Rule {
             Rule::MinSpamPercentile => format!("spam{}", x as u8),
             Rule::MaxRatePerKb(ErrorClass::Invalid456) => format!("i456le{}", num_label(x)),
             Rule::MaxRatePerKb(c) => format!("{}_le{}", c.key(), num_label(x)),
+            Rule::NearDuplicates if x == DROP => "nodup".into(),
+            Rule::NearDuplicates => "keepdup".into(),
         }
     }
 
@@ -115,6 +134,8 @@ impl Rule {
         match self {
             Rule::MinSpamPercentile => format!("spam >= {}", x as u8),
             Rule::MaxRatePerKb(c) => format!("{} <= {x}/KB", c.key()),
+            Rule::NearDuplicates if x == DROP => "near-duplicates dropped".into(),
+            Rule::NearDuplicates => "near-duplicates kept".into(),
         }
     }
 
@@ -128,6 +149,9 @@ impl Rule {
                 "maximum {} per KB kept (lower removes more)",
                 c.label().to_lowercase()
             ),
+            Rule::NearDuplicates => {
+                "near-duplicates (drop keeps each cluster's representative only)".into()
+            }
         }
     }
 
@@ -135,7 +159,7 @@ impl Rule {
     pub fn scale(self) -> Scale {
         match self {
             Rule::MinSpamPercentile => Scale::Linear,
-            Rule::MaxRatePerKb(_) => Scale::Ordinal,
+            Rule::MaxRatePerKb(_) | Rule::NearDuplicates => Scale::Ordinal,
         }
     }
 
@@ -144,6 +168,22 @@ impl Rule {
         match self {
             Rule::MinSpamPercentile => format!("{}", x as u8),
             Rule::MaxRatePerKb(_) => format!("{x}"),
+            Rule::NearDuplicates if x == DROP => "drop".into(),
+            Rule::NearDuplicates => "keep".into(),
+        }
+    }
+
+    /// A value as a user writes it: a number, or for the near-duplicate
+    /// rule `keep` or `drop` (the inverse of [`Rule::value_text`]); not
+    /// checked ([`Rule::check`]).
+    pub fn parse_value(self, text: &str) -> Option<f64> {
+        match self {
+            Rule::NearDuplicates => match text {
+                "keep" => Some(KEEP),
+                "drop" => Some(DROP),
+                _ => None,
+            },
+            _ => text.parse().ok(),
         }
     }
 }
@@ -190,14 +230,18 @@ impl Axis {
             got: spec.to_string(),
         };
         let (key, list) = spec.split_once('=').ok_or_else(|| bad("RULE=X,Y,..."))?;
-        let rule = Rule::from_key(key.trim())
-            .ok_or_else(|| bad("a rule key: spam or an error class key such as invalid_4_5_6"))?;
+        let rule = Rule::from_key(key.trim()).ok_or_else(|| {
+            bad("a rule key: spam, near_duplicates or an error class key such as invalid_4_5_6")
+        })?;
         let values = list
             .split(',')
             .map(|v| {
-                v.trim()
-                    .parse::<f64>()
-                    .map_err(|_| bad("numbers after RULE="))
+                rule.parse_value(v.trim()).ok_or_else(|| {
+                    bad(match rule {
+                        Rule::NearDuplicates => "keep or drop after near_duplicates=",
+                        _ => "numbers after RULE=",
+                    })
+                })
             })
             .collect::<Result<Vec<f64>>>()?;
         Axis::new(rule, values)
@@ -213,7 +257,7 @@ mod tests {
         for r in Rule::all() {
             assert_eq!(Rule::from_key(r.key()), Some(r));
         }
-        assert_eq!(Rule::all().len(), 8);
+        assert_eq!(Rule::all().len(), 9);
         assert_eq!(Rule::MinSpamPercentile.label(70.0), "spam70");
         let i456 = Rule::MaxRatePerKb(ErrorClass::Invalid456);
         assert_eq!(i456.label(0.5), "i456le0.5");
@@ -230,6 +274,44 @@ mod tests {
             Rule::MaxRatePerKb(ErrorClass::Surrogate).label(0.25),
             "surrogate_le0.25"
         );
+    }
+
+    #[test]
+    fn near_duplicates_is_keep_or_drop_named_as_run_names_it() {
+        let nd = Rule::NearDuplicates;
+        assert_eq!(Rule::from_key("near_duplicates"), Some(nd));
+        assert_eq!(
+            (nd.label(DROP), nd.label(KEEP)),
+            ("nodup".into(), "keepdup".into())
+        );
+        assert_eq!(
+            nd.label(DROP),
+            crate::runspec::drop_near_duplicates(None).name
+        );
+        assert_eq!(
+            (nd.value_text(KEEP), nd.value_text(DROP)),
+            ("keep".into(), "drop".into())
+        );
+        assert_eq!(nd.describe(DROP), "near-duplicates dropped");
+        assert_eq!(nd.scale(), Scale::Ordinal);
+        assert!(nd.check(KEEP).is_ok() && nd.check(DROP).is_ok());
+        for bad in [0.5, 2.0, -1.0, f64::NAN] {
+            assert!(nd.check(bad).is_err(), "{bad}");
+        }
+        let a = Axis::parse("near_duplicates=keep, drop").unwrap();
+        assert_eq!((a.rule, a.values), (nd, vec![KEEP, DROP]));
+        for bad in [
+            "near_duplicates=1",
+            "near_duplicates=yes",
+            "near_duplicates=drop,drop",
+        ] {
+            assert!(Axis::parse(bad).is_err(), "{bad}");
+        }
+        let mut sel = DocSelection::default();
+        nd.apply(KEEP, Unscored::Keep, &mut sel);
+        assert!(!sel.thresholds.drop_near_duplicates && sel.is_all());
+        nd.apply(DROP, Unscored::Keep, &mut sel);
+        assert!(sel.thresholds.drop_near_duplicates);
     }
 
     #[test]

@@ -129,3 +129,31 @@ fn nonsense_is_refused() {
         .unwrap_err();
     assert!(e.to_string().contains("510 settings"), "{e}");
 }
+
+#[test]
+fn near_duplicates_crossed_last_is_tagged_as_run_tags_it() {
+    let nd = Axis::new(Rule::NearDuplicates, vec![rules::KEEP, rules::DROP]).unwrap();
+    let p = spec(vec![spam(&[70.0]), nd.clone()], true, &[0.9], &[0.4])
+        .plan()
+        .unwrap();
+    assert_eq!(
+        tags(&p),
+        ["sieve", "sieve_spam70_keepdup", "sieve_spam70_nodup"]
+    );
+    assert!(!p.selections[0].thresholds.drop_near_duplicates);
+    assert!(p.selections[1].thresholds.drop_near_duplicates);
+    assert_eq!(p.selections[1].thresholds.min_spam_percentile, Some(70));
+    // the selection `run --min-spam-percentile 70 --drop-near-duplicates` makes
+    let run = crate::runspec::drop_near_duplicates(Some(crate::runspec::spam_selection(
+        70,
+        Unscored::Keep,
+    )));
+    assert_eq!(p.selections[1].name, run.name);
+    assert_eq!(p.selections[1].thresholds, run.thresholds);
+    assert_eq!(
+        p.settings[2].describe(),
+        "spam >= 70 and near-duplicates dropped"
+    );
+    let p = spec(vec![nd], false, &[0.9], &[0.4]).plan().unwrap();
+    assert_eq!(tags(&p), ["sieve", "sieve_keepdup", "sieve_nodup"]);
+}
