@@ -11,7 +11,9 @@ Each CORPUS_DIR (make_corpus.py output, e.g. --size-mb 300, 3000 and 30000: 13,3
 (os.wait4's rusage); the index size on disk; the documents indexed (stats.json). "Merge time" is
 the CPU time of tantivy's merge threads (`merge_thread_*`, which run the order-preserving merges of
 indexer/src/order.rs in the background), read from /proc/PID/task/*/stat every 0.2 s (a merge
-thread lives as long as the writer, so nothing is lost between polls). Appends one JSON object per corpus to OUT.jsonl; `bench/growth_plot.py OUT.jsonl OUT.svg` draws it.
+thread lives as long as the writer, so nothing is lost between polls). The same polls give the CPU
+seconds of each kind of thread (`thread_cpu_s`: workers, readers, tantivy's indexing thread, merges,
+the writer): the share of the busiest single thread is the build's serial fraction. Appends one JSON object per corpus to OUT.jsonl; `bench/growth_plot.py OUT.jsonl OUT.svg` draws it.
 """
 import argparse
 import json
@@ -71,6 +73,24 @@ def run(corpus, args):
     docs = stats["totals"]["indexed"]
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(index) for f in fs)
     merge_cpu = sum(c for comm, c in seen.values() if comm.startswith("merge_thread"))
+    # CPU per kind of thread (thread names: sieve-work-N the worker pool,
+    # sieve-read-N the readers, thrd-tantivy-index* tantivy's indexing
+    # thread, merge_thread* its merges, the process's own name the writer).
+    groups = {}
+    for tid, (comm, cpu) in seen.items():
+        if comm.startswith("sieve-work"):
+            g = "workers"
+        elif comm.startswith("sieve-read"):
+            g = "readers"
+        elif "tantivy-ind" in comm or comm.startswith("thrd-tantivy-ind"):
+            g = "tantivy_index"
+        elif comm.startswith("merge_thread"):
+            g = "merge"
+        elif tid == str(p.pid):
+            g = "writer"
+        else:
+            g = "other:" + comm
+        groups[g] = round(groups.get(g, 0) + cpu, 2)
     rec = {
         "corpus": os.path.basename(os.path.normpath(corpus)),
         "threads": args.threads,
@@ -80,6 +100,7 @@ def run(corpus, args):
         "peak_rss_mb": round(ru.ru_maxrss / 1024, 1),
         "index_mb": round(size / 1e6, 1),
         "merge_cpu_s": round(merge_cpu, 2),
+        "thread_cpu_s": groups,
         "build_seconds": round(stats.get("seconds", 0), 3),
         "docs_per_s": round(docs / wall, 1),
         "docs_per_cpu_s": round(docs / (ru.ru_utime + ru.ru_stime), 1),
