@@ -358,6 +358,7 @@ sieve_test!(extract_parquet_is_the_same_after_a_kill_and_resume, |dir| {
     let whole = extract(&dir, "whole", &inputs, &args, 0);
     let want = all_bytes(&whole);
     assert_eq!(outputs(&whole, ".parquet").len(), inputs.len());
+    let mut interrupted = 0;
     for (n, delay_ms) in [60u64, 150, 400].into_iter().enumerate() {
         let name = format!("killed{n}");
         let out = dir.join(&name);
@@ -375,6 +376,9 @@ sieve_test!(extract_parquet_is_the_same_after_a_kill_and_resume, |dir| {
         // What the killed run left: every finished name is a whole file
         // (its checksum verifies); anything unfinished is a `.part`, which
         // no name of an output ends with.
+        if !out.is_dir() || outputs(&out, ".parquet").len() < inputs.len() {
+            interrupted += 1;
+        }
         if out.is_dir() {
             for f in outputs(&out, ".parquet") {
                 sieve_indexer::parquetfile::check(&f).expect("a finished output is whole");
@@ -401,4 +405,5 @@ sieve_test!(extract_parquet_is_the_same_after_a_kill_and_resume, |dir| {
         assert_eq!(all_bytes(&out), want, "resume after {delay_ms} ms");
         assert!(outputs(&out, ".part").is_empty());
     }
+    assert!(interrupted > 0, "no run was killed before its end");
 });

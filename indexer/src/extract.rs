@@ -37,6 +37,10 @@
 //!   needs a second pass over the file's output and a table of its distinct
 //!   paragraphs (about 40 bytes each: some tens of MB for a 1 GB WARC
 //!   file); near-duplicates are computed on the text before it.
+//! * With [`Format::Parquet`], `NNNNN-<input file name>.parquet` instead:
+//!   the same fields as columns (see [`crate::parquetfile`]). Template
+//!   removal then writes its first pass as JSON lines to
+//!   `NNNNN-<input file name>.parquet.spool.part` (deleted when done).
 //! * `minhash/NNNNN.bands.gz`: the near-duplicate band keys of each
 //!   document of that input (see [`crate::dedup`]).
 //! * `near-duplicates.tsv.gz`, written at the end: a header line, then
@@ -48,7 +52,8 @@
 //!   the same way.
 //!
 //! Output files are written as `*.part` and renamed when their input is
-//! done, then the checkpoint is written: a run killed at any point and
+//! done, then the checkpoint is written (the manifest records the format:
+//! a resume in another format is refused): a run killed at any point and
 //! rerun with `resume` redoes only the interrupted input. Inputs whose
 //! name ends in `.open` (still being written by a crawler) are skipped
 //! and named, by [`crate::inputs`], for `build` too.
