@@ -552,7 +552,10 @@ mod tests {
     fn row<'a>(docid: &'a str, text: &'a str) -> Row<'a> {
         Row {
             docid,
-            url: (docid.len() % 2 == 0).then_some("http://example.com/"),
+            url: docid
+                .len()
+                .is_multiple_of(2)
+                .then_some("http://example.com/"),
             source: "in.warc",
             offset: 7,
             charset: "UTF-8",
@@ -642,7 +645,7 @@ mod tests {
                 .map(|(k, v)| (k.as_str(), v))
                 .collect();
             assert_eq!(*f[DOCID], Field::Str(format!("d{i}")));
-            let want_url = if format!("d{i}").len() % 2 == 0 {
+            let want_url = if format!("d{i}").len().is_multiple_of(2) {
                 Field::Str("http://example.com/".into())
             } else {
                 Field::Null
