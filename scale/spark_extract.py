@@ -22,7 +22,8 @@ the other. Inputs, output and the binary must be at the same paths on every
 executor (shared file system or image). Inputs whose name ends in .open are
 never read (sieve skips them and names them in the part's stats.json).
 
-Each part holds the documents of its input (00000-<name>.jsonl.gz, see
+Each part holds the documents of its input (00000-<name>.jsonl.gz, or
+00000-<name>.parquet with --format parquet, see
 `sieve-index extract --help`) and its band keys. The driver then runs
 
     sieve-index near-duplicates --extracts OUTPUT/part-00000 ... --output OUTPUT/near-duplicates.tsv.gz
@@ -52,6 +53,7 @@ def main():
     ap.add_argument("--sieve-index", default="sieve-index", help="the sieve-index binary (same path on every executor)")
     ap.add_argument("--partitions", type=int, default=0, help="Spark partitions (default: one per input file)")
     ap.add_argument("--text", choices=["all", "main"], default="all")
+    ap.add_argument("--format", choices=["jsonl", "parquet"], default="jsonl", help="output files: gzipped JSON lines or Parquet")
     ap.add_argument("--full", action="store_true", help="add WARC and HTTP headers and the HTML")
     ap.add_argument("--max-paragraph-docs", type=int, help="template removal, per input file")
     ap.add_argument("--filter", help="filter file from sieve-filter build")
@@ -63,7 +65,7 @@ def main():
     tool = sieve_spark.resolve_tool(args.sieve_index)
     out = os.path.abspath(args.output)
     os.makedirs(out, exist_ok=True)
-    extra = ["--text", args.text]
+    extra = ["--text", args.text, "--format", args.format]
     if args.full:
         extra.append("--full")
     if args.max_paragraph_docs is not None:

@@ -11,6 +11,7 @@ mod contents;
 mod conventions;
 mod determinism;
 mod eval_cli;
+mod extract_parquet;
 mod hostile;
 mod integrity;
 mod integrity_build;

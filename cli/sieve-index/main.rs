@@ -17,7 +17,7 @@ use sieve_indexer::analysis::{AnalyzerConfig, Stemmer, Stopwords};
 use sieve_indexer::build::build;
 use sieve_indexer::charset::CharsetMode;
 use sieve_indexer::exit::{ExitStatus, error_chain};
-use sieve_indexer::extract::{ExtractOptions, RecordSpec, extract};
+use sieve_indexer::extract::{ExtractOptions, Format, RecordSpec, extract};
 use sieve_indexer::html::TextMode;
 use sieve_indexer::index::{STATS, create_private_dir, list_docids};
 use sieve_indexer::inputs::{self, Inputs};
@@ -81,7 +81,7 @@ enum Command {
         json: bool,
     },
     /// Write the documents of crawl files as a corpus instead of indexing
-    /// them: one gzipped JSON-lines file per input in DIR (docid, URL,
+    /// them: one gzipped JSON-lines (or Parquet) file per input in DIR (docid, URL,
     /// charset and its source, the seven error counts, spam percentile,
     /// title, text in paragraphs), the near-duplicate clusters
     /// (near-duplicates.tsv.gz), stats.json and losses.jsonl. The same
@@ -93,7 +93,8 @@ enum Command {
         /// The output directory (created; its parent must exist).
         #[arg(long = "output-dir", value_name = "DIR")]
         output_dir: PathBuf,
-        /// Output format (JSON lines, gzipped).
+        /// Output format: gzipped JSON lines, or Parquet (the same fields as
+        /// columns, snappy-compressed).
         #[arg(long, value_enum, default_value = "jsonl")]
         format: FormatArg,
         /// Also write each record's WARC and HTTP headers and its HTML
@@ -259,6 +260,8 @@ enum Command {
 enum FormatArg {
     /// Gzipped JSON lines.
     Jsonl,
+    /// Parquet.
+    Parquet,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -884,7 +887,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Extract {
             build,
             output_dir,
-            format: FormatArg::Jsonl,
+            format,
             full,
             max_paragraph_docs,
             threads,
@@ -895,6 +898,10 @@ fn run() -> anyhow::Result<ExitCode> {
             build,
             &output_dir,
             RecordSpec {
+                format: match format {
+                    FormatArg::Jsonl => Format::Jsonl,
+                    FormatArg::Parquet => Format::Parquet,
+                },
                 full,
                 max_paragraph_docs,
             },

@@ -276,6 +276,27 @@ pub enum Error {
         /// What the file holds.
         found: String,
     },
+    /// Writing or reading a Parquet file failed (an extract's output).
+    #[error("{path}: parquet: {source}")]
+    Parquet {
+        /// The Parquet file.
+        path: PathBuf,
+        /// What the parquet crate reported.
+        source: parquet::errors::ParquetError,
+    },
+    /// An extract's Parquet file that is not of this layout version, or
+    /// whose checksum does not match (see [`crate::parquetfile::check`]).
+    #[error("{path}: extract Parquet file: {what}: expected {expected}, found {found}")]
+    ParquetFile {
+        /// The Parquet file.
+        path: PathBuf,
+        /// What was checked (the version, the checksum).
+        what: &'static str,
+        /// What the layout requires.
+        expected: String,
+        /// What the file holds.
+        found: String,
+    },
     /// A command-line word with one dash and several letters that is
     /// neither a known spelling (see [`crate::argv`]) nor a cluster of the
     /// command's one-letter options: one dash is for one-letter options.

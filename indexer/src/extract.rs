@@ -37,6 +37,10 @@
 //!   needs a second pass over the file's output and a table of its distinct
 //!   paragraphs (about 40 bytes each: some tens of MB for a 1 GB WARC
 //!   file); near-duplicates are computed on the text before it.
+//! * With [`Format::Parquet`], `NNNNN-<input file name>.parquet` instead:
+//!   the same fields as columns (see [`crate::parquetfile`]). Template
+//!   removal then writes its first pass as JSON lines to
+//!   `NNNNN-<input file name>.parquet.spool.part` (deleted when done).
 //! * `minhash/NNNNN.bands.gz`: the near-duplicate band keys of each
 //!   document of that input (see [`crate::dedup`]).
 //! * `near-duplicates.tsv.gz`, written at the end: a header line, then
@@ -48,7 +52,8 @@
 //!   the same way.
 //!
 //! Output files are written as `*.part` and renamed when their input is
-//! done, then the checkpoint is written: a run killed at any point and
+//! done, then the checkpoint is written (the manifest records the format:
+//! a resume in another format is refused): a run killed at any point and
 //! rerun with `resume` redoes only the interrupted input. Inputs whose
 //! name ends in `.open` (still being written by a crawler) are skipped
 //! and named, by [`crate::inputs`], for `build` too.
@@ -72,6 +77,7 @@ use crate::jsonfile::{read_json, write_json};
 use crate::lock::{DirLock, claim_dir};
 use crate::manifest::{Checkpoint, Manifest, check_resume, input_info, manifest_options};
 use crate::options::{BuildOptions, Progress, check_threads};
+use crate::parquetfile::{Limits, ParquetWriter, Row};
 use crate::pipeline::{DocWriter, Made, Pipeline};
 use crate::quarantine::Quarantine;
 use crate::readahead::for_each_file;
@@ -89,9 +95,39 @@ pub const NEAR_DUPLICATES: &str = "near-duplicates.tsv.gz";
 pub const BANDS_DIR: &str = "minhash";
 const BANDS_HEADER: &str = "sieve-bands 1";
 
+/// The format of `extract`'s output files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Format {
+    /// Gzipped JSON lines (`.jsonl.gz`).
+    #[default]
+    Jsonl,
+    /// Parquet (`.parquet`, see [`crate::parquetfile`]).
+    Parquet,
+}
+
+impl Format {
+    /// Its name in the manifest (and on the command line).
+    pub fn key(self) -> &'static str {
+        match self {
+            Format::Jsonl => "jsonl",
+            Format::Parquet => "parquet",
+        }
+    }
+
+    /// The extension of its output files.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Jsonl => "jsonl.gz",
+            Format::Parquet => "parquet",
+        }
+    }
+}
+
 /// What `extract` writes per document besides the text.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RecordSpec {
+    /// The output format.
+    pub format: Format,
     /// Add the WARC and HTTP heads and the decoded HTML.
     pub full: bool,
     /// Template removal: drop every paragraph found in more than this many
@@ -115,8 +151,11 @@ pub struct Record {
     pub docid: String,
     /// Its band keys.
     pub keys: Vec<u64>,
-    /// The JSON line, without its newline.
+    /// The JSON line, without its newline (empty when `row` is given).
     pub line: Vec<u8>,
+    /// The record itself, for a Parquet output written directly (without
+    /// template removal, which goes through JSON lines first).
+    pub(crate) row: Option<Box<JsonOwned>>,
     /// The distinct hashes of its paragraphs (template removal only).
     pub paragraphs: Vec<u64>,
 }
@@ -147,9 +186,10 @@ struct Json<'a> {
     html: Option<&'a str>,
 }
 
-/// [`Json`] read back (template removal rewrites the file).
+/// [`Json`] owned: read back (template removal rewrites the file), or
+/// made for a Parquet output.
 #[derive(Serialize, serde::Deserialize)]
-struct JsonOwned {
+pub(crate) struct JsonOwned {
     docid: String,
     url: Option<String>,
     source: String,
@@ -169,10 +209,31 @@ struct JsonOwned {
     html: Option<String>,
 }
 
+impl JsonOwned {
+    /// Its Parquet row.
+    fn as_row(&self) -> Row<'_> {
+        Row {
+            docid: &self.docid,
+            url: self.url.as_deref(),
+            source: &self.source,
+            offset: self.offset,
+            charset: &self.charset,
+            charset_source: &self.charset_source,
+            errors: self.errors,
+            spam: self.spam,
+            title: &self.title,
+            text: &self.text,
+            warc_headers: self.warc_headers.as_deref(),
+            http_headers: self.http_headers.as_deref(),
+            html: self.html.as_deref(),
+        }
+    }
+}
+
 impl Record {
     /// The record of `doc` (`charset_source`: the deciding source's key).
     pub(crate) fn new(
-        doc: IndexDoc,
+        mut doc: IndexDoc,
         charset_source: &str,
         spec: &RecordSpec,
         heads: Option<Box<Heads>>,
@@ -180,6 +241,42 @@ impl Record {
     ) -> Record {
         let full = spec.full;
         let text = crate::html::clean_paragraphs(&doc.body);
+        let mut paragraphs = Vec::new();
+        if spec.max_paragraph_docs.is_some() {
+            paragraphs.extend(crate::html::paragraphs(&text).map(paragraph_hash));
+            paragraphs.sort_unstable();
+            paragraphs.dedup();
+        }
+        let keys = std::mem::take(&mut doc.minhash);
+        if spec.format == Format::Parquet && spec.max_paragraph_docs.is_none() {
+            let heads = heads.filter(|_| full);
+            let row = JsonOwned {
+                docid: doc.docid.clone(),
+                url: doc.url,
+                source: doc.source,
+                offset: doc.offset,
+                charset: doc.charset,
+                charset_source: charset_source.to_string(),
+                errors: doc.counts,
+                spam: doc.spam,
+                title: doc.title,
+                text,
+                warc_headers: heads
+                    .as_ref()
+                    .map(|h| String::from_utf8_lossy(&h.warc).into_owned()),
+                http_headers: heads
+                    .as_ref()
+                    .map(|h| String::from_utf8_lossy(&h.http).into_owned()),
+                html: html.filter(|_| full),
+            };
+            return Record {
+                keys,
+                docid: doc.docid,
+                line: Vec::new(),
+                row: Some(Box::new(row)),
+                paragraphs,
+            };
+        }
         let json = Json {
             docid: &doc.docid,
             url: doc.url.as_deref(),
@@ -202,23 +299,18 @@ impl Record {
             html: html.as_deref().filter(|_| full),
         };
         let line = serde_json::to_vec(&json).unwrap_or_default();
-        let mut paragraphs = Vec::new();
-        if spec.max_paragraph_docs.is_some() {
-            paragraphs.extend(crate::html::paragraphs(&text).map(paragraph_hash));
-            paragraphs.sort_unstable();
-            paragraphs.dedup();
-        }
         Record {
-            keys: doc.minhash.clone(),
+            keys,
             docid: doc.docid,
             line,
+            row: None,
             paragraphs,
         }
     }
 }
 
-/// The output file name of input number `i`.
-pub fn output_name(i: usize, path: &Path) -> String {
+/// The output file name of input number `i` in `format`.
+pub fn output_name(i: usize, path: &Path, format: Format) -> String {
     let name = path
         .file_name()
         .map_or_else(|| "input".into(), |n| n.to_string_lossy());
@@ -233,7 +325,7 @@ pub fn output_name(i: usize, path: &Path) -> String {
             }
         })
         .collect();
-    format!("{i:05}-{clean}.jsonl.gz")
+    format!("{i:05}-{clean}.{}", format.extension())
 }
 
 fn bands_path(dir: &Path, i: usize) -> PathBuf {
@@ -259,11 +351,29 @@ fn gz_finish(w: Gz, tmp: &Path, path: &Path) -> Result<()> {
     std::fs::rename(tmp, path).map_err(io_err(path))
 }
 
-/// The output of one input: its JSON lines and its band keys.
+/// Where the documents of one input go as they come.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per input file, never moved in a loop"
+)]
+enum Sink {
+    /// JSON lines: the output, or (template removal) the spool read back
+    /// at the end.
+    Jsonl(Gz),
+    /// A Parquet output written directly.
+    Parquet(ParquetWriter),
+}
+
+/// The output of one input: its documents and its band keys.
 struct FileOut {
     path: PathBuf,
+    /// The output being written (renamed to `path` when done).
     tmp: PathBuf,
-    out: Gz,
+    /// Template removal: the JSON lines of the first pass.
+    spool: Option<PathBuf>,
+    out: Sink,
+    format: Format,
+    full: bool,
     bands_path: PathBuf,
     bands_tmp: PathBuf,
     bands: Gz,
@@ -273,8 +383,8 @@ struct FileOut {
 }
 
 impl FileOut {
-    fn create(dir: &Path, i: usize, input: &Path) -> Result<Self> {
-        let path = dir.join(output_name(i, input));
+    fn create(dir: &Path, i: usize, input: &Path, spec: &RecordSpec) -> Result<Self> {
+        let path = dir.join(output_name(i, input, spec.format));
         let tmp = part(&path);
         let bands_path = bands_path(dir, i);
         let bands_tmp = part(&bands_path);
@@ -285,10 +395,21 @@ impl FileOut {
             PARAMS.shingle_words, PARAMS.bands, PARAMS.rows, PARAMS.seed
         )
         .map_err(io_err(&bands_tmp))?;
+        let spool = spec.max_paragraph_docs.map(|_| spool_path(&path));
+        let out = match (&spool, spec.format) {
+            (Some(sp), _) => Sink::Jsonl(gz_create(sp)?),
+            (None, Format::Jsonl) => Sink::Jsonl(gz_create(&tmp)?),
+            (None, Format::Parquet) => {
+                Sink::Parquet(ParquetWriter::create(&tmp, spec.full, Limits::default())?)
+            }
+        };
         Ok(FileOut {
-            out: gz_create(&tmp)?,
+            out,
             path,
             tmp,
+            spool,
+            format: spec.format,
+            full: spec.full,
             bands_path,
             bands_tmp,
             bands,
@@ -297,24 +418,43 @@ impl FileOut {
         })
     }
 
-    /// Closes both files; with `max_docs`, first rewrites the output
-    /// without the paragraphs seen in more than `max_docs` documents (and
-    /// without the documents left with no text), counting both in `fs`
-    /// and logging each dropped document in `log`.
+    /// Closes both files; with `max_docs`, writes the output from the
+    /// spooled first pass without the paragraphs seen in more than
+    /// `max_docs` documents (and without the documents left with no
+    /// text), counting both in `fs` and logging each dropped document in
+    /// `log`.
     fn finish(self, max_docs: Option<u32>, fs: &mut FileStats, log: &mut Vec<u8>) -> Result<()> {
-        gz_finish(self.out, &self.tmp, &self.path)?;
         gz_finish(self.bands, &self.bands_tmp, &self.bands_path)?;
-        let Some(k) = max_docs else {
-            return Ok(());
+        let (Some(k), Some(spool)) = (max_docs, &self.spool) else {
+            return match self.out {
+                Sink::Jsonl(w) => gz_finish(w, &self.tmp, &self.path),
+                Sink::Parquet(w) => {
+                    w.finish()?;
+                    std::fs::rename(&self.tmp, &self.path).map_err(io_err(&self.path))
+                }
+            };
         };
-        let tmp2 = part(&self.tmp);
-        let mut w = gz_create(&tmp2)?;
-        let file = File::open(&self.path).map_err(io_err(&self.path))?;
+        let Sink::Jsonl(w) = self.out else {
+            return Err(Error::Input {
+                path: spool.clone(),
+                detail: "internal: template removal without a spool".into(),
+            });
+        };
+        finish_gz(w, spool)?;
+        let mut out = match self.format {
+            Format::Jsonl => Sink::Jsonl(gz_create(&self.tmp)?),
+            Format::Parquet => Sink::Parquet(ParquetWriter::create(
+                &self.tmp,
+                self.full,
+                Limits::default(),
+            )?),
+        };
+        let file = File::open(spool).map_err(io_err(spool))?;
         for line in BufReader::new(flate2::read::GzDecoder::new(file)).lines() {
-            let line = line.map_err(io_err(&self.path))?;
+            let line = line.map_err(io_err(spool))?;
             let mut rec: JsonOwned =
                 serde_json::from_str(&line).map_err(|e| Error::NearDuplicates {
-                    path: self.path.clone(),
+                    path: spool.clone(),
                     what: "record",
                     expected: "a JSON record written by extract".into(),
                     found: e.to_string(),
@@ -342,11 +482,23 @@ impl FileOut {
                 continue;
             }
             rec.text = kept.join("\n\n");
-            let out = serde_json::to_vec(&rec).unwrap_or_default();
-            w.write_all(&out).map_err(io_err(&tmp2))?;
-            w.write_all(b"\n").map_err(io_err(&tmp2))?;
+            match &mut out {
+                Sink::Jsonl(w) => {
+                    let line = serde_json::to_vec(&rec).unwrap_or_default();
+                    w.write_all(&line).map_err(io_err(&self.tmp))?;
+                    w.write_all(b"\n").map_err(io_err(&self.tmp))?;
+                }
+                Sink::Parquet(w) => w.push(&rec.as_row())?,
+            }
         }
-        gz_finish(w, &tmp2, &self.path)
+        match out {
+            Sink::Jsonl(w) => gz_finish(w, &self.tmp, &self.path)?,
+            Sink::Parquet(w) => {
+                w.finish()?;
+                std::fs::rename(&self.tmp, &self.path).map_err(io_err(&self.path))?;
+            }
+        }
+        std::fs::remove_file(spool).map_err(io_err(spool))
     }
 }
 
@@ -354,6 +506,22 @@ fn part(path: &Path) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
     s.push(".part");
     PathBuf::from(s)
+}
+
+/// The first pass of template removal: JSON lines, whatever the format.
+fn spool_path(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".spool.part");
+    PathBuf::from(s)
+}
+
+/// Closes a gzip stream (without renaming it).
+fn finish_gz(w: Gz, path: &Path) -> Result<()> {
+    let inner = w.finish().map_err(io_err(path))?;
+    inner
+        .into_inner()
+        .map_err(|e| io_err(path)(e.into_error()))?;
+    Ok(())
 }
 
 impl DocWriter for FileOut {
@@ -364,8 +532,20 @@ impl DocWriter for FileOut {
                 detail: "internal: an index document sent to an extract file".into(),
             });
         };
-        self.out.write_all(&r.line).map_err(io_err(&self.tmp))?;
-        self.out.write_all(b"\n").map_err(io_err(&self.tmp))?;
+        match (&mut self.out, &r.row) {
+            (Sink::Parquet(w), Some(row)) => w.push(&row.as_row())?,
+            (Sink::Jsonl(w), None) => {
+                let at = self.spool.as_ref().unwrap_or(&self.tmp);
+                w.write_all(&r.line).map_err(io_err(at))?;
+                w.write_all(b"\n").map_err(io_err(at))?;
+            }
+            _ => {
+                return Err(Error::Input {
+                    path: self.path.clone(),
+                    detail: "internal: a record made for another output format".into(),
+                });
+            }
+        }
         if !r.keys.is_empty() {
             let keys: Vec<String> = r.keys.iter().map(|k| format!("{k:016x}")).collect();
             writeln!(self.bands, "{}\t{}\t{}", self.pos, keys.join(","), r.docid)
@@ -397,6 +577,19 @@ fn open_or_create(opts: &BuildOptions, manifest: &Manifest) -> Result<(Checkpoin
         return Err(Error::IndexExists { path: dir.clone() });
     }
     let old: Manifest = read_json(&mpath)?;
+    let format = |m: &Manifest| {
+        let o = m.options.output.as_deref().unwrap_or_default();
+        o.split(' ').next().unwrap_or_default().to_string()
+    };
+    let (was, now) = (format(&old), format(manifest));
+    if was != now {
+        return Err(Error::Input {
+            path: mpath,
+            detail: format!(
+                "cannot resume in another output format: this extract was written as {was}, this run asks for {now}"
+            ),
+        });
+    }
     check_resume(dir, &old, manifest)?;
     let cpath = dir.join(CHECKPOINT);
     let checkpoint = if cpath.exists() {
@@ -416,7 +609,7 @@ pub fn extract(opts: &ExtractOptions, progress: &dyn Progress) -> Result<BuildSt
     let threads = check_threads(b.threads)?;
     let mut options = manifest_options(b);
     // What is written must not change across a resume.
-    let mut output = String::from("jsonl");
+    let mut output = String::from(opts.spec.format.key());
     if opts.spec.full {
         output.push_str(" full");
     }
@@ -469,7 +662,7 @@ pub fn extract(opts: &ExtractOptions, progress: &dyn Progress) -> Result<BuildSt
     for_each_file(&pool, &pipeline, &todo, threads.get(), |i, path, feed| {
         progress.file(path, i, total);
         let name = path.to_string_lossy().into_owned();
-        let mut file = FileOut::create(&b.index, i, path)?;
+        let mut file = FileOut::create(&b.index, i, path, &opts.spec)?;
         let mut fs = out.index_file(&pipeline, feed, &mut file, &name, i)?;
         let mut log = Vec::new();
         file.finish(opts.spec.max_paragraph_docs, &mut fs, &mut log)?;

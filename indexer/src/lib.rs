@@ -42,6 +42,8 @@
 //! * `losses`, `pipeline` and `readahead` (private): the losses log, the
 //!   per-document work of a build and the writer's per-file sink, and the
 //!   reader threads that read and process files ahead of the writer.
+//! * [`parquetfile`]: one input's documents as a Parquet file (row groups
+//!   of bounded size, a checksum in the footer).
 //! * [`build`]: the build driver (open or resume, one commit per file).
 //! * [`extract`]: the same pipeline writing a document corpus (JSON lines
 //!   per input) instead of an index.
@@ -84,6 +86,7 @@ mod losses;
 pub mod manifest;
 pub mod options;
 pub mod order;
+pub mod parquetfile;
 mod pipeline;
 pub mod quarantine;
 mod readahead;

@@ -110,6 +110,23 @@ pub const TITLE_TOKENS: &str = "title_tokens";
 /// Near-duplicate band keys (fast, several values per document).
 pub const MINHASH: &str = "minhash";
 
+// `extract` records (JSON lines and Parquet columns) name the fields they
+// share with the index as above ([`DOCID`], [`URL`], [`SOURCE`],
+// [`OFFSET`], [`CHARSET`], [`CHARSET_SOURCE`], [`SPAM`], [`TITLE`]), and
+// the rest as below.
+
+/// `extract`: the page's paragraphs, separated by one blank line.
+pub const TEXT: &str = "text";
+/// `extract`: the seven UTF-8 error counts (an object, or a Parquet group),
+/// named by [`ErrorClass::key`].
+pub const ERRORS: &str = "errors";
+/// `extract --full`: the record's WARC head.
+pub const WARC_HEADERS: &str = "warc_headers";
+/// `extract --full`: the record's HTTP head.
+pub const HTTP_HEADERS: &str = "http_headers";
+/// `extract --full`: the page decoded to UTF-8.
+pub const HTML: &str = "html";
+
 /// The `spam` value of a document that has no spam score. It is outside
 /// 0–99, so a filter must decide explicitly what to do with such documents.
 pub const NO_SPAM_SCORE: u64 = 255;
