@@ -13,8 +13,9 @@
 //!   with it is kept, since the docid may break the tie in its favour).
 //! * **Names last.** At the end the pooled candidates are cut at the
 //!   `k`-th best score; only those scoring at least that are given their
-//!   docid strings (one sorted walk of each segment's docid dictionary),
-//!   which settles the ties at the cut.
+//!   docid strings (one sorted walk of each segment's docid dictionary,
+//!   once for all the variants of the search: see [`finish`]), which
+//!   settles the ties at the cut.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
