@@ -216,10 +216,7 @@ fn send_batch<'env>(
     let (rtx, results) = sync_channel(1);
     let (p, name) = (pipeline, Arc::clone(name));
     pool.spawn(move |_| {
-        let out: Vec<Processed> = raws
-            .into_iter()
-            .map(|d| process(d, &name, p))
-            .collect();
+        let out: Vec<Processed> = raws.into_iter().map(|d| process(d, &name, p)).collect();
         let _ = rtx.send(out);
     });
     tx.send(Feed::Batch(Batch {
