@@ -37,10 +37,7 @@
 //! bound are computed once per group, and a group's partial score is
 //! compared with the lowest threshold among its variants that may return
 //! the document (the variants' own thresholds, heaps and subsets are kept
-//! apart). Which variants may return a document is read from their
-//! subsets per document, or, in a window with at least [`MASK_MIN_DOCS`]
-//! documents to look at, from bit masks of the subsets over the window
-//! made once per window.
+//! apart).
 //!
 //! Every comparison of a bound with a threshold drops a document only when
 //! the bound is *strictly* below, with a relative margin ([`margin`]) that
@@ -62,12 +59,6 @@ use crate::{Error, Result};
 
 /// Doc ids per window when the segment has no block-max bounds.
 const WINDOW: u32 = 4096;
-
-/// A window with at least this many documents to look at reads the
-/// variants' subsets into bit masks first (one pass over each subset's
-/// documents in the window) instead of asking each subset about each
-/// document.
-const MASK_MIN_DOCS: u32 = 64;
 
 /// Relative inflation of a bound computed from frontier points. The real
 /// BM25 term score is monotonic in tf and fieldnorm; its f32 evaluation is
@@ -294,11 +285,6 @@ struct SegmentScan<'a> {
     /// Scratch, per document when `filtering`: whether each active variant
     /// may return it.
     accepts: Vec<bool>,
-    /// Scratch, per window when `use_masks`: each active variant's subset
-    /// as bits over the window's doc ids (unused for a variant without
-    /// one).
-    masks: Vec<[u64; WINDOW as usize / 64]>,
-    use_masks: bool,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -346,11 +332,8 @@ pub(super) fn score_segment(
         doc_terms: Vec::with_capacity(cursors.len()),
         filtering: false,
         accepts: Vec::new(),
-        masks: Vec::new(),
-        use_masks: false,
     };
     scan.accepts = vec![true; scan.active.len()];
-    scan.masks = vec![[0; WINDOW as usize / 64]; scan.active.len()];
     scan.filtering =
         scan.alive.is_some() || scan.active.iter().any(|(v, _)| scan.subsets[*v].is_some());
     let mut order = Vec::with_capacity(cursors.len());
@@ -476,20 +459,6 @@ impl SegmentScan<'_> {
         }
         let threshold = threshold.filter(|_| !self.lookups.is_empty());
         let n = cursors.len();
-        let touched: u32 = self.touched.iter().map(|w| w.count_ones()).sum();
-        self.use_masks = self.filtering && touched >= MASK_MIN_DOCS;
-        if self.use_masks {
-            let words = ((end - base) as usize).div_ceil(64);
-            for (mask, &(v, _)) in self.masks.iter_mut().zip(&self.active) {
-                if let Some(s) = self.subsets[v] {
-                    mask[..words].fill(0);
-                    for d in s.range(base..end) {
-                        let l = (d - base) as usize;
-                        mask[l / 64] |= 1 << (l % 64);
-                    }
-                }
-            }
-        }
         // Each variant's threshold now (they only rise during the window,
         // so these stay safe to prune with).
         self.thresholds.clear();
@@ -516,17 +485,8 @@ impl SegmentScan<'_> {
                 // filtered out): none, and it is not looked at further.
                 let wanted = !self.filtering || {
                     let alive = self.alive.is_none_or(|a| a.is_alive(doc));
-                    for ((a, &(v, _)), mask) in
-                        self.accepts.iter_mut().zip(&self.active).zip(&self.masks)
-                    {
-                        *a = alive
-                            && self.subsets[v].is_none_or(|s| {
-                                if self.use_masks {
-                                    mask[local / 64] & (1 << (local % 64)) != 0
-                                } else {
-                                    s.contains(doc)
-                                }
-                            });
+                    for (a, &(v, _)) in self.accepts.iter_mut().zip(&self.active) {
+                        *a = alive && self.subsets[v].is_none_or(|s| s.contains(doc));
                     }
                     self.accepts.iter().any(|a| *a)
                 };
