@@ -770,7 +770,7 @@ sieve_test!(verify_names_a_damaged_cluster_column, |dir| {
             .arg(&index),
         1,
     );
-    let out = format!("{err}");
+    let out = err.to_string();
     assert!(out.contains(".dup.gz"), "{out}");
     // Searching with the rule refuses the damaged column, naming it.
     let topics = dir.write("t.tsv", b"1\tcomputer program\n");

@@ -286,7 +286,7 @@ fn docid_table(segment: &SegmentReader, out: &mut Vec<u8>) -> Result<()> {
         let mut prev: Vec<u8> = Vec::new();
         while stream.advance() {
             let key = stream.key();
-            if count % u64::from(DOCID_RESTART) == 0 {
+            if count.is_multiple_of(u64::from(DOCID_RESTART)) {
                 restarts.push(data.len() as u64);
                 put_varint(&mut data, key.len() as u64);
                 data.extend_from_slice(key);

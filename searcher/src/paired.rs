@@ -92,7 +92,7 @@ pub fn t_quantile(prob: f64, df: f64) -> Option<f64> {
     for _ in 0..8 {
         let f = dist.cdf(x) - prob;
         let dens = dist.pdf(x);
-        if !(dens > 0.0) || !x.is_finite() {
+        if dens.is_nan() || dens <= 0.0 || !x.is_finite() {
             break;
         }
         let step = f / dens;
