@@ -333,7 +333,7 @@ proptest! {
         let subsets: Vec<Subset> = percents
             .iter()
             .enumerate()
-            .map(|(i, &p)| random_subset(&shards, seed ^ (i as u64 + 1) * 0x9e37, p))
+            .map(|(i, &p)| random_subset(&shards, seed ^ ((i as u64 + 1) * 0x9e37), p))
             .collect();
         let global = GlobalStats::new(&shards);
         let filtered: Vec<SubsetStats> =
