@@ -305,3 +305,124 @@ fn run(shards: &[Shard], q: &BagOfWords, params: Bm25Params, k: usize) -> Vec<Hi
         .unwrap()
         .remove(0)
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// Variants grouped by identical weights (see [`Groups`]): a sweep's
+    /// settings (equal k1/b and full statistics, each with its own
+    /// subset, one with none), mixed with other k1/b and with filtered
+    /// statistics that differ per variant, all in one pass. Every
+    /// variant's hits must equal those of the variant searched alone
+    /// without bounds (the exhaustive scorer, itself checked against
+    /// brute force in `bm25::tests`): same documents, order, score bits.
+    #[test]
+    fn shared_scores_of_equal_weights_equal_each_variant_alone(
+        seed in any::<u64>(),
+        n in 1500usize..3500,
+        segments in 1usize..3,
+        k_pick in 0usize..3,
+        percents in proptest::collection::vec(5u64..100, 1..5),
+        other in (0.0f32..3.0, 0.0f32..=1.0),
+        filtered_pick in proptest::collection::vec(any::<bool>(), 5),
+    ) {
+        let docs = corpus(seed, n);
+        let k = [1, 10, 1000][k_pick];
+        let shards = vec![with_bounds("s", &build(&docs, segments))];
+        let plain: Vec<Shard> = shards.iter().map(without_bounds).collect();
+        let subsets: Vec<Subset> = percents
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| random_subset(&shards, seed ^ ((i as u64 + 1) * 0x9e37), p))
+            .collect();
+        let global = GlobalStats::new(&shards);
+        let filtered: Vec<SubsetStats> =
+            subsets.iter().map(|s| SubsetStats::new(&shards, s).unwrap()).collect();
+        let (p, q_params) = (
+            Bm25Params::ANSERINI,
+            Bm25Params { k1: other.0, b: other.1 },
+        );
+        // Unfiltered; each subset with full statistics (one group with
+        // the unfiltered variant); each subset with its filtered
+        // statistics where picked; the subsets again with other k1/b;
+        // a duplicate of the first variant.
+        let mut vs: Vec<Variant<'_>> = vec![Variant { params: p, stats: &global, subset: None }];
+        for (i, s) in subsets.iter().enumerate() {
+            vs.push(Variant { params: p, stats: &global, subset: Some(s) });
+            if filtered_pick[i] {
+                vs.push(Variant { params: p, stats: &filtered[i], subset: Some(s) });
+            }
+            vs.push(Variant { params: q_params, stats: &global, subset: Some(s) });
+        }
+        vs.push(Variant { params: p, stats: &global, subset: None });
+        let mut r = Rng(seed.rotate_left(29) | 1);
+        for _ in 0..3 {
+            let len = 1 + r.below(5) as usize;
+            let text: Vec<&str> =
+                (0..len).map(|_| WORDS[r.below(WORDS.len() as u64) as usize]).collect();
+            let q = query(&text.join(" "));
+            let together = search(&shards, TextField::Body, &q, &vs, k).unwrap();
+            for (i, v) in vs.iter().enumerate() {
+                let one = Variant { params: v.params, stats: v.stats, subset: v.subset };
+                let alone = search(&plain, TextField::Body, &q, &[one], k).unwrap();
+                assert_identical(
+                    &together[i..=i],
+                    &alone,
+                    &format!("variant {i} of {} k={k} {q:?}", vs.len()),
+                );
+            }
+        }
+    }
+}
+
+/// Grouping: equal weights share a group whatever the subset; another
+/// k1/b, or statistics giving another df or N, make another group.
+#[test]
+fn groups_are_variants_with_bit_identical_weights() {
+    let docs = corpus(7, 600);
+    let shards = vec![shard("s", &build(&docs, 1))];
+    let global = GlobalStats::new(&shards);
+    let subset = random_subset(&shards, 3, 40);
+    let filtered = SubsetStats::new(&shards, &subset).unwrap();
+    let p = Bm25Params::ANSERINI;
+    let vs = [
+        Variant {
+            params: p,
+            stats: &global,
+            subset: None,
+        },
+        Variant {
+            params: p,
+            stats: &global,
+            subset: Some(&subset),
+        },
+        Variant {
+            params: p,
+            stats: &filtered,
+            subset: Some(&subset),
+        },
+        Variant {
+            params: Bm25Params { k1: 1.2, b: 0.75 },
+            stats: &global,
+            subset: None,
+        },
+        Variant {
+            params: p,
+            stats: &filtered,
+            subset: None,
+        },
+    ];
+    let field = shards[0].fields.text(TextField::Body);
+    let terms: Vec<(Term, u32)> = query("alpha beta")
+        .terms
+        .iter()
+        .map(|(t, q)| (Term::from_field_text(field, t), *q))
+        .collect();
+    let weights = vs
+        .iter()
+        .map(|v| Weights::new(v, field, &terms).unwrap())
+        .collect();
+    let groups = Groups::new(weights);
+    assert_eq!(groups.of, [Some(0), Some(0), Some(1), Some(2), Some(1)]);
+    assert_eq!(groups.weights.len(), 3);
+}

@@ -248,6 +248,55 @@ impl Weights {
     }
 }
 
+impl Weights {
+    /// True when `self` and `other` are equal bit for bit, so that they
+    /// give every document the same score, computed the same way.
+    fn same(&self, other: &Weights) -> bool {
+        let bits = |a: &[Score], b: &[Score]| {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+        };
+        bits(&self.term_weight, &other.term_weight) && bits(&self.norm, &other.norm)
+    }
+}
+
+/// The variants of one query grouped by their weights.
+///
+/// Variants whose [`Weights`] are equal bit for bit (same `k1` and `b`, and
+/// statistics that give the same `N`, average length and `df` of every
+/// query term: every setting of a threshold sweep with full statistics,
+/// whatever its subset) give every document exactly the same score. The
+/// scorer computes that score once per group and document, and the
+/// bounds (term, block-max, MaxScore's partial sums) over the groups'
+/// weights only; which documents a variant may return, its threshold and
+/// its heap stay its own.
+struct Groups {
+    /// The distinct weights, in the order of their first variant.
+    weights: Vec<Weights>,
+    /// Per variant, its group; `None` for a variant that scores nothing
+    /// (its statistics count no document).
+    of: Vec<Option<usize>>,
+}
+
+impl Groups {
+    fn new(weights: Vec<Option<Weights>>) -> Groups {
+        let mut groups = Groups {
+            weights: Vec::new(),
+            of: Vec::with_capacity(weights.len()),
+        };
+        for w in weights {
+            let g = w.map(|w| match groups.weights.iter().position(|x| x.same(&w)) {
+                Some(g) => g,
+                None => {
+                    groups.weights.push(w);
+                    groups.weights.len() - 1
+                }
+            });
+            groups.of.push(g);
+        }
+        groups
+    }
+}
+
 /// `ln(1 + (N − df + 0.5) / (df + 0.5))`, as tantivy and Lucene compute it.
 pub fn idf(doc_freq: u64, num_docs: u64) -> Score {
     let df = doc_freq.min(num_docs);
@@ -264,9 +313,8 @@ pub fn search(
     variants: &[Variant<'_>],
     k: usize,
 ) -> Result<Vec<Vec<Hit>>> {
-    let mut results: Vec<Vec<Hit>> = vec![Vec::new(); variants.len()];
     if query.is_empty() || shards.is_empty() || k == 0 {
-        return Ok(results);
+        return Ok(vec![Vec::new(); variants.len()]);
     }
     // Terms are built from the first shard's field handle; every shard has
     // the same schema (checked when the shards are opened).
@@ -280,6 +328,7 @@ pub fn search(
         .iter()
         .map(|v| Weights::new(v, field_handle, &terms))
         .collect::<Result<_>>()?;
+    let groups = Groups::new(weights);
 
     let mut pools: Vec<Pool> = variants.iter().map(|_| Pool::new(k)).collect();
     // Every segment searched, numbered in order, with where its docids are.
@@ -300,7 +349,7 @@ pub fn search(
                 field_name: field.name(),
                 bounds,
             };
-            score_segment(&seg, &terms, &weights, &subsets, &mut heaps, shard, &docids)?;
+            score_segment(&seg, &terms, &groups, &subsets, &mut heaps, shard, &docids)?;
             let number = segments.len() as u32;
             for (pool, heap) in pools.iter_mut().zip(heaps) {
                 pool.add(number, heap);
@@ -312,10 +361,7 @@ pub fn search(
             });
         }
     }
-    for (out, pool) in results.iter_mut().zip(pools) {
-        *out = pool.finish(&segments)?;
-    }
-    Ok(results)
+    topk::finish(pools, &segments)
 }
 
 #[cfg(test)]

@@ -32,6 +32,13 @@
 //! window is skipped; otherwise MaxScore's rule is applied again with the
 //! window's bounds, so fewer terms are scanned.
 //!
+//! **Several variants.** Variants with bit-identical weights form a group
+//! (see [`Groups`]): a document's score, MaxScore's partial sums and every
+//! bound are computed once per group, and a group's partial score is
+//! compared with the lowest threshold among its variants that may return
+//! the document (the variants' own thresholds, heaps and subsets are kept
+//! apart).
+//!
 //! Every comparison of a bound with a threshold drops a document only when
 //! the bound is *strictly* below, with a relative margin ([`margin`]) that
 //! covers the rounding of any f32 summation order, so ties (broken by
@@ -47,7 +54,7 @@ use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED, Term};
 
 use super::topk::{Candidate, TopK};
-use super::{Shard, Weights};
+use super::{Groups, Shard, Weights};
 use crate::{Error, Result};
 
 /// Doc ids per window when the segment has no block-max bounds.
@@ -89,17 +96,12 @@ struct Cursor {
     next_entry: usize,
 }
 
-/// The largest score contribution of term `term_idx` over the variants and
-/// `points`, inflated by `BOUND_SLACK` and never above `cap` (itself a
-/// bound).
-fn frontier_bound(
-    points: &[Point],
-    term_idx: usize,
-    active: &[(usize, &Weights)],
-    cap: Score,
-) -> Score {
+/// The largest score contribution of term `term_idx` over the groups'
+/// weights and `points`, inflated by `BOUND_SLACK` and never above `cap`
+/// (itself a bound).
+fn frontier_bound(points: &[Point], term_idx: usize, groups: &[Weights], cap: Score) -> Score {
     let mut m: Score = 0.0;
-    for (_, w) in active {
+    for w in groups {
         let tw = w.term_weight[term_idx];
         for p in points {
             let tf = p.tf as Score;
@@ -181,11 +183,11 @@ pub(super) struct SegmentInput<'a> {
 }
 
 /// A cursor per query term with postings in the segment and a weight in
-/// some variant, with its bounds.
+/// some group, with its bounds (over the groups' distinct weights).
 fn open_cursors(
     seg: &SegmentInput<'_>,
     terms: &[(Term, u32)],
-    active: &[(usize, &Weights)],
+    groups: &[Weights],
     shard: &Shard,
 ) -> Result<Vec<Cursor>> {
     let inverted = seg.segment.inverted_index(seg.field)?;
@@ -195,9 +197,9 @@ fn open_cursors(
     };
     let mut cursors = Vec::with_capacity(terms.len());
     for (term_idx, (term, _)) in terms.iter().enumerate() {
-        let mut bound = active
+        let mut bound = groups
             .iter()
-            .map(|(_, w)| w.term_weight[term_idx])
+            .map(|w| w.term_weight[term_idx])
             .fold(0.0 as Score, Score::max);
         if bound == 0.0 {
             continue;
@@ -224,9 +226,9 @@ fn open_cursors(
                 .transpose()?
                 .flatten()
             {
-                bound = frontier_bound(&tb.global, term_idx, active, bound);
+                bound = frontier_bound(&tb.global, term_idx, groups, bound);
                 entry_bounds = (0..tb.lasts.len())
-                    .map(|i| frontier_bound(tb.entry(i), term_idx, active, bound))
+                    .map(|i| frontier_bound(tb.entry(i), term_idx, groups, bound))
                     .collect();
                 lasts = tb.lasts;
             }
@@ -245,7 +247,10 @@ fn open_cursors(
 
 /// What the scoring of one segment reads and fills, besides the cursors.
 struct SegmentScan<'a> {
-    active: Vec<(usize, &'a Weights)>,
+    /// (variant, group) of each variant that scores this query.
+    active: Vec<(usize, usize)>,
+    /// The groups' weights (see [`Groups`]).
+    groups: &'a [Weights],
     subsets: &'a [Option<&'a RoaringBitmap>],
     heaps: &'a mut [TopK],
     fieldnorms: tantivy::fieldnorm::FieldNormReader,
@@ -258,9 +263,17 @@ struct SegmentScan<'a> {
     essential: Vec<usize>,
     lookups: Vec<usize>,
     rest: Vec<Score>,
-    /// Scratch, per document: each active variant's score so far
-    /// (negative infinity for a variant that may not return it).
+    /// Scratch, per document: each group's score so far (negative
+    /// infinity for a group none of whose variants may return it).
     partial: Vec<Score>,
+    /// Scratch, per group: the lowest threshold of its variants that may
+    /// return the document (per window when nothing is filtered; infinity
+    /// when none may).
+    group_thresholds: Vec<Score>,
+    /// Scratch: each group's full score of the document `group_docs`
+    /// names (computed at most once per group and document).
+    group_scores: Vec<Score>,
+    group_docs: Vec<DocId>,
     /// Scratch, per document: its (term index, tf) in query-term order.
     doc_terms: Vec<(usize, Score)>,
     /// Scratch, per window: each active variant's threshold (negative
@@ -278,19 +291,20 @@ struct SegmentScan<'a> {
 pub(super) fn score_segment(
     seg: &SegmentInput<'_>,
     terms: &[(Term, u32)],
-    weights: &[Option<Weights>],
+    groups: &Groups,
     subsets: &[Option<&RoaringBitmap>],
     heaps: &mut [TopK],
     shard: &Shard,
     docids: &StrColumn,
 ) -> Result<()> {
-    // (variant index, weights) of the variants that score this query.
-    let active: Vec<(usize, &Weights)> = weights
+    // (variant, group) of the variants that score this query.
+    let active: Vec<(usize, usize)> = groups
+        .of
         .iter()
         .enumerate()
-        .filter_map(|(v, w)| w.as_ref().map(|w| (v, w)))
+        .filter_map(|(v, g)| g.map(|g| (v, g)))
         .collect();
-    let mut cursors = open_cursors(seg, terms, &active, shard)?;
+    let mut cursors = open_cursors(seg, terms, &groups.weights, shard)?;
     if cursors.is_empty() {
         return Ok(());
     }
@@ -299,6 +313,7 @@ pub(super) fn score_segment(
     let global: Vec<Score> = cursors.iter().map(|c| c.bound).collect();
     let mut scan = SegmentScan {
         active,
+        groups: &groups.weights,
         subsets,
         heaps,
         fieldnorms: seg.segment.get_fieldnorms_reader(seg.field)?,
@@ -309,13 +324,15 @@ pub(super) fn score_segment(
         essential: Vec::with_capacity(cursors.len()),
         lookups: Vec::with_capacity(cursors.len()),
         rest: Vec::with_capacity(cursors.len() + 1),
-        partial: Vec::new(),
+        partial: vec![0.0; groups.weights.len()],
+        group_thresholds: vec![Score::INFINITY; groups.weights.len()],
+        group_scores: vec![0.0; groups.weights.len()],
+        group_docs: vec![TERMINATED; groups.weights.len()],
         thresholds: Vec::new(),
         doc_terms: Vec::with_capacity(cursors.len()),
         filtering: false,
         accepts: Vec::new(),
     };
-    scan.partial = vec![0.0; scan.active.len()];
     scan.accepts = vec![true; scan.active.len()];
     scan.filtering =
         scan.alive.is_some() || scan.active.iter().any(|(v, _)| scan.subsets[*v].is_some());
@@ -387,7 +404,7 @@ impl SegmentScan<'_> {
     fn threshold(&self) -> Option<Score> {
         self.active
             .iter()
-            .map(|(v, _)| self.heaps[*v].threshold())
+            .map(|&(v, _)| self.heaps[v].threshold())
             .try_fold(Score::INFINITY, |m, t| t.map(|t| m.min(t)))
     }
 
@@ -445,9 +462,17 @@ impl SegmentScan<'_> {
         // Each variant's threshold now (they only rise during the window,
         // so these stay safe to prune with).
         self.thresholds.clear();
-        for (v, _) in &self.active {
-            let t = self.heaps[*v].threshold().unwrap_or(Score::NEG_INFINITY);
+        for &(v, _) in &self.active {
+            let t = self.heaps[v].threshold().unwrap_or(Score::NEG_INFINITY);
             self.thresholds.push(t);
+        }
+        if !self.filtering {
+            // Every variant may return every document: each group's
+            // threshold is its variants' lowest, for the whole window.
+            self.group_thresholds.fill(Score::INFINITY);
+            for (&(_, g), &t) in self.active.iter().zip(&self.thresholds) {
+                self.group_thresholds[g] = self.group_thresholds[g].min(t);
+            }
         }
         for word_idx in 0..self.touched.len() {
             let mut bits = std::mem::take(&mut self.touched[word_idx]);
@@ -460,8 +485,8 @@ impl SegmentScan<'_> {
                 // filtered out): none, and it is not looked at further.
                 let wanted = !self.filtering || {
                     let alive = self.alive.is_none_or(|a| a.is_alive(doc));
-                    for (a, (v, _)) in self.accepts.iter_mut().zip(&self.active) {
-                        *a = alive && self.subsets[*v].is_none_or(|s| s.contains(doc));
+                    for (a, &(v, _)) in self.accepts.iter_mut().zip(&self.active) {
+                        *a = alive && self.subsets[v].is_none_or(|s| s.contains(doc));
                     }
                     self.accepts.iter().any(|a| *a)
                 };
@@ -491,10 +516,26 @@ impl SegmentScan<'_> {
         fid: usize,
         n: usize,
     ) -> bool {
-        // The score so far of each variant that may return the document,
-        // from the essential terms.
-        for (i, (slot, (_, w))) in self.partial.iter_mut().zip(&self.active).enumerate() {
-            if self.filtering && !self.accepts[i] {
+        if self.filtering {
+            // Each group's lowest threshold over its variants that may
+            // return the document (infinity: none may).
+            self.group_thresholds.fill(Score::INFINITY);
+            for ((&(_, g), &t), &a) in self.active.iter().zip(&self.thresholds).zip(&self.accepts) {
+                if a {
+                    self.group_thresholds[g] = self.group_thresholds[g].min(t);
+                }
+            }
+        }
+        // The score so far of each group some variant of which may return
+        // the document, from the essential terms (one score per group: its
+        // variants' weights are identical).
+        for ((slot, w), &t) in self
+            .partial
+            .iter_mut()
+            .zip(self.groups)
+            .zip(&self.group_thresholds)
+        {
+            if t == Score::INFINITY {
                 *slot = Score::NEG_INFINITY;
                 continue;
             }
@@ -511,12 +552,14 @@ impl SegmentScan<'_> {
         for (i, &c) in self.lookups.iter().enumerate() {
             // Some variant may still take the document: its score so far
             // plus the bounds of the terms not looked up reach its own
-            // threshold (the variants' thresholds differ).
+            // threshold (the variants' thresholds differ; a group's
+            // variants share the score, so the lowest of their
+            // thresholds decides).
             let rest = self.rest[i];
             if !self
                 .partial
                 .iter()
-                .zip(&self.thresholds)
+                .zip(&self.group_thresholds)
                 .any(|(p, t)| *p != Score::NEG_INFINITY && may_reach(p + rest, n, *t))
             {
                 return false;
@@ -527,7 +570,7 @@ impl SegmentScan<'_> {
                 let tf = cursor.postings.term_freq();
                 self.tfs[c][local] = tf;
                 let tf = tf as Score;
-                for (slot, (_, w)) in self.partial.iter_mut().zip(&self.active) {
+                for (slot, w) in self.partial.iter_mut().zip(self.groups) {
                     *slot += w.term_weight[cursor.term_idx] * (tf / (tf + w.norm[fid]));
                 }
             }
@@ -537,7 +580,8 @@ impl SegmentScan<'_> {
 
     /// Scores `doc` (at `local` in the frequency arrays, fieldnorm id
     /// `fid`) for every variant that may return it, and offers it to the
-    /// variant's heap.
+    /// variant's heap. The score is computed once per group (the first
+    /// variant of the group that needs it) and shared by its variants.
     fn score_doc(
         &mut self,
         cursors: &[Cursor],
@@ -557,26 +601,32 @@ impl SegmentScan<'_> {
                 self.doc_terms.push((c.term_idx, tf as Score));
             }
         }
-        for (i, (v, w)) in self.active.iter().enumerate() {
+        for (i, &(v, g)) in self.active.iter().enumerate() {
             if self.filtering && !self.accepts[i] {
                 continue;
             }
-            let heap = &self.heaps[*v];
+            let heap = &self.heaps[v];
             // With every term looked up, `partial` holds the score summed
             // in another order: a variant it cannot bring in is not scored.
             if complete
                 && heap
                     .threshold()
-                    .is_some_and(|t| !may_reach(self.partial[i], n, t))
+                    .is_some_and(|t| !may_reach(self.partial[g], n, t))
             {
                 continue;
             }
-            let norm = w.norm[fid];
-            let mut score: Score = 0.0;
-            for &(t, tf) in &self.doc_terms {
-                score += w.term_weight[t] * (tf / (tf + norm));
+            if self.group_docs[g] != doc {
+                let w = &self.groups[g];
+                let norm = w.norm[fid];
+                let mut score: Score = 0.0;
+                for &(t, tf) in &self.doc_terms {
+                    score += w.term_weight[t] * (tf / (tf + norm));
+                }
+                self.group_scores[g] = score;
+                self.group_docs[g] = doc;
             }
-            let heap = &mut self.heaps[*v];
+            let score = self.group_scores[g];
+            let heap = &mut self.heaps[v];
             if heap.threshold().is_some_and(|t| score < t) {
                 continue;
             }

@@ -13,8 +13,9 @@
 //!   with it is kept, since the docid may break the tie in its favour).
 //! * **Names last.** At the end the pooled candidates are cut at the
 //!   `k`-th best score; only those scoring at least that are given their
-//!   docid strings (one sorted walk of each segment's docid dictionary),
-//!   which settles the ties at the cut.
+//!   docid strings (one sorted walk of each segment's docid dictionary,
+//!   once for all the variants of the search: see [`finish`]), which
+//!   settles the ties at the cut.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -23,7 +24,7 @@ use sieve_indexer::bounds::SegmentBounds;
 use tantivy::Score;
 use tantivy::columnar::StrColumn;
 
-use super::{Hit, trec_order};
+use super::Hit;
 use crate::{Error, Result};
 
 /// An entry of a per-segment top-k heap. `Ord` puts the *worst* hit on top
@@ -209,43 +210,100 @@ impl Pool {
         }
     }
 
-    /// The best `k` in trec_eval order, with their docids read from
-    /// `segments` (by the segment numbers given to [`Pool::add`]).
-    pub(super) fn finish(mut self, segments: &[SegmentNames<'_>]) -> Result<Vec<Hit>> {
+    /// The candidates that may be in the best `k`: those scoring at least
+    /// the `k`-th best score (all of them when there are fewer than `k`).
+    fn cut(mut self) -> Vec<Pooled> {
         if let Some(cut) = self.floor() {
             self.candidates.retain(|c| c.score >= cut);
         }
-        // Per segment, ascending ordinals: one walk of each dictionary.
         self.candidates
-            .sort_unstable_by(|a, b| a.segment.cmp(&b.segment).then(a.ord.cmp(&b.ord)));
-        let mut hits = Vec::with_capacity(self.candidates.len());
-        let mut start = 0;
-        while start < self.candidates.len() {
-            let segment = self.candidates[start].segment;
-            let end = start
-                + self.candidates[start..]
-                    .iter()
-                    .take_while(|c| c.segment == segment)
-                    .count();
-            let group = &self.candidates[start..end];
-            let mut ords: Vec<u64> = group.iter().map(|c| c.ord).collect();
-            // Two documents with the same docid share an ordinal.
-            ords.dedup();
-            let names = segments[segment as usize].names(&ords)?;
-            let mut name = 0;
-            for c in group {
-                while ords[name] != c.ord {
-                    name += 1;
-                }
-                hits.push(Hit {
-                    docid: names[name].clone(),
-                    score: c.score,
-                });
-            }
-            start = end;
-        }
-        hits.sort_by(trec_order);
-        hits.truncate(self.k);
-        Ok(hits)
     }
+}
+
+/// Every pool's best `k` in trec_eval order, with their docids read from
+/// `segments` (by the segment numbers given to [`Pool::add`]).
+///
+/// The docids are read **once per (segment, ordinal) for all the pools
+/// together**, one sorted walk per segment: the variants of one search (a
+/// threshold sweep's settings, several k1/b) mostly return the same
+/// documents. Each pool is then ordered by score, then docid (descending):
+/// two candidates of the same segment compare by ordinal (the dictionary's
+/// order is the docids' byte order), others by their docid strings, and
+/// candidates equal in both (one docid in several segments) by segment
+/// and ordinal, so the order is a total one and the same for any layout
+/// of the work.
+pub(super) fn finish(pools: Vec<Pool>, segments: &[SegmentNames<'_>]) -> Result<Vec<Vec<Hit>>> {
+    let ks: Vec<usize> = pools.iter().map(|p| p.k).collect();
+    let pools: Vec<Vec<Pooled>> = pools.into_iter().map(Pool::cut).collect();
+    // The distinct (segment, ordinal) pairs of all pools, sorted.
+    let mut wanted: Vec<(u32, u64)> = pools.iter().flatten().map(|c| (c.segment, c.ord)).collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let mut names: Vec<String> = Vec::with_capacity(wanted.len());
+    let mut ords: Vec<u64> = Vec::new();
+    let mut start = 0;
+    while start < wanted.len() {
+        let segment = wanted[start].0;
+        ords.clear();
+        ords.extend(
+            wanted[start..]
+                .iter()
+                .take_while(|w| w.0 == segment)
+                .map(|w| w.1),
+        );
+        names.extend(segments[segment as usize].names(&ords)?);
+        start += ords.len();
+    }
+    // Per pool, (candidate, index of its name), ordered and cut at k.
+    let mut ranked: Vec<Vec<(Pooled, usize)>> = Vec::with_capacity(pools.len());
+    // How many ranked hits use each name: the last one takes the string.
+    let mut uses: Vec<u32> = vec![0; names.len()];
+    for (candidates, k) in pools.into_iter().zip(ks) {
+        let mut r: Vec<(Pooled, usize)> = candidates
+            .into_iter()
+            .map(|c| {
+                let i = wanted
+                    .binary_search(&(c.segment, c.ord))
+                    .expect("every candidate's docid was read");
+                (c, i)
+            })
+            .collect();
+        r.sort_unstable_by(|(a, ia), (b, ib)| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| {
+                    if a.segment == b.segment {
+                        b.ord.cmp(&a.ord)
+                    } else {
+                        names[*ib].as_bytes().cmp(names[*ia].as_bytes())
+                    }
+                })
+                .then(a.segment.cmp(&b.segment))
+                .then(a.ord.cmp(&b.ord))
+        });
+        r.truncate(k);
+        for (_, i) in &r {
+            uses[*i] += 1;
+        }
+        ranked.push(r);
+    }
+    Ok(ranked
+        .into_iter()
+        .map(|r| {
+            r.into_iter()
+                .map(|(c, i)| {
+                    uses[i] -= 1;
+                    let docid = if uses[i] == 0 {
+                        std::mem::take(&mut names[i])
+                    } else {
+                        names[i].clone()
+                    };
+                    Hit {
+                        docid,
+                        score: c.score,
+                    }
+                })
+                .collect()
+        })
+        .collect())
 }
