@@ -228,31 +228,34 @@ pub fn shingles(text: &str, k: usize) -> Vec<u64> {
 
 /// Calls `f` with each shingle hash of [`shingles`], without collecting.
 pub fn for_each_shingle(text: &str, k: usize, mut f: impl FnMut(u64)) {
-    let k = k.max(1);
-    // The last k word hashes, as a ring.
-    let mut ring = [0u64; 64];
-    let k = k.min(ring.len());
+    // The last (up to) 64 word hashes, as a ring indexed by the word's
+    // number modulo 64 (a mask, not a division per word).
+    let mut ring = [0u64; RING];
+    let k = k.clamp(1, RING);
     let mut n = 0usize;
     for_each_word(text, |w| {
-        ring[n % k] = w;
+        ring[n & (RING - 1)] = w;
         n += 1;
         if n >= k {
-            f(shingle_hash(&ring, n, k, k));
+            f(shingle_hash(&ring, n, k));
         }
     });
     if n > 0 && n < k {
-        f(shingle_hash(&ring, n, n, k));
+        f(shingle_hash(&ring, n, n));
     }
 }
 
+/// Words a shingle may have at most (the ring's size, a power of two).
+const RING: usize = 64;
+
 /// Hashes the last `len` words of the ring (oldest first); `n` words seen.
 #[inline]
-fn shingle_hash(ring: &[u64; 64], n: usize, len: usize, k: usize) -> u64 {
+fn shingle_hash(ring: &[u64; RING], n: usize, len: usize) -> u64 {
     // Word hashes are already mixed: rotating each by its place in the
     // shingle keeps the order, and one mix at the end spreads the xor.
     let mut h = (len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     for j in 0..len {
-        h ^= ring[(n - len + j) % k].rotate_left((j as u32 * 13) % 64);
+        h ^= ring[(n - len + j) & (RING - 1)].rotate_left((j as u32 * 13) % 64);
     }
     mix64(h)
 }
