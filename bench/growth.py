@@ -72,7 +72,6 @@ def run(corpus, args):
     stats = stats.get("payload", stats)
     docs = stats["totals"]["indexed"]
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(index) for f in fs)
-    merge_cpu = sum(c for comm, c in seen.values() if comm.startswith("merge_thread"))
     # CPU per kind of thread (thread names: sieve-work-N the worker pool,
     # sieve-read-N the readers, thrd-tantivy-index* tantivy's indexing
     # thread, merge_thread* its merges, the process's own name the writer).
@@ -99,7 +98,7 @@ def run(corpus, args):
         "cpu_s": round(ru.ru_utime + ru.ru_stime, 3),
         "peak_rss_mb": round(ru.ru_maxrss / 1024, 1),
         "index_mb": round(size / 1e6, 1),
-        "merge_cpu_s": round(merge_cpu, 2),
+        "merge_cpu_s": groups.get("merge", 0),
         "thread_cpu_s": groups,
         "build_seconds": round(stats.get("seconds", 0), 3),
         "docs_per_s": round(docs / wall, 1),

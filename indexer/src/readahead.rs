@@ -156,7 +156,7 @@ pub(crate) fn for_each_file<'env>(
     pipeline: &'env Pipeline<'env>,
     files: &'env [(usize, PathBuf)],
     threads: usize,
-    mut write: impl FnMut(usize, &std::path::Path, Receiver<Feed>) -> Result<()> + Send,
+    mut write: impl FnMut(usize, &std::path::Path, Receiver<Feed>) -> Result<()>,
 ) -> Result<()> {
     let plan = Plan::new(threads);
     pool.in_place_scope(|jobs| {

@@ -59,9 +59,15 @@ pub fn verify_index(dir: &Path) -> Result<VerifyReport> {
     let manifest = dir.join(crate::manifest::MANIFEST);
     report.files += 1;
     report.bytes += size(&manifest);
-    if let Err(e) = read_manifest(dir) {
-        report.problems.push((manifest, e.to_string()));
-    }
+    // Read once: its seal is checked here, its options decide below
+    // whether there are cluster columns to check.
+    let with_dups = match read_manifest(dir) {
+        Ok(m) => m.options.minhash.is_some(),
+        Err(e) => {
+            report.problems.push((manifest, e.to_string()));
+            false
+        }
+    };
     let stats = dir.join(STATS);
     if stats.exists() {
         report.files += 1;
@@ -144,7 +150,6 @@ pub fn verify_index(dir: &Path) -> Result<VerifyReport> {
     }
     // The near-duplicate cluster columns (gzip CRC and length, header,
     // one line per document).
-    let with_dups = read_manifest(dir).is_ok_and(|m| m.options.minhash.is_some());
     if with_dups {
         for seg in searcher.segment_readers() {
             let path = crate::dedup::dups_path(dir, seg);
