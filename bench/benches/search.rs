@@ -53,9 +53,11 @@ use sieve_indexer::manifest::read_manifest;
 use sieve_indexer::options::{BuildOptions, NoProgress};
 use sieve_indexer::schema::TextField;
 use sieve_indexer::spamfile::{build_spam_map, open_spam_map};
-use sieve_searcher::batch::{DocSelection, open_shards, select, select_all};
+use sieve_searcher::batch::{
+    DocSelection, Prepared, RunVariant, StatsMode, open_shards, select, select_all,
+};
 use sieve_searcher::bm25::{BagOfWords, Bm25Params, Variant, search};
-use sieve_searcher::stats::{GlobalStats, SubsetFamily, SubsetStats};
+use sieve_searcher::stats::{GlobalStats, SubsetFamily};
 use sieve_searcher::topics::{TopicField, read_topics};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
@@ -309,7 +311,7 @@ fn main() {
         queries.len()
     );
 
-    // `SIEVE_BENCH_CASES=tantivy,plain,plain12,full,filtered,four,sweep,sweepf`
+    // `SIEVE_BENCH_CASES=tantivy,plain,plain12,full,filtered,four,sweep,sweepf,each`
     // (default: all).
     let cases = std::env::var("SIEVE_BENCH_CASES").ok();
     let want = |name: &str| {
@@ -364,23 +366,39 @@ fn main() {
     let subset = select(&shards, &sel).expect("select");
     let select_time = t.elapsed();
     let kept: u64 = subset.iter().flatten().flatten().map(|b| b.len()).sum();
-    let sub_stats = SubsetStats::new(&shards, &subset).expect("subset stats");
-    let full_case = |q: &BagOfWords| {
-        let v = [Variant {
-            params: p,
-            stats: &global,
-            subset: Some(&subset),
-        }];
-        search(&shards, TextField::Body, q, &v, hits).expect("search")[0].len()
+    // The filtered cases search as `sieve-search run` does: through a
+    // prepared batch (its selections' membership words built once).
+    let rv = |selection: Option<usize>| RunVariant {
+        params: p,
+        selection,
+        tag: String::new(),
     };
-    let filtered_case = |q: &BagOfWords| {
-        let v = [Variant {
-            params: p,
-            stats: &sub_stats,
-            subset: Some(&subset),
-        }];
-        search(&shards, TextField::Body, q, &v, hits).expect("search")[0].len()
-    };
+    let spam70 = std::slice::from_ref(&subset);
+    let one_filtered = [rv(Some(0))];
+    let t = Instant::now();
+    let full_prep = Prepared::new(
+        &shards,
+        TextField::Body,
+        spam70,
+        StatsMode::Full,
+        None,
+        &one_filtered,
+        hits,
+    )
+    .expect("prepare");
+    let filtered_prep = Prepared::new(
+        &shards,
+        TextField::Body,
+        spam70,
+        StatsMode::Filtered,
+        None,
+        &one_filtered,
+        hits,
+    )
+    .expect("prepare");
+    let prep_time = t.elapsed();
+    let full_case = |q: &BagOfWords| full_prep.search(q).expect("search")[0].len();
+    let filtered_case = |q: &BagOfWords| filtered_prep.search(q).expect("search")[0].len();
     let four_case = |q: &BagOfWords| {
         let v: Vec<Variant<'_>> = [(0.9, 0.4), (0.9, 0.75), (1.2, 0.4), (1.2, 0.75)]
             .into_iter()
@@ -396,11 +414,21 @@ fn main() {
     };
     // Issue 20: a sweep of ten spam thresholds and the unfiltered run, in
     // one pass, with full and with filtered statistics.
-    let sweep_sels: Vec<DocSelection> = (0..10u8)
-        .map(|i| DocSelection {
-            name: format!("spam{}", 5 + 10 * i),
+    // `SIEVE_BENCH_SWEEP=5,50,95` picks other thresholds (default: 5, 15, ..., 95).
+    let sweep_thresholds: Vec<u8> = std::env::var("SIEVE_BENCH_SWEEP")
+        .ok()
+        .map(|s| {
+            s.split(',')
+                .map(|x| x.trim().parse().expect("SIEVE_BENCH_SWEEP: percentiles"))
+                .collect()
+        })
+        .unwrap_or_else(|| (0..10u8).map(|i| 5 + 10 * i).collect());
+    let sweep_sels: Vec<DocSelection> = sweep_thresholds
+        .iter()
+        .map(|&t| DocSelection {
+            name: format!("spam{t}"),
             thresholds: Thresholds {
-                min_spam_percentile: Some(5 + 10 * i),
+                min_spam_percentile: Some(t),
                 ..Thresholds::default()
             },
             filter: None,
@@ -412,39 +440,64 @@ fn main() {
     let t = Instant::now();
     let family = SubsetFamily::new(&shards, &sweep_subsets).expect("subset family");
     let family_time = t.elapsed();
-    let members: Vec<_> = (0..sweep_subsets.len()).map(|i| family.member(i)).collect();
-    let sweep_case = |q: &BagOfWords| {
-        let v: Vec<Variant<'_>> = std::iter::once(None)
-            .chain(sweep_subsets.iter().map(Some))
-            .map(|subset| Variant {
-                params: p,
-                stats: &global,
-                subset,
-            })
-            .collect();
-        search(&shards, TextField::Body, q, &v, hits)
-            .expect("search")
-            .len()
+    drop(family);
+    let sweep_variants: Vec<RunVariant> = std::iter::once(None)
+        .chain((0..sweep_subsets.len()).map(Some))
+        .map(rv)
+        .collect();
+    let t = Instant::now();
+    let sweep_prep = Prepared::new(
+        &shards,
+        TextField::Body,
+        &sweep_subsets,
+        StatsMode::Full,
+        None,
+        &sweep_variants,
+        hits,
+    )
+    .expect("prepare");
+    let sweep_prep_time = t.elapsed();
+    let sweepf_prep = Prepared::new(
+        &shards,
+        TextField::Body,
+        &sweep_subsets,
+        StatsMode::Filtered,
+        None,
+        &sweep_variants,
+        hits,
+    )
+    .expect("prepare");
+    // The same thresholds as separate runs, one after another (what a
+    // sweep replaces).
+    let single_variants: Vec<[RunVariant; 1]> =
+        (0..sweep_subsets.len()).map(|i| [rv(Some(i))]).collect();
+    let singles: Vec<Prepared<'_>> = single_variants
+        .iter()
+        .map(|v| {
+            Prepared::new(
+                &shards,
+                TextField::Body,
+                &sweep_subsets,
+                StatsMode::Full,
+                None,
+                v,
+                hits,
+            )
+            .expect("prepare")
+        })
+        .collect();
+    let each_case = |q: &BagOfWords| {
+        singles
+            .iter()
+            .map(|p| p.search(q).expect("search")[0].len())
+            .sum::<usize>()
     };
-    let sweepf_case = |q: &BagOfWords| {
-        let mut v: Vec<Variant<'_>> = vec![Variant {
-            params: p,
-            stats: &global,
-            subset: None,
-        }];
-        v.extend(sweep_subsets.iter().zip(&members).map(|(s, m)| Variant {
-            params: p,
-            stats: m,
-            subset: Some(s),
-        }));
-        search(&shards, TextField::Body, q, &v, hits)
-            .expect("search")
-            .len()
-    };
+    let sweep_case = |q: &BagOfWords| sweep_prep.search(q).expect("search").len();
+    let sweepf_case = |q: &BagOfWords| sweepf_prep.search(q).expect("search").len();
     let plain_case = one(p);
     let plain12_case = one(Bm25Params { k1: 1.2, b: 0.75 });
     type Case<'a> = (&'static str, &'static str, &'a dyn Fn(&BagOfWords) -> usize);
-    let all: [Case<'_>; 8] = [
+    let all: [Case<'_>; 9] = [
         (
             "tantivy",
             "tantivy BM25 TopDocs (block-max WAND, 1.2/0.75)",
@@ -472,6 +525,11 @@ fn main() {
             "sweepf",
             "sweep: 10 spam thresholds + unfiltered, filtered",
             &sweepf_case,
+        ),
+        (
+            "each",
+            "the sweep's 10 thresholds as 10 separate runs",
+            &each_case,
         ),
     ];
     let chosen: Vec<&Case<'_>> = all.iter().filter(|c| want(c.0)).collect();
@@ -521,11 +579,20 @@ fn main() {
     if let Some(plain) = mean_of("plain") {
         let ratio = |name: &str| mean_of(name).map_or(f64::NAN, |m| m / plain);
         println!(
-            "sweep of 10 thresholds vs one unfiltered run (mean latency): full stats {:.2}x, filtered stats {:.2}x; one-off: bitmaps of all 10 {:.1} ms, filtered statistics of all 10 {:.1} ms",
+            "sweep of 10 thresholds vs one unfiltered run (mean latency): full stats {:.2}x, filtered stats {:.2}x; one-off: bitmaps of all 10 {:.1} ms, filtered statistics of all 10 {:.1} ms, the batch's membership words {:.1} ms",
             ratio("sweep"),
             ratio("sweepf"),
             sweep_select.as_secs_f64() * 1e3,
-            family_time.as_secs_f64() * 1e3
+            family_time.as_secs_f64() * 1e3,
+            sweep_prep_time.as_secs_f64() * 1e3
+        );
+    }
+    if let (Some(sweep), Some(each)) = (mean_of("sweep"), mean_of("each")) {
+        let n = sweep_thresholds.len() as f64;
+        println!(
+            "sweep of {n} thresholds vs the same as {n} separate runs: {:.2}x their sum, {:.2}x their mean",
+            sweep / each,
+            sweep / (each / n)
         );
     }
     if let (Some(s), Some(t)) = (mean_of("plain"), mean_of("tantivy")) {
@@ -542,5 +609,9 @@ fn main() {
         "one-off bitmap build (batch::select, spam>=70): {:.1} ms = {:.1} ms per million docs",
         select_time.as_secs_f64() * 1e3,
         select_time.as_secs_f64() * 1e3 * 1e6 / num_docs as f64
+    );
+    println!(
+        "one-off preparation of the spam>=70 batches (membership words, filtered statistics): {:.1} ms",
+        prep_time.as_secs_f64() * 1e3
     );
 }

@@ -32,7 +32,7 @@ use sieve_indexer::manifest::analyzer_config;
 use sieve_indexer::schema::{Fields, RuleColumns, TextField};
 use tantivy::query::Bm25StatisticsProvider;
 
-use crate::bm25::{BagOfWords, Bm25Params, Hit, Shard, Subset, Variant, search};
+use crate::bm25::{BagOfWords, Bm25Params, Hit, Membership, Shard, Subset, Variant, search_with};
 use crate::queries::analyse_topics;
 use crate::stats::{FamilyMember, GlobalStats, SubsetFamily};
 use crate::topics::{Topic, TopicField};
@@ -160,51 +160,64 @@ pub fn select_all(shards: &[Shard], sels: &[DocSelection]) -> Result<Vec<Subset>
             .iter()
             .map(|_| Vec::with_capacity(segments.len()))
             .collect();
-        for seg in segments {
-            let cols = RuleColumns::open(seg)?;
-            let dups = if need_dups {
-                Some(sieve_indexer::dedup::SegmentDups::open(&shard.dir, seg)?)
-            } else {
-                None
-            };
-            let docids = if need_docids {
-                Some(shard.docid_column(seg)?)
-            } else {
-                None
-            };
-            let mut bitmaps: Vec<RoaringBitmap> =
-                sels.iter().map(|_| RoaringBitmap::new()).collect();
-            let mut buf = String::new();
-            for doc in 0..seg.max_doc() {
-                // Only the columns some rule reads (a spam sweep reads one).
-                let spam = if need_spam { cols.spam(doc) } else { None };
-                let (counts, bytes) = if need_rates {
-                    (cols.counts(doc), cols.bytes(doc))
+        // Segments in parallel, each read once for every selection.
+        let per_seg: Vec<Vec<RoaringBitmap>> = segments
+            .par_iter()
+            .map(|seg| -> Result<Vec<RoaringBitmap>> {
+                let cols = RuleColumns::open(seg)?;
+                let dups = if need_dups {
+                    Some(sieve_indexer::dedup::SegmentDups::open(&shard.dir, seg)?)
                 } else {
-                    (Utf8Counts::default(), 0)
+                    None
                 };
-                let dup = dups.as_ref().is_some_and(|d| d.is_duplicate(doc));
-                let mut docid_read = false;
-                for (sel, bitmap) in sels.iter().zip(bitmaps.iter_mut()) {
-                    let mut keep = sel.thresholds.keeps_doc(spam, &counts, bytes, dup);
-                    if keep && let (Some(f), Some(ids)) = (&sel.filter, &docids) {
-                        if !docid_read {
-                            buf.clear();
-                            if let Some(ord) = ids.term_ords(doc).next() {
-                                ids.ord_to_str(ord, &mut buf).map_err(|e| Error::Index {
-                                    index: shard.name.clone(),
-                                    detail: format!("docid of document {doc}: {e}"),
-                                })?;
+                let docids = if need_docids {
+                    Some(shard.docid_column(seg)?)
+                } else {
+                    None
+                };
+                // Plain bit sets while reading (one bit per document), made
+                // roaring bitmaps (bit sets or arrays per 2^16 ids, whichever
+                // is smaller) at the end.
+                let bytes = (seg.max_doc() as usize).div_ceil(8);
+                let mut bitsets: Vec<Vec<u8>> = sels.iter().map(|_| vec![0u8; bytes]).collect();
+                let mut buf = String::new();
+                for doc in 0..seg.max_doc() {
+                    // Only the columns some rule reads (a spam sweep reads one).
+                    let spam = if need_spam { cols.spam(doc) } else { None };
+                    let (counts, bytes) = if need_rates {
+                        (cols.counts(doc), cols.bytes(doc))
+                    } else {
+                        (Utf8Counts::default(), 0)
+                    };
+                    let dup = dups.as_ref().is_some_and(|d| d.is_duplicate(doc));
+                    let mut docid_read = false;
+                    for (sel, bitset) in sels.iter().zip(bitsets.iter_mut()) {
+                        let mut keep = sel.thresholds.keeps_doc(spam, &counts, bytes, dup);
+                        if keep && let (Some(f), Some(ids)) = (&sel.filter, &docids) {
+                            if !docid_read {
+                                buf.clear();
+                                if let Some(ord) = ids.term_ords(doc).next() {
+                                    ids.ord_to_str(ord, &mut buf).map_err(|e| Error::Index {
+                                        index: shard.name.clone(),
+                                        detail: format!("docid of document {doc}: {e}"),
+                                    })?;
+                                }
+                                docid_read = true;
                             }
-                            docid_read = true;
+                            keep = f.keeps(&buf);
                         }
-                        keep = f.keeps(&buf);
-                    }
-                    if keep {
-                        bitmap.insert(doc);
+                        if keep {
+                            bitset[doc as usize / 8] |= 1 << (doc % 8);
+                        }
                     }
                 }
-            }
+                Ok(bitsets
+                    .iter()
+                    .map(|b| RoaringBitmap::from_lsb0_bytes(0, b))
+                    .collect())
+            })
+            .collect::<Result<_>>()?;
+        for bitmaps in per_seg {
             for (slot, bitmap) in per_sel.iter_mut().zip(bitmaps) {
                 slot.push(Some(bitmap));
             }
@@ -360,6 +373,10 @@ pub struct Prepared<'a> {
     summed: GlobalStats<'a>,
     global: Option<&'a (dyn Bm25StatisticsProvider + Sync)>,
     filtered: Option<SubsetFamily<'a>>,
+    /// Which selections each document is in (when some variant has one).
+    membership: Option<Membership>,
+    /// Each variant's selection.
+    selection_of: Vec<Option<usize>>,
     variants: &'a [RunVariant],
     hits: usize,
 }
@@ -400,6 +417,12 @@ impl<'a> Prepared<'a> {
             StatsMode::Full => None,
             StatsMode::Filtered => Some(SubsetFamily::new(shards, subsets)?),
         };
+        let selection_of: Vec<Option<usize>> = variants.iter().map(|v| v.selection).collect();
+        let membership = if selection_of.iter().any(Option::is_some) {
+            Membership::new(shards, subsets)
+        } else {
+            None
+        };
         Ok(Prepared {
             shards,
             field,
@@ -407,6 +430,8 @@ impl<'a> Prepared<'a> {
             summed: GlobalStats::new(shards),
             global,
             filtered,
+            membership,
+            selection_of,
             variants,
             hits,
         })
@@ -437,7 +462,13 @@ impl<'a> Prepared<'a> {
                 subset: v.selection.map(|i| &self.subsets[i]),
             })
             .collect();
-        search(self.shards, self.field, query, &vs, self.hits)
+        // Each variant's subset is `subsets[selection]`, from which the
+        // membership was built: `search_with`'s condition holds.
+        let selections = self
+            .membership
+            .as_ref()
+            .map(|m| (m, self.selection_of.as_slice()));
+        search_with(self.shards, self.field, query, &vs, self.hits, selections)
     }
 }
 

@@ -150,7 +150,8 @@ impl Run {
                 run.tag = Some(tag.to_string());
             }
             let first = line + 1;
-            let mut seen: HashMap<&str, usize> = HashMap::with_capacity(hits.len());
+            let mut seen: foldhash::HashMap<&str, usize> =
+                foldhash::HashMapExt::with_capacity(hits.len());
             for (i, (docno, score)) in hits.iter().enumerate() {
                 if score.is_nan() {
                     return Err(Error::NanScore {

@@ -426,3 +426,114 @@ fn groups_are_variants_with_bit_identical_weights() {
     assert_eq!(groups.of, [Some(0), Some(0), Some(1), Some(2), Some(1)]);
     assert_eq!(groups.weights.len(), 3);
 }
+
+/// The documents whose per-document value (a hash of `seed` and the doc
+/// id, 0-99, like a spam percentile) is at least `min`: subsets made with
+/// one `seed` and rising `min` are nested, as a sweep's are.
+fn threshold_subset(shards: &[Shard], seed: u64, min: u64) -> Subset {
+    shards
+        .iter()
+        .map(|s| {
+            s.searcher
+                .segment_readers()
+                .iter()
+                .map(|seg| {
+                    Some(
+                        (0..seg.max_doc())
+                            .filter(|&d| {
+                                let h = (u64::from(d) ^ seed).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                                (h >> 40) % 100 >= min
+                            })
+                            .collect(),
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// A batch's membership words ([`Membership`]) instead of the
+    /// bitmaps: a sweep of nested thresholds with full statistics (one
+    /// group: the scorer's one-group path and its cache of effective
+    /// thresholds), random subsets, some variants with other k1/b or
+    /// filtered statistics (several groups), with and without bounds.
+    /// Every variant's hits must equal those of the variant searched
+    /// alone, without bounds or membership: same documents, order, score
+    /// bits.
+    #[test]
+    fn membership_words_give_the_hits_of_each_variant_alone(
+        seed in any::<u64>(),
+        n in 1500usize..3500,
+        segments in 1usize..3,
+        k_pick in 0usize..3,
+        mins in proptest::collection::vec(0u64..100, 1..12),
+        randoms in proptest::collection::vec(5u64..100, 0..3),
+        several_groups in any::<bool>(),
+        other in (0.0f32..3.0, 0.0f32..=1.0),
+    ) {
+        let docs = corpus(seed, n);
+        let k = [1, 10, 1000][k_pick];
+        let shards = vec![with_bounds("s", &build(&docs, segments))];
+        let plain: Vec<Shard> = shards.iter().map(without_bounds).collect();
+        let mut mins = mins;
+        mins.sort_unstable();
+        let mut subsets: Vec<Subset> =
+            mins.iter().map(|&m| threshold_subset(&shards, seed, m)).collect();
+        subsets.extend(
+            randoms
+                .iter()
+                .enumerate()
+                .map(|(i, &p)| random_subset(&shards, seed ^ ((i as u64 + 7) * 0x9e37), p)),
+        );
+        let global = GlobalStats::new(&shards);
+        let filtered = SubsetStats::new(&shards, &subsets[0]).unwrap();
+        let p = Bm25Params::ANSERINI;
+        // The unfiltered variant, then every selection; with
+        // `several_groups`, the first selection again with other k1/b and
+        // with its filtered statistics.
+        let mut vs: Vec<Variant<'_>> = vec![Variant { params: p, stats: &global, subset: None }];
+        let mut of: Vec<Option<usize>> = vec![None];
+        for (i, s) in subsets.iter().enumerate() {
+            vs.push(Variant { params: p, stats: &global, subset: Some(s) });
+            of.push(Some(i));
+        }
+        if several_groups {
+            let q_params = Bm25Params { k1: other.0, b: other.1 };
+            vs.push(Variant { params: q_params, stats: &global, subset: Some(&subsets[0]) });
+            of.push(Some(0));
+            vs.push(Variant { params: p, stats: &filtered, subset: Some(&subsets[0]) });
+            of.push(Some(0));
+        }
+        let membership = Membership::new(&shards, &subsets).unwrap();
+        let mut r = Rng(seed.rotate_left(17) | 1);
+        for _ in 0..3 {
+            let len = 1 + r.below(5) as usize;
+            let text: Vec<&str> =
+                (0..len).map(|_| WORDS[r.below(WORDS.len() as u64) as usize]).collect();
+            let q = query(&text.join(" "));
+            for searched in [&shards, &plain] {
+                let together = search_with(
+                    searched,
+                    TextField::Body,
+                    &q,
+                    &vs,
+                    k,
+                    Some((&membership, &of)),
+                )
+                .unwrap();
+                for (i, v) in vs.iter().enumerate() {
+                    let one = Variant { params: v.params, stats: v.stats, subset: v.subset };
+                    let alone = search(&plain, TextField::Body, &q, &[one], k).unwrap();
+                    assert_identical(
+                        &together[i..=i],
+                        &alone,
+                        &format!("variant {i} of {} k={k} {q:?}", vs.len()),
+                    );
+                }
+            }
+        }
+    }
+}

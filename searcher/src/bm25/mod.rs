@@ -53,8 +53,10 @@ use tantivy::{Score, Searcher, SegmentReader, Term};
 
 use crate::{Error, Result};
 
+mod membership;
 mod segment;
 mod topk;
+pub use membership::{MAX_SELECTIONS, Membership};
 use segment::{SegmentInput, score_segment};
 use topk::{Pool, SegmentNames, TopK};
 
@@ -313,6 +315,25 @@ pub fn search(
     variants: &[Variant<'_>],
     k: usize,
 ) -> Result<Vec<Vec<Hit>>> {
+    search_with(shards, field, query, variants, k, None)
+}
+
+/// A [`Membership`] of the selections of a batch, and each variant's
+/// selection in it (`None`: the variant keeps every document).
+pub(crate) type Selections<'a> = (&'a Membership, &'a [Option<usize>]);
+
+/// [`search`], with the variants' subsets read from `selections` instead
+/// of their bitmaps. The caller guarantees that variant `v` has
+/// `subset: Some(&subsets[i])` exactly when `selections.1[v] == Some(i)`,
+/// where `subsets` built `selections.0`.
+pub(crate) fn search_with(
+    shards: &[Shard],
+    field: TextField,
+    query: &BagOfWords,
+    variants: &[Variant<'_>],
+    k: usize,
+    selections: Option<Selections<'_>>,
+) -> Result<Vec<Vec<Hit>>> {
     if query.is_empty() || shards.is_empty() || k == 0 {
         return Ok(vec![Vec::new(); variants.len()]);
     }
@@ -349,7 +370,26 @@ pub fn search(
                 field_name: field.name(),
                 bounds,
             };
-            score_segment(&seg, &terms, &groups, &subsets, &mut heaps, shard, &docids)?;
+            // Per variant, the bit of its selection in the segment's
+            // membership words (0: it keeps every document).
+            let masks = selections.and_then(|(m, of)| {
+                let masks = m.masks(shard_idx, seg_idx)?;
+                let need = of
+                    .iter()
+                    .map(|s| s.map_or(0u64, |i| 1u64 << i))
+                    .collect::<Vec<u64>>();
+                Some((masks, need))
+            });
+            score_segment(
+                &seg,
+                &terms,
+                &groups,
+                &subsets,
+                masks.as_ref().map(|(m, n)| (*m, n.as_slice())),
+                &mut heaps,
+                shard,
+                &docids,
+            )?;
             let number = segments.len() as u32;
             for (pool, heap) in pools.iter_mut().zip(heaps) {
                 pool.add(number, heap);

@@ -53,6 +53,7 @@ use tantivy::postings::{Postings, SegmentPostings};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED, Term};
 
+use super::membership::Masks;
 use super::topk::{Candidate, TopK};
 use super::{Groups, Shard, Weights};
 use crate::{Error, Result};
@@ -252,6 +253,9 @@ struct SegmentScan<'a> {
     /// The groups' weights (see [`Groups`]).
     groups: &'a [Weights],
     subsets: &'a [Option<&'a RoaringBitmap>],
+    /// The segment's membership words and, per variant, the bit its
+    /// subset has there (0: none); when present they replace `subsets`.
+    masks: Option<(&'a Masks, &'a [u64])>,
     heaps: &'a mut [TopK],
     fieldnorms: tantivy::fieldnorm::FieldNormReader,
     alive: Option<&'a tantivy::fastfield::AliveBitSet>,
@@ -276,9 +280,18 @@ struct SegmentScan<'a> {
     group_docs: Vec<DocId>,
     /// Scratch, per document: its (term index, tf) in query-term order.
     doc_terms: Vec<(usize, Score)>,
-    /// Scratch, per window: each active variant's threshold (negative
-    /// infinity when it has none yet).
+    /// Each active variant's threshold (negative infinity when it has
+    /// none yet): read at every window, updated after every push.
     thresholds: Vec<Score>,
+    /// The membership word of the document being scored on the one-group
+    /// path (see [`SegmentScan::window`]), `None` elsewhere.
+    doc_bits: Option<u64>,
+    /// (membership word, [`SegmentScan::effective`] of it) by a hash of
+    /// the word; empty when invalid.
+    effective_cache: Vec<Option<(u64, Score)>>,
+    /// Scratch, per window: whether each active variant may take any of
+    /// its documents (the window's bounds reach its threshold).
+    live: Vec<bool>,
     /// True when some document may be refused by a variant (deleted
     /// documents, or a variant with a subset).
     filtering: bool,
@@ -293,6 +306,7 @@ pub(super) fn score_segment(
     terms: &[(Term, u32)],
     groups: &Groups,
     subsets: &[Option<&RoaringBitmap>],
+    masks: Option<(&Masks, &[u64])>,
     heaps: &mut [TopK],
     shard: &Shard,
     docids: &StrColumn,
@@ -315,6 +329,7 @@ pub(super) fn score_segment(
         active,
         groups: &groups.weights,
         subsets,
+        masks,
         heaps,
         fieldnorms: seg.segment.get_fieldnorms_reader(seg.field)?,
         alive: seg.segment.alive_bitset(),
@@ -331,6 +346,9 @@ pub(super) fn score_segment(
         thresholds: Vec::new(),
         doc_terms: Vec::with_capacity(cursors.len()),
         filtering: false,
+        live: Vec::new(),
+        doc_bits: None,
+        effective_cache: Vec::new(),
         accepts: Vec::new(),
     };
     scan.accepts = vec![true; scan.active.len()];
@@ -459,19 +477,33 @@ impl SegmentScan<'_> {
         }
         let threshold = threshold.filter(|_| !self.lookups.is_empty());
         let n = cursors.len();
-        // Each variant's threshold now (they only rise during the window,
-        // so these stay safe to prune with).
+        // Each variant's threshold now (they only rise: a value read
+        // earlier stays safe to prune with).
         self.thresholds.clear();
         for &(v, _) in &self.active {
             let t = self.heaps[v].threshold().unwrap_or(Score::NEG_INFINITY);
             self.thresholds.push(t);
         }
+        // Which variants may take any document of the window at all: no
+        // document scores more than the sum of the window's bounds, so a
+        // variant whose threshold that sum cannot reach takes none (in a
+        // sweep, the lax thresholds are high: most windows are then only
+        // for the documents of the strict subsets, and the others are not
+        // scored).
+        let bound_sum: Score = bounds.iter().sum();
+        self.live.clear();
+        for &t in &self.thresholds {
+            self.live.push(may_reach(bound_sum, n, t));
+        }
+        self.effective_cache.clear();
         if !self.filtering {
             // Every variant may return every document: each group's
-            // threshold is its variants' lowest, for the whole window.
+            // threshold is its live variants' lowest, for the whole window.
             self.group_thresholds.fill(Score::INFINITY);
-            for (&(_, g), &t) in self.active.iter().zip(&self.thresholds) {
-                self.group_thresholds[g] = self.group_thresholds[g].min(t);
+            for ((&(_, g), &t), &live) in self.active.iter().zip(&self.thresholds).zip(&self.live) {
+                if live {
+                    self.group_thresholds[g] = self.group_thresholds[g].min(t);
+                }
             }
         }
         for word_idx in 0..self.touched.len() {
@@ -480,13 +512,49 @@ impl SegmentScan<'_> {
                 let local = word_idx * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let doc = base + local as DocId;
+                if let Some((masks, _)) = self.masks
+                    && self.groups.len() == 1
+                {
+                    // One group (a sweep with full statistics): the
+                    // document's membership word gives, through a small
+                    // cache, the lowest threshold of the live variants
+                    // that may return it, and a document scoring below it
+                    // is dropped without looking at the variants.
+                    if self.alive.is_none_or(|a| a.is_alive(doc)) {
+                        let bits = masks.get(doc);
+                        let eff = self.effective(bits);
+                        if eff != Score::INFINITY {
+                            let fid = self.fieldnorms.fieldnorm_id(doc) as usize;
+                            self.group_thresholds[0] = eff;
+                            self.doc_bits = Some(bits);
+                            if threshold.is_none() {
+                                self.score_doc(cursors, doc, local, fid, false);
+                            } else if self.lookup(cursors, doc, local, fid, n) {
+                                self.score_doc(cursors, doc, local, fid, true);
+                            }
+                            self.doc_bits = None;
+                        }
+                    }
+                    for tf in self.tfs.iter_mut() {
+                        tf[local] = 0;
+                    }
+                    continue;
+                }
                 let fid = self.fieldnorms.fieldnorm_id(doc) as usize;
                 // Which variants may return the document (deleted, or
                 // filtered out): none, and it is not looked at further.
                 let wanted = !self.filtering || {
                     let alive = self.alive.is_none_or(|a| a.is_alive(doc));
-                    for (a, &(v, _)) in self.accepts.iter_mut().zip(&self.active) {
-                        *a = alive && self.subsets[v].is_none_or(|s| s.contains(doc));
+                    let accepts = self.accepts.iter_mut().zip(&self.active).zip(&self.live);
+                    if let Some((masks, need)) = self.masks {
+                        let bits = masks.get(doc);
+                        for ((a, &(v, _)), &live) in accepts {
+                            *a = alive && live && bits & need[v] == need[v];
+                        }
+                    } else {
+                        for ((a, &(v, _)), &live) in accepts {
+                            *a = alive && live && self.subsets[v].is_none_or(|s| s.contains(doc));
+                        }
                     }
                     self.accepts.iter().any(|a| *a)
                 };
@@ -516,7 +584,7 @@ impl SegmentScan<'_> {
         fid: usize,
         n: usize,
     ) -> bool {
-        if self.filtering {
+        if self.filtering && self.doc_bits.is_none() {
             // Each group's lowest threshold over its variants that may
             // return the document (infinity: none may).
             self.group_thresholds.fill(Score::INFINITY);
@@ -591,7 +659,7 @@ impl SegmentScan<'_> {
         complete: bool,
     ) {
         let n = cursors.len();
-        let mut ord: Option<u64> = None;
+        let mut ord: Option<u32> = None;
         // The document's terms in query-term order (cursors are in term
         // order), with their frequencies: gathered once for every variant.
         self.doc_terms.clear();
@@ -601,18 +669,21 @@ impl SegmentScan<'_> {
                 self.doc_terms.push((c.term_idx, tf as Score));
             }
         }
-        for (i, &(v, g)) in self.active.iter().enumerate() {
-            if self.filtering && !self.accepts[i] {
+        if let Some(bits) = self.doc_bits {
+            self.score_doc_one_group(doc, fid, bits);
+            return;
+        }
+        for i in 0..self.active.len() {
+            if !self.live[i] || (self.filtering && !self.accepts[i]) {
                 continue;
             }
-            let heap = &self.heaps[v];
+            let (v, g) = self.active[i];
+            // The variant's threshold (negative infinity: none yet), kept
+            // up to date after every push to it.
+            let t = self.thresholds[i];
             // With every term looked up, `partial` holds the score summed
             // in another order: a variant it cannot bring in is not scored.
-            if complete
-                && heap
-                    .threshold()
-                    .is_some_and(|t| !may_reach(self.partial[g], n, t))
-            {
+            if complete && !may_reach(self.partial[g], n, t) {
                 continue;
             }
             if self.group_docs[g] != doc {
@@ -626,13 +697,76 @@ impl SegmentScan<'_> {
                 self.group_docs[g] = doc;
             }
             let score = self.group_scores[g];
-            let heap = &mut self.heaps[v];
-            if heap.threshold().is_some_and(|t| score < t) {
+            if score < t {
                 continue;
             }
             let docids = self.docids;
-            let ord = *ord.get_or_insert_with(|| docids.term_ords(doc).next().unwrap_or(0));
+            // Ordinals are below the segment's document count (a `u32`).
+            let ord = *ord.get_or_insert_with(|| docids.term_ords(doc).next().unwrap_or(0) as u32);
+            let heap = &mut self.heaps[v];
             heap.push(Candidate { score, ord });
+            self.thresholds[i] = heap.threshold().unwrap_or(Score::NEG_INFINITY);
+        }
+    }
+
+    /// The lowest threshold of the live variants whose subsets hold a
+    /// document with membership word `bits` (infinity when none may return
+    /// it; negative infinity when one has no threshold yet). Cached per
+    /// word until a threshold or the window changes: a sweep of nested
+    /// thresholds has only a few distinct words.
+    #[inline]
+    fn effective(&mut self, bits: u64) -> Score {
+        let slot = (bits.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 59) as usize;
+        if let Some(&Some((b, t))) = self.effective_cache.get(slot)
+            && b == bits
+        {
+            return t;
+        }
+        let need = self.masks.map_or(&[][..], |(_, need)| need);
+        let mut m = Score::INFINITY;
+        for (i, &(v, _)) in self.active.iter().enumerate() {
+            if self.live[i] && bits & need[v] == need[v] {
+                m = m.min(self.thresholds[i]);
+            }
+        }
+        if self.effective_cache.is_empty() {
+            self.effective_cache.resize(32, None);
+        }
+        self.effective_cache[slot] = Some((bits, m));
+        m
+    }
+
+    /// [`SegmentScan::score_doc`]'s variant loop for the one-group path:
+    /// the document's score is computed once; when it is below the lowest
+    /// threshold of the live variants that may return it
+    /// (`group_thresholds[0]`), no variant is looked at.
+    fn score_doc_one_group(&mut self, doc: DocId, fid: usize, bits: u64) {
+        let w = &self.groups[0];
+        let norm = w.norm[fid];
+        let mut score: Score = 0.0;
+        for &(t, tf) in &self.doc_terms {
+            score += w.term_weight[t] * (tf / (tf + norm));
+        }
+        if score < self.group_thresholds[0] {
+            return;
+        }
+        let need = self.masks.map_or(&[][..], |(_, need)| need);
+        let mut ord: Option<u32> = None;
+        for i in 0..self.active.len() {
+            let v = self.active[i].0;
+            if !self.live[i] || bits & need[v] != need[v] || score < self.thresholds[i] {
+                continue;
+            }
+            let docids = self.docids;
+            // Ordinals are below the segment's document count (a `u32`).
+            let ord = *ord.get_or_insert_with(|| docids.term_ords(doc).next().unwrap_or(0) as u32);
+            let heap = &mut self.heaps[v];
+            heap.push(Candidate { score, ord });
+            let t = heap.threshold().unwrap_or(Score::NEG_INFINITY);
+            if t != self.thresholds[i] {
+                self.thresholds[i] = t;
+                self.effective_cache.clear();
+            }
         }
     }
 }

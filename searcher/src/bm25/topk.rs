@@ -1,11 +1,20 @@
-//! Top-k selection: a heap per segment, and a pool per variant that
+//! Top-k selection: a buffer per segment, and a pool per variant that
 //! carries the best scores across segments and shards.
 //!
 //! Hits are ranked by score, then by docid (descending). Within a segment
 //! docids compare as their ordinals in the segment's sorted docid
-//! dictionary, so the per-segment heap never needs a docid string. Across
+//! dictionary, so the per-segment top k never needs a docid string. Across
 //! segments only scores are compared until the very end:
 //!
+//! * **Buffer, not heap.** A segment's candidates are packed into one
+//!   `u64` each (score in its total order, then ordinal: a greater key is a
+//!   better hit) and appended to a buffer of up to `2k`; when it is full,
+//!   `select_nth_unstable` keeps the best `k` and their worst score becomes
+//!   the threshold (tantivy's `TopNComputer` does the same). That is `O(1)`
+//!   amortised per candidate, against a heap's `log k` sift per
+//!   replacement; the threshold is only refreshed every `k` candidates,
+//!   which prunes a little later but never wrongly (it is always the score
+//!   of the `k`-th best of some candidates already seen).
 //! * **Floor.** Once `k` hits from earlier segments are known, the `k`-th
 //!   best of their scores is a floor: a document scoring *strictly* less
 //!   has `k` better documents and cannot be returned, whatever its docid.
@@ -17,9 +26,6 @@
 //!   once for all the variants of the search: see [`finish`]), which
 //!   settles the ties at the cut.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-
 use sieve_indexer::bounds::SegmentBounds;
 use tantivy::Score;
 use tantivy::columnar::StrColumn;
@@ -27,34 +33,50 @@ use tantivy::columnar::StrColumn;
 use super::Hit;
 use crate::{Error, Result};
 
-/// An entry of a per-segment top-k heap. `Ord` puts the *worst* hit on top
-/// of the max-heap, so the heap keeps the best `k`.
+/// A document offered to a per-segment top k.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Candidate {
     pub(super) score: Score,
     /// Docid ordinal in the segment's sorted docid dictionary: comparing
-    /// ordinals within a segment compares docids.
-    pub(super) ord: u64,
+    /// ordinals within a segment compares docids. Ordinals are below the
+    /// segment's document count, a `u32`.
+    pub(super) ord: u32,
 }
 
-impl PartialEq for Candidate {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
+/// `f32::total_cmp` as an unsigned key: `a.total_cmp(&b)` is
+/// `key(a).cmp(&key(b))`.
+#[inline]
+fn key(s: Score) -> u32 {
+    let b = s.to_bits() as i32;
+    ((b ^ ((((b >> 31) as u32) >> 1) as i32)) as u32) ^ 0x8000_0000
+}
+
+#[inline]
+fn unkey(k: u32) -> Score {
+    let k = (k ^ 0x8000_0000) as i32;
+    Score::from_bits((k ^ ((((k >> 31) as u32) >> 1) as i32)) as u32)
+}
+
+/// A candidate as one integer: greater is better (higher score, then
+/// greater ordinal, i.e. greater docid).
+#[inline]
+fn pack(c: Candidate) -> u64 {
+    (u64::from(key(c.score)) << 32) | u64::from(c.ord)
+}
+
+#[inline]
+fn unpack(p: u64) -> Candidate {
+    Candidate {
+        score: unkey((p >> 32) as u32),
+        ord: p as u32,
     }
 }
-impl Eq for Candidate {}
-impl PartialOrd for Candidate {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Candidate {
-    /// "Greater" means "worse": lower score, then smaller docid.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .score
-            .total_cmp(&self.score)
-            .then_with(|| other.ord.cmp(&self.ord))
+
+/// Keeps the `k` greatest of `buf` (in no order); `k >= 1`.
+fn keep_best(buf: &mut Vec<u64>, k: usize) {
+    if buf.len() > k {
+        buf.select_nth_unstable_by(k - 1, |a, b| b.cmp(a));
+        buf.truncate(k);
     }
 }
 
@@ -62,7 +84,13 @@ impl Ord for Candidate {
 /// floor carried from the segments before.
 pub(super) struct TopK {
     k: usize,
-    heap: BinaryHeap<Candidate>,
+    /// Packed candidates, at most `limit`, none below `own`.
+    buf: Vec<u64>,
+    /// The buffer's length at which it is cut back to the best `k`: `k`
+    /// until the first cut, `2k` after.
+    limit: usize,
+    /// The `k`-th best score of the candidates seen, once there were `k`.
+    own: Option<Score>,
     floor: Option<Score>,
 }
 
@@ -70,18 +98,19 @@ impl TopK {
     pub(super) fn new(k: usize, floor: Option<Score>) -> TopK {
         TopK {
             k,
-            heap: BinaryHeap::with_capacity(k.min(1 << 16) + 1),
+            buf: Vec::with_capacity(k.min(1 << 15) * 2),
+            limit: k,
+            own: None,
             floor,
         }
     }
 
     /// A score below which (strictly) a document cannot be returned: the
-    /// worst score in the heap once it is full, or the floor if higher.
+    /// `k`-th best score seen so far (refreshed every `k` candidates), or
+    /// the floor if higher.
     #[inline]
     pub(super) fn threshold(&self) -> Option<Score> {
-        let own =
-            (self.heap.len() >= self.k).then(|| self.heap.peek().map_or(Score::MIN, |c| c.score));
-        match (own, self.floor) {
+        match (self.own, self.floor) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         }
@@ -89,16 +118,30 @@ impl TopK {
 
     #[inline]
     pub(super) fn push(&mut self, c: Candidate) {
-        if self.k == 0 {
+        if self.k == 0 || self.own.is_some_and(|t| c.score < t) {
             return;
         }
-        if self.heap.len() < self.k {
-            self.heap.push(c);
-        } else if let Some(mut worst) = self.heap.peek_mut()
-            && c < *worst
-        {
-            *worst = c;
+        self.buf.push(pack(c));
+        if self.buf.len() >= self.limit {
+            self.cut();
         }
+    }
+
+    /// Cuts the buffer to its best `k` and refreshes the threshold.
+    #[cold]
+    fn cut(&mut self) {
+        keep_best(&mut self.buf, self.k);
+        let worst = self.buf.iter().copied().min().map(unpack);
+        self.own = worst.map(|c| c.score);
+        self.limit = self.k.saturating_mul(2);
+    }
+
+    /// The best `k` candidates, in no order.
+    fn into_best(mut self) -> impl Iterator<Item = Candidate> {
+        if self.k > 0 {
+            keep_best(&mut self.buf, self.k);
+        }
+        self.buf.into_iter().map(unpack)
     }
 }
 
@@ -148,32 +191,36 @@ impl SegmentNames<'_> {
     }
 }
 
-/// A candidate kept across segments: score, segment (its position in the
-/// search's list of segments) and docid ordinal there.
+/// A candidate kept across segments: its packed score and ordinal (see
+/// [`pack`]) and its segment (its position in the search's list of
+/// segments).
 #[derive(Debug, Clone, Copy)]
 struct Pooled {
-    score: Score,
+    key: u64,
     segment: u32,
-    ord: u64,
+}
+
+impl Pooled {
+    #[inline]
+    fn score_key(&self) -> u32 {
+        (self.key >> 32) as u32
+    }
+
+    /// Segment and ordinal as one integer, ordered as the pair.
+    #[inline]
+    fn place(&self) -> u64 {
+        (u64::from(self.segment) << 32) | (self.key & 0xffff_ffff)
+    }
 }
 
 /// One variant's candidates over all segments searched so far.
 pub(super) struct Pool {
     k: usize,
+    /// None below `floor`.
     candidates: Vec<Pooled>,
-    /// The best `k` scores so far (a min-heap through `Reverse` of the
-    /// scores' total-order keys).
-    best: BinaryHeap<std::cmp::Reverse<i32>>,
-}
-
-/// `f32::total_cmp` as an integer key (the standard library's trick).
-fn key(s: Score) -> i32 {
-    let b = s.to_bits() as i32;
-    b ^ ((((b >> 31) as u32) >> 1) as i32)
-}
-
-fn unkey(k: i32) -> Score {
-    Score::from_bits((k ^ ((((k >> 31) as u32) >> 1) as i32)) as u32)
+    /// The `k`-th best score of the candidates so far, once there were `k`.
+    floor: Option<Score>,
+    scratch: Vec<u32>,
 }
 
 impl Pool {
@@ -181,42 +228,34 @@ impl Pool {
         Pool {
             k,
             candidates: Vec::new(),
-            best: BinaryHeap::with_capacity(k.min(1 << 16) + 1),
+            floor: None,
+            scratch: Vec::new(),
         }
     }
 
     /// The floor for the next segment (see the module docs).
     pub(super) fn floor(&self) -> Option<Score> {
-        (self.k > 0 && self.best.len() >= self.k)
-            .then(|| unkey(self.best.peek().map_or(i32::MIN, |r| r.0)))
+        self.floor
     }
 
-    /// Takes a segment's heap.
+    /// Takes a segment's top k, refreshes the floor, and drops the
+    /// candidates below it (they have `k` better ones).
     pub(super) fn add(&mut self, segment: u32, top: TopK) {
-        for c in top.heap.into_vec() {
-            let kc = key(c.score);
-            if self.best.len() < self.k {
-                self.best.push(std::cmp::Reverse(kc));
-            } else if let Some(mut low) = self.best.peek_mut()
-                && kc > low.0
-            {
-                low.0 = kc;
-            }
-            self.candidates.push(Pooled {
-                score: c.score,
-                segment,
-                ord: c.ord,
-            });
+        self.candidates.extend(top.into_best().map(|c| Pooled {
+            key: pack(c),
+            segment,
+        }));
+        let k = self.k;
+        if k == 0 || self.candidates.len() < k {
+            return;
         }
-    }
-
-    /// The candidates that may be in the best `k`: those scoring at least
-    /// the `k`-th best score (all of them when there are fewer than `k`).
-    fn cut(mut self) -> Vec<Pooled> {
-        if let Some(cut) = self.floor() {
-            self.candidates.retain(|c| c.score >= cut);
-        }
-        self.candidates
+        self.scratch.clear();
+        self.scratch
+            .extend(self.candidates.iter().map(Pooled::score_key));
+        let (_, kth, _) = self.scratch.select_nth_unstable_by(k - 1, |a, b| b.cmp(a));
+        let kth = *kth;
+        self.floor = Some(unkey(kth));
+        self.candidates.retain(|c| c.score_key() >= kth);
     }
 }
 
@@ -226,64 +265,86 @@ impl Pool {
 /// The docids are read **once per (segment, ordinal) for all the pools
 /// together**, one sorted walk per segment: the variants of one search (a
 /// threshold sweep's settings, several k1/b) mostly return the same
-/// documents. Each pool is then ordered by score, then docid (descending):
-/// two candidates of the same segment compare by ordinal (the dictionary's
-/// order is the docids' byte order), others by their docid strings, and
-/// candidates equal in both (one docid in several segments) by segment
-/// and ordinal, so the order is a total one and the same for any layout
-/// of the work.
+/// documents. The names are then ranked once in byte order (each
+/// segment's names are already in that order, so a stable sort only
+/// merges the segments' runs), and each pool is ordered by score, then
+/// rank (descending), then segment and ordinal (one docid in several
+/// segments), each candidate packed into one `u128`: a total order, the same for
+/// any layout of the work.
 pub(super) fn finish(pools: Vec<Pool>, segments: &[SegmentNames<'_>]) -> Result<Vec<Vec<Hit>>> {
     let ks: Vec<usize> = pools.iter().map(|p| p.k).collect();
-    let pools: Vec<Vec<Pooled>> = pools.into_iter().map(Pool::cut).collect();
-    // The distinct (segment, ordinal) pairs of all pools, sorted.
-    let mut wanted: Vec<(u32, u64)> = pools.iter().flatten().map(|c| (c.segment, c.ord)).collect();
-    wanted.sort_unstable();
-    wanted.dedup();
+    let pools: Vec<Vec<Pooled>> = pools.into_iter().map(|p| p.candidates).collect();
+    // Every candidate of every pool as (segment and ordinal, pool,
+    // position), sorted: equal places are one docid to read, and each
+    // candidate learns the index of its name without a search.
+    let mut entries: Vec<u128> = Vec::with_capacity(pools.iter().map(Vec::len).sum());
+    for (p, candidates) in pools.iter().enumerate() {
+        for (pos, c) in candidates.iter().enumerate() {
+            entries.push((u128::from(c.place()) << 64) | ((p as u128) << 32) | pos as u128);
+        }
+    }
+    entries.sort_unstable();
+    let mut name_of: Vec<Vec<u32>> = pools.iter().map(|c| vec![0; c.len()]).collect();
+    let mut wanted: Vec<u64> = Vec::new();
+    for e in &entries {
+        let place = (e >> 64) as u64;
+        if wanted.last() != Some(&place) {
+            wanted.push(place);
+        }
+        name_of[(e >> 32) as u32 as usize][*e as u32 as usize] = (wanted.len() - 1) as u32;
+    }
+    drop(entries);
     let mut names: Vec<String> = Vec::with_capacity(wanted.len());
     let mut ords: Vec<u64> = Vec::new();
     let mut start = 0;
     while start < wanted.len() {
-        let segment = wanted[start].0;
+        let segment = wanted[start] >> 32;
         ords.clear();
         ords.extend(
             wanted[start..]
                 .iter()
-                .take_while(|w| w.0 == segment)
-                .map(|w| w.1),
+                .take_while(|w| *w >> 32 == segment)
+                .map(|w| *w & 0xffff_ffff),
         );
         names.extend(segments[segment as usize].names(&ords)?);
         start += ords.len();
     }
-    // Per pool, (candidate, index of its name), ordered and cut at k.
-    let mut ranked: Vec<Vec<(Pooled, usize)>> = Vec::with_capacity(pools.len());
+    // Each name's rank in byte order; equal names (one docid in several
+    // segments) share a rank.
+    let mut by_name: Vec<u32> = (0..names.len() as u32).collect();
+    by_name.sort_by(|&a, &b| {
+        names[a as usize]
+            .as_bytes()
+            .cmp(names[b as usize].as_bytes())
+    });
+    let mut rank: Vec<u32> = vec![0; names.len()];
+    let mut r = 0u32;
+    for (i, &w) in by_name.iter().enumerate() {
+        if i > 0 && names[w as usize] != names[by_name[i - 1] as usize] {
+            r += 1;
+        }
+        rank[w as usize] = r;
+    }
+    // Per pool, its candidates as one integer each, greater first: score,
+    // then rank, then the complement of the name's index (so that equal
+    // names come in segment order); ordered and cut at k.
+    let mut ranked: Vec<Vec<u128>> = Vec::with_capacity(pools.len());
     // How many ranked hits use each name: the last one takes the string.
     let mut uses: Vec<u32> = vec![0; names.len()];
-    for (candidates, k) in pools.into_iter().zip(ks) {
-        let mut r: Vec<(Pooled, usize)> = candidates
-            .into_iter()
-            .map(|c| {
-                let i = wanted
-                    .binary_search(&(c.segment, c.ord))
-                    .expect("every candidate's docid was read");
-                (c, i)
+    for ((candidates, k), name_of) in pools.into_iter().zip(ks).zip(name_of) {
+        let mut r: Vec<u128> = candidates
+            .iter()
+            .zip(name_of)
+            .map(|(c, i)| {
+                (u128::from(c.score_key()) << 96)
+                    | (u128::from(rank[i as usize]) << 64)
+                    | u128::from(u32::MAX - i)
             })
             .collect();
-        r.sort_unstable_by(|(a, ia), (b, ib)| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| {
-                    if a.segment == b.segment {
-                        b.ord.cmp(&a.ord)
-                    } else {
-                        names[*ib].as_bytes().cmp(names[*ia].as_bytes())
-                    }
-                })
-                .then(a.segment.cmp(&b.segment))
-                .then(a.ord.cmp(&b.ord))
-        });
+        r.sort_unstable_by(|a, b| b.cmp(a));
         r.truncate(k);
-        for (_, i) in &r {
-            uses[*i] += 1;
+        for e in &r {
+            uses[(u32::MAX - *e as u32) as usize] += 1;
         }
         ranked.push(r);
     }
@@ -291,7 +352,8 @@ pub(super) fn finish(pools: Vec<Pool>, segments: &[SegmentNames<'_>]) -> Result<
         .into_iter()
         .map(|r| {
             r.into_iter()
-                .map(|(c, i)| {
+                .map(|e| {
+                    let i = (u32::MAX - e as u32) as usize;
                     uses[i] -= 1;
                     let docid = if uses[i] == 0 {
                         std::mem::take(&mut names[i])
@@ -300,7 +362,7 @@ pub(super) fn finish(pools: Vec<Pool>, segments: &[SegmentNames<'_>]) -> Result<
                     };
                     Hit {
                         docid,
-                        score: c.score,
+                        score: unkey((e >> 96) as u32),
                     }
                 })
                 .collect()

@@ -64,7 +64,7 @@ pub use rules::{Axis, Rule, Scale};
 use crate::batch::{
     DocSelection, Prepared, RunVariant, StatsMode, count_kept, num_label, select_all,
 };
-use crate::bm25::{Bm25Params, Hit, Shard};
+use crate::bm25::{BagOfWords, Bm25Params, Hit, Shard};
 use crate::compare::pairs;
 use crate::eval::{EvalOptions, Evaluation, Measure, evaluate, nothing_retrieved};
 use crate::paired::{Paired, holm, paired};
@@ -336,6 +336,9 @@ pub struct Inputs<'a> {
     pub complete: bool,
 }
 
+/// Per topic of a group, per setting, the hits.
+type TopicsHits = Vec<Vec<Vec<Hit>>>;
+
 /// Searches every setting of `plan` in one pass over the postings per
 /// topic, writes the run files (atomically: each is written under a
 /// temporary name and renamed when complete), and evaluates every setting
@@ -401,53 +404,77 @@ pub fn run(
     let mut top_docs: Vec<BTreeMap<String, Vec<String>>> = vec![BTreeMap::new(); n];
     let group = (rayon::current_num_threads() * 4).max(16);
     let mut done = 0;
-    for chunk in queries.chunks(group) {
-        let mut results: Vec<Vec<Vec<Hit>>> = chunk
-            .par_iter()
-            .map(|(_, q)| prepared.search(q))
-            .collect::<Result<_>>()?;
-        for (s, setting) in plan.settings.iter().enumerate() {
-            let mut ranked: Vec<(String, Vec<(String, f32)>)> = Vec::with_capacity(chunk.len());
-            for ((qid, _), per_variant) in chunk.iter().zip(results.iter_mut()) {
-                let hits = std::mem::take(&mut per_variant[s]);
-                if !hits.is_empty() {
-                    top_docs[s].insert(
+    // Each group of topics is evaluated (and its runs written) while the
+    // next one is searched: the evaluation is serial, and would otherwise
+    // leave the pool idle.
+    let mut absorb =
+        |chunk: &[(String, BagOfWords)], mut results: Vec<Vec<Vec<Hit>>>| -> Result<()> {
+            for (s, setting) in plan.settings.iter().enumerate() {
+                let mut ranked: Vec<(String, Vec<(String, f32)>)> = Vec::with_capacity(chunk.len());
+                for ((qid, _), per_variant) in chunk.iter().zip(results.iter_mut()) {
+                    let hits = std::mem::take(&mut per_variant[s]);
+                    if !hits.is_empty() {
+                        top_docs[s].insert(
+                            qid.clone(),
+                            hits.iter()
+                                .take(TOP_DOCS)
+                                .map(|h| h.docid.clone())
+                                .collect(),
+                        );
+                    }
+                    ranked.push((
                         qid.clone(),
-                        hits.iter()
-                            .take(TOP_DOCS)
-                            .map(|h| h.docid.clone())
-                            .collect(),
-                    );
+                        hits.into_iter().map(|h| (h.docid, h.score)).collect(),
+                    ));
                 }
-                ranked.push((
-                    qid.clone(),
-                    hits.into_iter().map(|h| (h.docid, h.score)).collect(),
-                ));
-            }
-            if writers.active() {
-                let mut w = RunWriter::new(Vec::new(), &setting.tag)?;
-                for (qid, hits) in &ranked {
-                    w.write_topic(qid, hits)?;
+                if writers.active() {
+                    let mut w = RunWriter::new(Vec::new(), &setting.tag)?;
+                    for (qid, hits) in &ranked {
+                        w.write_topic(qid, hits)?;
+                    }
+                    writers.write(s, &w.finish()?)?;
                 }
-                writers.write(s, &w.finish()?)?;
+                // Evaluated as `eval` reads the run file, without the text.
+                let part = Run::from_ranked(&setting.tag, ranked)?;
+                if part.num_topics() == 0 {
+                    continue;
+                }
+                // A group without judged topics has nothing to evaluate.
+                let e = match evaluate(&qrels, &part, &setting.tag, options) {
+                    Ok(e) => e,
+                    Err(Error::NoCommonTopics { .. }) => continue,
+                    Err(e) => return Err(e),
+                };
+                match &mut evals[s] {
+                    Some(all) => all.absorb(e),
+                    slot @ None => *slot = Some(e),
+                }
             }
-            // Evaluated as `eval` reads the run file, without the text.
-            let part = Run::from_ranked(&setting.tag, ranked)?;
-            if part.num_topics() == 0 {
-                continue;
-            }
-            // A group without judged topics has nothing to evaluate.
-            let e = match evaluate(&qrels, &part, &setting.tag, options) {
-                Ok(e) => e,
-                Err(Error::NoCommonTopics { .. }) => continue,
-                Err(e) => return Err(e),
-            };
-            match &mut evals[s] {
-                Some(all) => all.absorb(e),
-                slot @ None => *slot = Some(e),
-            }
+            Ok(())
+        };
+    let mut previous: Option<(&[(String, BagOfWords)], TopicsHits)> = None;
+    for chunk in queries.chunks(group) {
+        let (results, absorbed) = rayon::join(
+            || {
+                chunk
+                    .par_iter()
+                    .map(|(_, q)| prepared.search(q))
+                    .collect::<Result<Vec<_>>>()
+            },
+            || match previous.take() {
+                Some((c, r)) => absorb(c, r).map(|()| c.len()),
+                None => Ok(0),
+            },
+        );
+        done += absorbed?;
+        if done > 0 {
+            progress(done);
         }
-        done += chunk.len();
+        previous = Some((chunk, results?));
+    }
+    if let Some((c, r)) = previous.take() {
+        absorb(c, r)?;
+        done += c.len();
         progress(done);
     }
     let run_files = writers.finish()?;

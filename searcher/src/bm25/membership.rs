@@ -1,0 +1,134 @@
+//! Which of a batch's selections each document is in: one small word per
+//! document, built once for a batch of queries.
+//!
+//! A variant with a subset asks, for every document it scores, whether the
+//! document is in the subset. With a roaring bitmap that is a search for
+//! the container and one in it, per document and per subset: a sweep of
+//! ten thresholds spent a sixth of its time there. A [`Membership`] turns
+//! the batch's selections (at most 64) into one word per document whose
+//! bit `i` says "in selection `i`", so each document costs one load
+//! whatever the number of subsets.
+//!
+//! Memory: one byte per document for up to 8 selections, two for up to
+//! 16, four for up to 32, eight for up to 64 (ClueWeb09 category B, 50
+//! million documents, a sweep of 10 thresholds: 100 MB). A batch with
+//! more selections has no membership and asks the bitmaps.
+
+use rayon::prelude::*;
+use tantivy::DocId;
+
+use super::{Shard, Subset};
+
+/// The most selections a [`Membership`] holds.
+pub const MAX_SELECTIONS: usize = 64;
+
+/// One segment's words, as narrow as the number of selections allows.
+pub(crate) enum Masks {
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+}
+
+impl Masks {
+    /// The selections `doc` is in (bit `i`: selection `i`); 0 for a
+    /// document id past the segment.
+    #[inline]
+    pub(crate) fn get(&self, doc: DocId) -> u64 {
+        let d = doc as usize;
+        match self {
+            Masks::U8(v) => v.get(d).map_or(0, |&x| u64::from(x)),
+            Masks::U16(v) => v.get(d).map_or(0, |&x| u64::from(x)),
+            Masks::U32(v) => v.get(d).map_or(0, |&x| u64::from(x)),
+            Masks::U64(v) => v.get(d).copied().unwrap_or(0),
+        }
+    }
+}
+
+/// Per shard and segment, the selections each document is in.
+pub struct Membership {
+    segments: Vec<Vec<Masks>>,
+}
+
+/// Sets bit `bit` of `words[d]` for every document `d` of one segment
+/// that selection keeps.
+fn fill<T>(words: &mut [T], subsets: &[&Subset], shard: usize, segment: usize)
+where
+    T: Copy + std::ops::BitOrAssign + From<u8> + std::ops::Shl<u32, Output = T>,
+{
+    for (bit, subset) in subsets.iter().enumerate() {
+        let one = T::from(1u8) << bit as u32;
+        match subset.get(shard).and_then(|s| s.get(segment)) {
+            // `None`: the selection keeps every document of the segment.
+            Some(None) | None => words.iter_mut().for_each(|w| *w |= one),
+            Some(Some(bitmap)) => {
+                for d in bitmap.iter() {
+                    if let Some(w) = words.get_mut(d as usize) {
+                        *w |= one;
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Membership {
+    /// The membership of every document of `shards` in each of `subsets`
+    /// (bit `i`: `subsets[i]`), or `None` when there are no subsets or
+    /// more than [`MAX_SELECTIONS`].
+    pub fn new(shards: &[Shard], subsets: &[Subset]) -> Option<Membership> {
+        if subsets.is_empty() || subsets.len() > MAX_SELECTIONS {
+            return None;
+        }
+        let refs: Vec<&Subset> = subsets.iter().collect();
+        let n = subsets.len();
+        let segments = shards
+            .iter()
+            .enumerate()
+            .map(|(shard_idx, shard)| {
+                shard
+                    .searcher
+                    .segment_readers()
+                    .par_iter()
+                    .enumerate()
+                    .map(|(seg_idx, segment)| {
+                        let max = segment.max_doc() as usize;
+                        macro_rules! build {
+                            ($variant:ident, $t:ty) => {{
+                                let mut w: Vec<$t> = vec![0; max];
+                                fill(&mut w, &refs, shard_idx, seg_idx);
+                                Masks::$variant(w)
+                            }};
+                        }
+                        match n {
+                            0..=8 => build!(U8, u8),
+                            9..=16 => build!(U16, u16),
+                            17..=32 => build!(U32, u32),
+                            _ => build!(U64, u64),
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        Some(Membership { segments })
+    }
+
+    /// The words of segment `segment` of shard `shard`.
+    pub(crate) fn masks(&self, shard: usize, segment: usize) -> Option<&Masks> {
+        self.segments.get(shard)?.get(segment)
+    }
+
+    /// Bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.segments
+            .iter()
+            .flatten()
+            .map(|m| match m {
+                Masks::U8(v) => v.len(),
+                Masks::U16(v) => 2 * v.len(),
+                Masks::U32(v) => 4 * v.len(),
+                Masks::U64(v) => 8 * v.len(),
+            })
+            .sum()
+    }
+}
