@@ -45,7 +45,8 @@
 //! memory and a quarter as many docid lines) plus one record and an 8 KB
 //! read buffer per run file during a merge; disk is about as much as the
 //! records sorted. Runs are sorted on the rayon pool the caller runs in
-//! (the build's `--threads`). An index built in shards and merged
+//! (`build` and `extract`: their `--threads`; `merge`: rayon's global
+//! pool, a thread per core). An index built in shards and merged
 //! ([`crate::shard::merge_shards`]) is clustered again over all its
 //! documents, so the clusters of a merged index are those of one build.
 //!

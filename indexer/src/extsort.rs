@@ -141,7 +141,7 @@ impl<const N: usize> RecordRuns<N> {
         if self.buf.is_empty() {
             return Ok(());
         }
-        self.buf.par_sort_unstable();
+        self.buf.par_sort_unstable_by(cmp_record);
         let p = self
             .dir
             .join(format!("{}-{:05}.bin", self.prefix, self.runs.len()));
@@ -161,12 +161,24 @@ impl<const N: usize> RecordRuns<N> {
 
     /// Sorts what is left (kept in memory) and returns all the runs.
     pub(crate) fn finish(mut self) -> Result<Records<N>> {
-        self.buf.par_sort_unstable();
+        self.buf.par_sort_unstable_by(cmp_record);
         Ok(Records {
             files: self.runs,
             last: self.buf,
         })
     }
+}
+
+/// The order of records (that of `[u64; N]`: lexicographic), compared
+/// field by field, which compiles to less than the slice comparison.
+fn cmp_record<const N: usize>(a: &[u64; N], b: &[u64; N]) -> std::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        match x.cmp(y) {
+            std::cmp::Ordering::Equal => {}
+            o => return o,
+        }
+    }
+    std::cmp::Ordering::Equal
 }
 
 /// The sorted runs of a [`RecordRuns`]: run files, and the last run in
