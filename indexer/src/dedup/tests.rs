@@ -18,7 +18,7 @@ fn external(docs: &[(String, Vec<u64>)], run_lines: usize) -> (Vec<String>, Clus
     let mut last = None;
     let summary = c
         .finish(
-            |r| Ok(r),
+            Ok,
             |_, r| Ok(docs[(r & 0xFFFF_FFFF) as usize].0.clone()),
             |r, own, rep| {
                 assert!(last < Some(r), "documents come in order");
