@@ -162,16 +162,22 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     })?;
     writer.wait_merging_threads()?;
     seal_order(&index, &mut order)?;
-    crate::bounds::write_index_bounds(&opts.index, &index)?;
-    let dups = if opts.near_duplicates {
-        Some(crate::dedup::write_index_dups(
-            &opts.index,
-            &index,
-            crate::dedup::RUN_LINES,
-        )?)
-    } else {
-        None
-    };
+    // The sidecars: block-max bounds and near-duplicate clusters, side by
+    // side on the otherwise idle pool (their sorts use it too).
+    let (bounds, dups) = pool.install(|| {
+        rayon::join(
+            || crate::bounds::write_index_bounds(&opts.index, &index),
+            || {
+                opts.near_duplicates
+                    .then(|| {
+                        crate::dedup::write_index_dups(&opts.index, &index, crate::dedup::RUN_LINES)
+                    })
+                    .transpose()
+            },
+        )
+    });
+    bounds?;
+    let dups = dups?;
     let mut stats = final_stats(opts, &completed, started);
     stats.near_duplicates = dups;
     write_json(&opts.index.join(STATS), &stats)?;

@@ -38,10 +38,15 @@
 //!
 //! Each round is two external sorts of one 24-byte record per key of a
 //! clustered document; the first sort has one 16-byte record per key of
-//! every document (16 per document). Memory is one sorted run (at most
-//! [`RUN_LINES`] records, 48 MB, or a quarter as many docid lines) plus
-//! one record per run file during a merge; disk is about as much as the
-//! records sorted. An index built in shards and merged
+//! every document (16 per document). A sort's last run is not written
+//! out but merged from memory (for most collections a sort's only run:
+//! no disk at all), so memory is two sorted runs of at most [`RUN_LINES`]
+//! records (the one read and the one collected, 48 MB; later a run in
+//! memory and a quarter as many docid lines) plus one record and an 8 KB
+//! read buffer per run file during a merge; disk is about as much as the
+//! records sorted. Runs are sorted on the rayon pool the caller runs in
+//! (`build` and `extract`: their `--threads`; `merge`: rayon's global
+//! pool, a thread per core). An index built in shards and merged
 //! ([`crate::shard::merge_shards`]) is clustered again over all its
 //! documents, so the clusters of a merged index are those of one build.
 //!
@@ -74,7 +79,7 @@ use serde::{Deserialize, Serialize};
 use sieve_filters::minhash::{MinHashParams, MinHasher};
 use tantivy::{Index, ReloadPolicy, SegmentReader};
 
-use crate::extsort::{RecordRuns, SortedRuns, merge_records, merge_sorted_lines};
+use crate::extsort::{RecordRuns, SortedRuns, merge_sorted_lines};
 use crate::index::{create_private_dir, docid_column, io_err};
 use crate::schema::MINHASH;
 use crate::{Error, Result};
@@ -88,9 +93,10 @@ pub const PARAMS: MinHashParams = MinHashParams {
     seed: MinHashParams::DEFAULT_SEED,
 };
 
-/// Records (or lines) per sorted run of the external sorts: 2 million
-/// records of at most 24 bytes, about 50 MB.
-pub const RUN_LINES: usize = 2_000_000;
+/// Records per sorted run of the external sorts (a quarter as many docid
+/// lines): 1 million records of at most 24 bytes, 24 MB; two runs are in
+/// memory at once.
+pub const RUN_LINES: usize = 1_000_000;
 
 static HASHER: LazyLock<MinHasher> = LazyLock::new(|| MinHasher::new(PARAMS));
 
@@ -178,11 +184,17 @@ impl Clusterer {
     /// added with distinct [`DocRef`]s; documents without keys may be left
     /// out.
     pub fn add(&mut self, r: DocRef, docid: &str, keys: &[u64]) -> Result<()> {
+        self.add_checked(r, !docid.bytes().any(|b| b < 0x20), keys)
+    }
+
+    /// [`Clusterer::add`] for a caller that has checked the docid:
+    /// `clusterable` is false when it holds a control character.
+    pub fn add_checked(&mut self, r: DocRef, clusterable: bool, keys: &[u64]) -> Result<()> {
         if keys.is_empty() {
             return Ok(());
         }
         self.documents += 1;
-        if docid.bytes().any(|b| b < 0x20) {
+        if !clusterable {
             self.unclusterable += 1;
             return Ok(());
         }
@@ -192,14 +204,18 @@ impl Clusterer {
         Ok(())
     }
 
-    /// Clusters everything added. `docid_of(document)` is then asked for
-    /// the docid of every document in a cluster of two or more, in
-    /// increasing [`DocRef`] order, and `f(document, its docid,
-    /// representative)` is called for each of them, in the same order (a
+    /// Clusters everything added. Every document in a cluster of two or
+    /// more is then given a lookup key by `lookup_key(document)` (asked in
+    /// increasing [`DocRef`] order), `docid_of(key, document)` is asked for
+    /// its docid in increasing (key, document) order (an index looks
+    /// docids up in the order of its docid dictionaries; the identity keeps
+    /// [`DocRef`] order), and `f(document, its docid, representative)` is
+    /// called for each of them in increasing [`DocRef`] order (a
     /// representative names itself). Documents not named are alone.
     pub fn finish(
         self,
-        mut docid_of: impl FnMut(DocRef) -> Result<String>,
+        mut lookup_key: impl FnMut(DocRef) -> Result<u64>,
+        mut docid_of: impl FnMut(u64, DocRef) -> Result<String>,
         mut f: impl FnMut(DocRef, &str, &str) -> Result<()>,
     ) -> Result<ClusterSummary> {
         let Clusterer {
@@ -222,7 +238,7 @@ impl Clusterer {
         let mut b = RecordRuns::<3>::new(&dir, "docs", run_records);
         let mut group: Option<(u64, u64)> = None; // (key, min label)
         let mut pending: Option<u64> = None;
-        merge_records::<2>(&pairs, |[key, r]| {
+        pairs.merge(|[key, r]| {
             match group {
                 Some((k, m)) if k == key => {
                     if let Some(p) = pending.take() {
@@ -237,17 +253,17 @@ impl Clusterer {
             }
             Ok(())
         })?;
-        remove(&pairs)?;
         let mut b_runs = b.finish()?;
         let mut changed = true;
-        // (document, label) of the clustered documents, once converged.
-        let mut labels = RecordRuns::<2>::new(&dir, "labels", run_records);
+        // (lookup key, document, label) of the clustered documents, once
+        // converged.
+        let mut labels = RecordRuns::<3>::new(&dir, "labels", run_records);
         loop {
             summary.rounds += 1;
             // Step 3: per document, the smallest label over its keys.
             let mut a = RecordRuns::<3>::new(&dir, "keys", run_records);
             let mut cur: Option<(u64, u64)> = None; // (doc, label)
-            merge_records::<3>(&b_runs, |[r, m, key]| {
+            b_runs.merge(|[r, m, key]| {
                 let first = cur.is_none_or(|(d, _)| d != r);
                 if first {
                     cur = Some((r, m));
@@ -256,11 +272,10 @@ impl Clusterer {
                 if changed {
                     a.push([key, l, r])?;
                 } else if first {
-                    labels.push([r, l])?;
+                    labels.push([lookup_key(r)?, r, l])?;
                 }
                 Ok(())
             })?;
-            remove(&b_runs)?;
             let a_runs = a.finish()?;
             if !changed {
                 break;
@@ -269,7 +284,7 @@ impl Clusterer {
             changed = false;
             let mut b = RecordRuns::<3>::new(&dir, "docs", run_records);
             let mut group: Option<(u64, u64)> = None;
-            merge_records::<3>(&a_runs, |[key, l, r]| {
+            a_runs.merge(|[key, l, r]| {
                 let m = match group {
                     Some((k, m)) if k == key => m,
                     _ => {
@@ -280,7 +295,6 @@ impl Clusterer {
                 changed |= l != m;
                 b.push([r, m, key])
             })?;
-            remove(&a_runs)?;
             b_runs = b.finish()?;
         }
         // The smallest docid of each cluster: (label, docid, doc) lines
@@ -288,11 +302,10 @@ impl Clusterer {
         let label_runs = labels.finish()?;
         let run_lines = (run_records / 4).max(1);
         let mut by_label = SortedRuns::new(&dir, "named", run_lines);
-        merge_records::<2>(&label_runs, |[r, l]| {
-            let own = docid_of(r)?;
+        label_runs.merge(|[k, r, l]| {
+            let own = docid_of(k, r)?;
             by_label.push(format!("{l:016x}\t{own}\t{r:016x}"))
         })?;
-        remove(&label_runs)?;
         let named = by_label.finish()?;
         let mut by_doc = SortedRuns::new(&dir, "reps", run_lines);
         let mut rep: Option<(String, String)> = None; // (label, docid)
@@ -426,6 +439,78 @@ impl ColumnWriter {
     }
 }
 
+/// The ordinal standing for "no docid" in [`DocidLookup`] keys (a
+/// segment's ordinals are below its `max_doc`, itself below 2^31).
+const NO_DOCID: u64 = 0xFFFF_FFFF;
+
+/// The dictionary ordinals of the docids in `ids` that hold a control
+/// character, as a bit set over ordinals; `None` (nothing allocated) when
+/// there is none. One pass over the dictionary.
+fn control_ords(ids: &tantivy::columnar::StrColumn, dir: &Path) -> Result<Option<Vec<u64>>> {
+    let dict = ids.dictionary();
+    let mut stream = dict.stream().map_err(io_err(dir))?;
+    let mut bits: Option<Vec<u64>> = None;
+    while stream.advance() {
+        if stream.key().iter().any(|&b| b < 0x20) {
+            let ord = stream.term_ord();
+            let bits = bits.get_or_insert_with(|| vec![0; dict.num_terms().div_ceil(64)]);
+            bits[(ord / 64) as usize] |= 1 << (ord % 64);
+        }
+    }
+    Ok(bits)
+}
+
+/// Docids of an index's documents by (segment << 32 | dictionary ordinal)
+/// keys asked in increasing order: one pass over each segment's docid
+/// dictionary instead of a dictionary block decoded per lookup.
+struct DocidLookup<'a> {
+    dir: &'a Path,
+    columns: &'a [tantivy::columnar::StrColumn],
+    /// The segment streamed and its stream (positioned at the last
+    /// ordinal read, if any).
+    at: Option<(usize, tantivy::columnar::Streamer<'a>, Option<u64>)>,
+}
+
+/// A docid ordinal that is not in its segment's dictionary.
+fn bad_ord(dir: &Path, segment: usize, ord: u64) -> Error {
+    Error::NearDuplicates {
+        path: dir.to_path_buf(),
+        what: "docid ordinal",
+        expected: format!("an ordinal of the docid dictionary of segment {segment}"),
+        found: ord.to_string(),
+    }
+}
+
+impl DocidLookup<'_> {
+    /// The docid of key `segment << 32 | ordinal` (empty for
+    /// [`NO_DOCID`]); keys must not decrease.
+    fn docid(&mut self, key: u64) -> Result<String> {
+        let (s, ord) = ((key >> 32) as usize, key & NO_DOCID);
+        if ord == NO_DOCID {
+            return Ok(String::new());
+        }
+        if self.at.as_ref().is_none_or(|(at, _, _)| *at != s) {
+            let stream = self.columns[s]
+                .dictionary()
+                .stream()
+                .map_err(io_err(self.dir))?;
+            self.at = Some((s, stream, None));
+        }
+        let (_, stream, pos) = self.at.as_mut().expect("set above");
+        while pos.is_none_or(|p| p < ord) {
+            if !stream.advance() {
+                return Err(bad_ord(self.dir, s, ord));
+            }
+            *pos = Some(stream.term_ord());
+        }
+        if *pos != Some(ord) {
+            return Err(bad_ord(self.dir, s, ord));
+        }
+        String::from_utf8(stream.key().to_vec())
+            .map_err(|e| io_err(self.dir)(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
+    }
+}
+
 /// Clusters the documents of the index in `dir` by their `minhash` band
 /// keys and writes every segment's cluster column (removing columns of
 /// segments that are gone). `run_lines`: lines per sorted run.
@@ -440,10 +525,10 @@ pub fn write_index_dups(dir: &Path, index: &Index, run_lines: usize) -> Result<C
     create_private_dir(&ddir)?;
     let mut c = Clusterer::new(dir, run_lines)?;
     let mut keys = Vec::new();
-    let mut docid = String::new();
     let mut id_cols = Vec::with_capacity(segments.len());
     for (s, seg) in segments.iter().enumerate() {
         let ids = docid_column(seg, dir)?;
+        let unclusterable = control_ords(&ids, dir)?;
         let col = seg.fast_fields().u64(MINHASH)?;
         for doc in 0..seg.max_doc() {
             keys.clear();
@@ -451,11 +536,12 @@ pub fn write_index_dups(dir: &Path, index: &Index, run_lines: usize) -> Result<C
             if keys.is_empty() {
                 continue;
             }
-            docid.clear();
-            if let Some(ord) = ids.term_ords(doc).next() {
-                ids.ord_to_str(ord, &mut docid).map_err(io_err(dir))?;
-            }
-            c.add(doc_ref(s as u32, doc), &docid, &keys)?;
+            let clusterable = unclusterable.as_ref().is_none_or(|bits| {
+                ids.term_ords(doc)
+                    .next()
+                    .is_none_or(|ord| bits[(ord / 64) as usize] & (1 << (ord % 64)) == 0)
+            });
+            c.add_checked(doc_ref(s as u32, doc), clusterable, &keys)?;
         }
         id_cols.push(ids);
     }
@@ -464,16 +550,22 @@ pub fn write_index_dups(dir: &Path, index: &Index, run_lines: usize) -> Result<C
         writers.push(Some(ColumnWriter::create(dir, seg)?));
     }
     let mut done_upto = 0usize;
+    let mut lookup = DocidLookup {
+        dir,
+        columns: &id_cols,
+        at: None,
+    };
     let summary = c.finish(
         |r| {
             let (s, doc) = ((r >> 32) as usize, r as u32);
-            let ids = &id_cols[s];
-            let mut out = String::new();
-            if let Some(ord) = ids.term_ords(doc).next() {
-                ids.ord_to_str(ord, &mut out).map_err(io_err(dir))?;
-            }
-            Ok(out)
+            let ord = match id_cols[s].term_ords(doc).next() {
+                None => NO_DOCID,
+                Some(o) if o < NO_DOCID => o,
+                Some(o) => return Err(bad_ord(dir, s, o)),
+            };
+            Ok(((s as u64) << 32) | ord)
         },
+        |key, _| lookup.docid(key),
         |r, own, rep| {
             let (s, doc) = ((r >> 32) as usize, r as u32);
             while done_upto < s {

@@ -670,8 +670,9 @@ pub fn extract(opts: &ExtractOptions, progress: &dyn Progress) -> Result<BuildSt
         completed.push(fs);
         write_json(&b.index.join(CHECKPOINT), &out.checkpoint(&completed))
     })?;
+    // On the pool, whose threads its sorts use.
     let dups = if b.near_duplicates {
-        Some(write_near_duplicates(&b.index, b.inputs.len(), RUN_LINES)?)
+        Some(pool.install(|| write_near_duplicates(&b.index, b.inputs.len(), RUN_LINES))?)
     } else {
         None
     };
@@ -813,7 +814,8 @@ fn cluster_bands(
         lines: None,
     };
     let summary = c.finish(
-        |r| cursor.docid(r),
+        Ok,
+        |_, r| cursor.docid(r),
         |_, own, rep| writeln!(w, "{own}\t{rep}").map_err(io_err(&tmp)),
     )?;
     gz_finish(w, &tmp, out)?;

@@ -8,6 +8,8 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use rayon::slice::ParallelSliceMut;
+
 use crate::{Error, Result};
 
 fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
@@ -102,9 +104,10 @@ impl SortedRuns {
     }
 }
 
-/// Collects fixed-size records of `N` integers and spills them as sorted
-/// binary run files of at most `run_records` records each (little-endian,
-/// `8 N` bytes a record), for [`merge_records`]. Memory is one run.
+/// Collects fixed-size records of `N` integers, sorted in runs of at most
+/// `run_records` records: every full run is spilled to a binary run file
+/// (little-endian, `8 N` bytes a record), the last one stays in memory
+/// ([`Records`]). Memory is one run.
 pub(crate) struct RecordRuns<const N: usize> {
     dir: PathBuf,
     prefix: &'static str,
@@ -138,66 +141,123 @@ impl<const N: usize> RecordRuns<N> {
         if self.buf.is_empty() {
             return Ok(());
         }
-        self.buf.sort_unstable();
+        self.buf.par_sort_unstable_by(cmp_record);
         let p = self
             .dir
             .join(format!("{}-{:05}.bin", self.prefix, self.runs.len()));
         let mut w = BufWriter::new(File::create(&p).map_err(io_err(&p))?);
-        for rec in self.buf.drain(..) {
-            for x in rec {
-                w.write_all(&x.to_le_bytes()).map_err(io_err(&p))?;
+        let mut bytes = [0u8; 32];
+        for rec in &self.buf {
+            for (x, b) in rec.iter().zip(bytes.chunks_exact_mut(8)) {
+                b.copy_from_slice(&x.to_le_bytes());
             }
+            w.write_all(&bytes[..8 * N]).map_err(io_err(&p))?;
         }
         w.flush().map_err(io_err(&p))?;
+        self.buf.clear();
         self.runs.push(p);
         Ok(())
     }
 
-    /// Spills what is left and returns the run files.
-    pub(crate) fn finish(mut self) -> Result<Vec<PathBuf>> {
-        self.spill()?;
-        Ok(self.runs)
+    /// Sorts what is left (kept in memory) and returns all the runs.
+    pub(crate) fn finish(mut self) -> Result<Records<N>> {
+        self.buf.par_sort_unstable_by(cmp_record);
+        Ok(Records {
+            files: self.runs,
+            last: self.buf,
+        })
     }
 }
 
-/// Reads the next record of a run, `None` at its end.
+/// The order of records (that of `[u64; N]`: lexicographic), compared
+/// field by field, which compiles to less than the slice comparison.
+fn cmp_record<const N: usize>(a: &[u64; N], b: &[u64; N]) -> std::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        match x.cmp(y) {
+            std::cmp::Ordering::Equal => {}
+            o => return o,
+        }
+    }
+    std::cmp::Ordering::Equal
+}
+
+/// The sorted runs of a [`RecordRuns`]: run files, and the last run in
+/// memory (the only one when everything fit in one run).
+pub(crate) struct Records<const N: usize> {
+    files: Vec<PathBuf>,
+    last: Vec<[u64; N]>,
+}
+
+/// Reads the next record of a run file, `None` at its end.
 fn read_record<const N: usize>(
     r: &mut impl std::io::Read,
     path: &Path,
 ) -> Result<Option<[u64; N]>> {
-    let mut rec = [0u64; N];
-    let mut b = [0u8; 8];
-    for (i, x) in rec.iter_mut().enumerate() {
-        match r.read_exact(&mut b) {
-            Ok(()) => *x = u64::from_le_bytes(b),
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && i == 0 => return Ok(None),
+    const { assert!(N <= 4) };
+    let mut bytes = [0u8; 32];
+    let bytes = &mut bytes[..8 * N];
+    let mut got = 0;
+    while got < bytes.len() {
+        match r.read(&mut bytes[got..]) {
+            Ok(0) if got == 0 => return Ok(None),
+            Ok(0) => {
+                return Err(io_err(path)(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    format!("a record cut after {got} of {} bytes", 8 * N),
+                )));
+            }
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(io_err(path)(e)),
         }
+    }
+    let mut rec = [0u64; N];
+    for (x, b) in rec.iter_mut().zip(bytes.chunks_exact(8)) {
+        *x = u64::from_le_bytes(b.try_into().expect("8 bytes"));
     }
     Ok(Some(rec))
 }
 
-/// Merges sorted run files of [`RecordRuns`], calling `f` on every record
-/// in order (duplicates included). Memory is one record per file.
-pub(crate) fn merge_records<const N: usize>(
-    files: &[PathBuf],
-    mut f: impl FnMut([u64; N]) -> Result<()>,
-) -> Result<()> {
-    let mut readers = Vec::with_capacity(files.len());
-    for p in files {
-        readers.push(BufReader::new(File::open(p).map_err(io_err(p))?));
-    }
-    let mut heap = BinaryHeap::new();
-    for (i, r) in readers.iter_mut().enumerate() {
-        if let Some(rec) = read_record::<N>(r, &files[i])? {
-            heap.push(std::cmp::Reverse((rec, i)));
+impl<const N: usize> Records<N> {
+    /// Calls `f` on every record in order (duplicates included), then
+    /// removes the run files. Memory is the run in memory and one record
+    /// (and a read buffer) per file.
+    pub(crate) fn merge(self, mut f: impl FnMut([u64; N]) -> Result<()>) -> Result<()> {
+        let Records { files, last } = self;
+        if files.is_empty() {
+            return last.into_iter().try_for_each(f);
         }
-    }
-    while let Some(std::cmp::Reverse((rec, i))) = heap.pop() {
-        f(rec)?;
-        if let Some(next) = read_record::<N>(&mut readers[i], &files[i])? {
-            heap.push(std::cmp::Reverse((next, i)));
+        let mut readers = Vec::with_capacity(files.len());
+        for p in &files {
+            readers.push(BufReader::new(File::open(p).map_err(io_err(p))?));
         }
+        // Source i < files.len() is a file, files.len() the run in memory.
+        let mut heap = BinaryHeap::new();
+        for (i, r) in readers.iter_mut().enumerate() {
+            if let Some(rec) = read_record::<N>(r, &files[i])? {
+                heap.push(std::cmp::Reverse((rec, i)));
+            }
+        }
+        let mem = files.len();
+        let mut last = last.into_iter();
+        if let Some(rec) = last.next() {
+            heap.push(std::cmp::Reverse((rec, mem)));
+        }
+        while let Some(std::cmp::Reverse((rec, i))) = heap.pop() {
+            f(rec)?;
+            let next = if i == mem {
+                last.next()
+            } else {
+                read_record::<N>(&mut readers[i], &files[i])?
+            };
+            if let Some(next) = next {
+                heap.push(std::cmp::Reverse((next, i)));
+            }
+        }
+        drop(readers);
+        for p in &files {
+            std::fs::remove_file(p).map_err(io_err(p))?;
+        }
+        Ok(())
     }
-    Ok(())
 }

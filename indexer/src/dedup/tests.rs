@@ -18,7 +18,8 @@ fn external(docs: &[(String, Vec<u64>)], run_lines: usize) -> (Vec<String>, Clus
     let mut last = None;
     let summary = c
         .finish(
-            |r| Ok(docs[(r & 0xFFFF_FFFF) as usize].0.clone()),
+            Ok,
+            |_, r| Ok(docs[(r & 0xFFFF_FFFF) as usize].0.clone()),
             |r, own, rep| {
                 assert!(last < Some(r), "documents come in order");
                 last = Some(r);
@@ -113,5 +114,146 @@ proptest! {
     ) {
         let (got, _) = external(&docs, run_lines);
         prop_assert_eq!(got, reference(&docs));
+    }
+}
+
+/// Indexes `docs` (docid, band keys) in `segments` commits in a new index
+/// in `dir`, clusters it with runs of `run_lines` records and returns each
+/// document's line of its segment's cluster column, in index order.
+fn index_columns(
+    dir: &Path,
+    docs: &[(String, Vec<u64>)],
+    segments: usize,
+    run_lines: usize,
+) -> (Vec<String>, ClusterSummary) {
+    use crate::analysis::{AnalyzerConfig, EnglishAnalyzer};
+    use crate::document::{IndexDoc, SieveDocument};
+    use crate::schema::{Fields, build_schema, register_analyzers};
+    let index = Index::create_in_dir(dir, build_schema()).unwrap();
+    register_analyzers(&index, AnalyzerConfig::default());
+    let fields = Fields::from_schema(&index.schema()).unwrap();
+    let analyzer = EnglishAnalyzer::new(AnalyzerConfig::default());
+    let mut w: tantivy::IndexWriter<SieveDocument> =
+        index.writer_with_num_threads(1, 15_000_000).unwrap();
+    w.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+    let per = docs.len().div_ceil(segments.max(1)).max(1);
+    for (i, (docid, keys)) in docs.iter().enumerate() {
+        let doc = IndexDoc {
+            docid: docid.clone(),
+            url: None,
+            title: String::new(),
+            body: "made up".into(),
+            source: "made up".into(),
+            offset: i as u64,
+            record_id: None,
+            language: None,
+            record_len: 0,
+            gz_member: None,
+            bytes: 0,
+            counts: Default::default(),
+            charset: "UTF-8".into(),
+            charset_source: 0,
+            charset_disagree: false,
+            truncated: false,
+            spam: None,
+            atire_extra: 0,
+            minhash: keys.clone(),
+        };
+        w.add_document(doc.into_document(&fields, &analyzer))
+            .unwrap();
+        if (i + 1) % per == 0 {
+            w.commit().unwrap();
+        }
+    }
+    w.commit().unwrap();
+    drop(w);
+    let summary = write_index_dups(dir, &index, run_lines).unwrap();
+    let searcher = index.reader().unwrap().searcher();
+    let mut segs: Vec<&SegmentReader> = searcher.segment_readers().iter().collect();
+    // Index order: segments by their first document's offset.
+    let first = |seg: &SegmentReader| {
+        use tantivy::schema::Value;
+        let store = seg.get_store_reader(1).unwrap();
+        let doc: tantivy::TantivyDocument = store.get(0).unwrap();
+        let f = index.schema().get_field(crate::schema::OFFSET).unwrap();
+        doc.get_first(f).and_then(|v| v.as_u64()).unwrap()
+    };
+    segs.sort_by_key(|s| first(s));
+    let mut lines = Vec::new();
+    for seg in segs {
+        read_segment_dups(dir, seg, |_, role| {
+            lines.push(match role {
+                Role::Alone => String::new(),
+                Role::Representative => "=".into(),
+                Role::DuplicateOf(rep) => rep.to_string(),
+            })
+        })
+        .unwrap();
+    }
+    (lines, summary)
+}
+
+/// The lines the cluster column should hold, from the in-memory reference
+/// (documents whose docid holds a control character are never clustered).
+fn reference_lines(docs: &[(String, Vec<u64>)]) -> Vec<String> {
+    let input: Vec<(String, Option<Vec<u64>>)> = docs
+        .iter()
+        .map(|(id, k)| {
+            let ok = !k.is_empty() && !id.bytes().any(|b| b < 0x20);
+            (id.clone(), ok.then(|| k.clone()))
+        })
+        .collect();
+    let reps = sieve_filters::minhash::cluster(&input);
+    let mut size = vec![0usize; docs.len()];
+    for &r in &reps {
+        size[r] += 1;
+    }
+    (0..docs.len())
+        .map(|i| {
+            let rep = &docs[reps[i]].0;
+            if size[reps[i]] < 2 {
+                String::new()
+            } else if *rep == docs[i].0 {
+                "=".into()
+            } else {
+                rep.clone()
+            }
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// The cluster columns of an index of several segments, with tiny
+    /// runs (several spilled and one in memory per sort), repeated
+    /// docids, docids with a tab and documents without keys: the lines
+    /// the in-memory reference gives.
+    #[test]
+    fn index_columns_agree_with_the_in_memory_reference(
+        docs in proptest::collection::vec(
+            // A document's keys are distinct, as band keys are.
+            (
+                "[a-e]{0,3}(\t)?",
+                proptest::collection::btree_set(0u64..40, 0..4)
+                    .prop_map(|k| k.into_iter().collect::<Vec<u64>>()),
+            ),
+            1..60,
+        ),
+        segments in 1usize..5,
+        run_lines in 1usize..30,
+    ) {
+        let tmp = tempfile::tempdir().unwrap();
+        let (got, s) = index_columns(tmp.path(), &docs, segments, run_lines);
+        prop_assert_eq!(&got, &reference_lines(&docs));
+        let tabbed = docs.iter().filter(|(id, k)| !k.is_empty() && id.contains('\t')).count();
+        prop_assert_eq!(s.unclusterable, tabbed as u64);
+        // Nothing of the sorts is left behind.
+        let left: Vec<_> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".sieve-dedup-"))
+            .collect();
+        prop_assert!(left.is_empty());
     }
 }
