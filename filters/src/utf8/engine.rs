@@ -351,29 +351,27 @@ fn block(
         // Is the byte after the lead in the range that makes a complete
         // sequence valid (std's table: E0 A0–BF, ED 80–9F, F0 90–BF, ...)?
         let second = ((w >> 8) as u32 & 0xFF).wrapping_sub(info >> 8 & 0xFF);
-        let (bits, error) = if complete && second >= info >> 16 {
-            // Rare: an over-long form, a surrogate or an invalid 4/5/6-byte
-            // form. Decided in full, with its replacement.
+        let (bits, replaced) = if complete && second >= info >> 16 {
+            // Rare: an over-long form, a surrogate, an invalid 4/5/6-byte
+            // form or FE/FF. Decided in full, with its replacement.
             let s = decide(w);
             repl[k..k + 8].copy_from_slice(&s.repl.to_le_bytes());
             reencoded |= s.repl != SPACES;
             packed += 1 << (8 * s.class);
             ext += u64::from(s.extra);
-            (
-                (1 << s.span) - 1,
-                u64::from(s.class != VALID).wrapping_neg(),
-            )
+            let bits = (1 << s.span) - 1;
+            (bits, if s.class == VALID { 0 } else { bits })
         } else {
-            // Valid, or missing continuation bytes (the span is blanked).
+            // Valid, or missing continuation bytes (the span is blanked):
+            // about even odds on random bytes, so no branch (a conditional
+            // move) between them.
             missing += u64::from(!complete);
-            (
-                (2 << run.min(need)) - 1,
-                u64::from(!complete).wrapping_neg(),
-            )
+            let bits = (2 << run.min(need)) - 1;
+            (bits, std::hint::select_unpredictable(complete, 0, bits))
         };
-        mask |= (bits & error) << k;
+        mask |= replaced << k;
         taken |= (bits & !1) << k;
-        last = (k, bits & !1, bits & error);
+        last = (k, bits & !1, replaced);
     }
     // The last span's bytes past the block (bit 0: byte `at + BLOCK`).
     let past = |span: u64| (span >> 1) >> (63 - last.0);
