@@ -554,14 +554,9 @@ fn exact<T: Target>(
         let len = limit - start;
         let mut tail = [0u8; 2 * BLOCK + 8];
         tail[..len].copy_from_slice(&t.bytes()[start..limit]);
-        blocks(
-            &mut InPlace(&mut tail),
-            0,
-            2 * BLOCK + 8,
-            counts,
-            extra,
-            usize::MAX,
-        );
+        // One block when the bytes fit in it, else two.
+        let end = if len <= BLOCK { WINDOW } else { tail.len() };
+        blocks(&mut InPlace(&mut tail), 0, end, counts, extra, usize::MAX);
         t.write(start, &tail[..len]);
     }
     Step::End
