@@ -2,6 +2,7 @@
 
 use super::*;
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
 
 /// Checks `input` cleans to `output` with `counts` through every entry point
 /// (fast path, scalar path, count-only, byte-at-a-time stream).
@@ -508,6 +509,142 @@ fn stream_every_split_point_of_every_fixed_chunk_size() {
             }
             assert_eq!(s.finish(&mut out), want, "size {size} offset {offset}");
             assert_eq!(out, whole, "size {size} offset {offset}");
+        }
+    }
+}
+
+/// The previous exact path (one sequence at a time), kept as a second oracle.
+use super::old_scalar;
+
+/// Checks every entry point against the previous exact path on `bytes`:
+/// output bytes, the seven counts, the ATIRE extra, and (with more input to
+/// follow) how many bytes are decided.
+fn agrees_with_old(bytes: &[u8]) -> Result<(), TestCaseError> {
+    let mut want = bytes.to_vec();
+    let (want_counts, want_extra, decided) = old_scalar::clean(&mut want, true);
+    prop_assert_eq!(decided, bytes.len());
+
+    let mut fast = bytes.to_vec();
+    prop_assert_eq!(
+        clean_in_place_atire_extra(&mut fast),
+        (want_counts, want_extra)
+    );
+    prop_assert_eq!(&fast, &want);
+
+    let mut scalar = bytes.to_vec();
+    let atire = clean_in_place_scalar(&mut scalar, Counting::Atire);
+    let mut exact = want_counts;
+    exact.unexpected_continuation += want_extra;
+    prop_assert_eq!(atire, exact);
+    prop_assert_eq!(&scalar, &want);
+
+    prop_assert_eq!(count(bytes, Counting::Exact), want_counts);
+
+    // More input may follow: the same bytes are held back.
+    let mut open = bytes.to_vec();
+    let (open_counts, open_extra, open_decided) = old_scalar::clean(&mut open, false);
+    for scalar_only in [false, true] {
+        let mut got = bytes.to_vec();
+        let mut counts = Utf8Counts::default();
+        let mut extra = 0;
+        let target = &mut engine::InPlace(&mut got);
+        let decided = if scalar_only {
+            engine::run_scalar(target, false, &mut counts, &mut extra)
+        } else {
+            engine::run(target, false, &mut counts, &mut extra)
+        };
+        prop_assert_eq!(decided, open_decided);
+        prop_assert_eq!((counts, extra), (open_counts, open_extra));
+        prop_assert_eq!(&got, &open);
+    }
+    Ok(())
+}
+
+/// Like [`adversarial`], but long enough to cross many blocks of the exact
+/// path, and with runs of valid text between the errors.
+fn adversarial_long() -> impl Strategy<Value = Vec<u8>> {
+    let atom = prop_oneof![
+        4 => adversarial(),
+        1 => ".{0,200}".prop_map(String::into_bytes),
+        1 => proptest::collection::vec(0x80u8..=0xBF, 0..12),
+        1 => proptest::collection::vec(any::<u8>(), 0..300),
+    ];
+    proptest::collection::vec(atom, 0..12).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn block_path_matches_the_old_scalar_path_on_random_bytes(
+        bytes in proptest::collection::vec(any::<u8>(), 0..3000),
+    ) {
+        agrees_with_old(&bytes)?;
+    }
+
+    #[test]
+    fn block_path_matches_the_old_scalar_path_on_adversarial_bytes(bytes in adversarial_long()) {
+        agrees_with_old(&bytes)?;
+    }
+
+    /// Random bytes drawn mostly from the bytes that matter to the block
+    /// path: leads of every length, continuation bytes, FE/FF.
+    #[test]
+    fn block_path_matches_the_old_scalar_path_on_non_ascii_bytes(
+        bytes in proptest::collection::vec(
+            prop_oneof![3 => 0x80u8..=0xBF, 2 => 0xC0u8..=0xFF, 1 => Just(b'a')],
+            0..1000,
+        ),
+    ) {
+        agrees_with_old(&bytes)?;
+    }
+}
+
+/// Every sequence of interest at every offset across two block boundaries,
+/// between ASCII, between valid multi-byte text, and before the end of the
+/// input (where the tail is cleaned in a padded copy).
+#[test]
+fn block_path_matches_the_old_scalar_path_at_every_offset() {
+    let patterns: [&[u8]; 24] = [
+        b"\xC0\x80",
+        b"\xC1\x81",
+        b"\xC3\xA9",
+        b"\xE0\x80\x80",
+        b"\xE0\x81\x81",
+        b"\xE0\x82\xA9",
+        b"\xE2\x82\xAC",
+        b"\xE2\x82",
+        b"\xED\xA0\x80",
+        b"\xF0\x80\x80\x80",
+        b"\xF0\x80\x82\xA9",
+        b"\xF0\x82\x82\xAC",
+        b"\xF0\x8D\xA0\x80",
+        b"\xF0\x9F\x98\x80",
+        b"\xF0\x9F\x98",
+        b"\xF4\x90\x80\x80",
+        b"\xF7\xBF\xBF\xBF\xBF",
+        b"\xF8\x88\x80\x80\x80",
+        b"\xFC\x84\x80\x80\x80\x80\x80",
+        b"\xFD\xBF\xBF\xBF",
+        b"\xFE\x80",
+        b"\xFF",
+        b"\x80\xBF",
+        b"\xC3\xC3\xC3\xA9\xA9",
+    ];
+    let fills: [&[u8]; 3] = [b"a", "é".as_bytes(), b"\x80"];
+    for fill in fills {
+        for p in patterns {
+            for offset in 0..150 {
+                let mut input: Vec<u8> = fill.iter().copied().cycle().take(offset).collect();
+                input.extend_from_slice(p);
+                for len in [0, 1, 5, 70, 150] {
+                    let mut bytes = input.clone();
+                    bytes.extend(fill.iter().copied().cycle().take(len));
+                    if let Err(e) = agrees_with_old(&bytes) {
+                        panic!("{e} for {bytes:02X?}");
+                    }
+                }
+            }
         }
     }
 }
