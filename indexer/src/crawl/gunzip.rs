@@ -1,0 +1,257 @@
+//! Gzip input for [`super::input::Source`]: [`GzMembers`] called inline, or
+//! the same decoder on a thread of its own that inflates the next chunks
+//! while the parsers read the last ([`Gunzip::ahead`]).
+//!
+//! The thread calls [`GzMembers::read`] with chunks of a fixed size and
+//! sends each chunk with what the decoder said after it: the gap found, its
+//! tentative bytes, the member starts it logged, the compressed bytes read
+//! so far and the error that ended it. The reading side replays them in
+//! order, and [`super::input::Source`] reads gzip in chunks of that size
+//! either way, so the bytes, gaps, member positions, gzip-bomb checks and
+//! errors are those of the inline decoder whatever the threads' timing
+//! (tested: `crawl::tests::gzip::ahead_reads_as_inline`). Memory is bounded:
+//! at most [`DEPTH`] chunks wait between the threads. A chunk handed over
+//! in part (a read shorter than the chunk; [`super::input::Source`] never
+//! asks for one) holds back all its bytes until its last one is read.
+
+use std::io::{self, Read};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
+
+use super::MemberPos;
+use super::gzmember::{Failure, Gap, GzMembers, StartOp, Starts};
+use super::input::CountingReader;
+
+/// Chunks decoded ahead and not read yet, at most.
+const DEPTH: usize = 2;
+
+/// Gzip decoding, inline or on its own thread (see the module docs).
+pub(crate) enum Gunzip {
+    /// [`GzMembers`] on the reading thread.
+    Inline {
+        /// The decoder.
+        dec: Box<GzMembers<Box<dyn Read + Send>>>,
+        /// Compressed bytes read.
+        compressed: Arc<AtomicU64>,
+    },
+    /// [`GzMembers`] on a thread of its own.
+    Ahead(Box<Ahead>),
+}
+
+/// One chunk decoded on the thread, and the decoder's state after it.
+struct Chunk {
+    data: Vec<u8>,
+    gap: Option<Gap>,
+    tentative: u64,
+    ops: Vec<StartOp>,
+    compressed: u64,
+    failure: Option<Failure>,
+    error: Option<(io::ErrorKind, String)>,
+}
+
+/// The reading side of a decoder on its own thread.
+pub(crate) struct Ahead {
+    rx: Receiver<Chunk>,
+    /// Emptied chunk buffers go back to the thread.
+    back: SyncSender<Vec<u8>>,
+    /// The chunk being read, from `at`.
+    cur: Vec<u8>,
+    at: usize,
+    /// The gap and tentative count that follow `cur`.
+    cur_gap: Option<Gap>,
+    cur_tentative: u64,
+    gap: Option<Gap>,
+    tentative: u64,
+    failure: Option<Failure>,
+    starts: Starts,
+    compressed: u64,
+    ended: bool,
+}
+
+impl Gunzip {
+    /// The decoder over `inner` on the reading thread; with `keep > 0` the
+    /// first `keep` compressed bytes of a skipped span travel in its gap.
+    pub(crate) fn inline(inner: Box<dyn Read + Send>, keep: usize) -> Self {
+        let compressed = Arc::new(AtomicU64::new(0));
+        let counting: Box<dyn Read + Send> =
+            Box::new(CountingReader::new(inner, compressed.clone()));
+        Gunzip::Inline {
+            dec: Box::new(GzMembers::new(counting, keep)),
+            compressed,
+        }
+    }
+
+    /// The decoder over `inner` on a thread of its own, reading `chunk`
+    /// bytes at a time. Fails only if the thread cannot be started.
+    pub(crate) fn ahead(
+        inner: Box<dyn Read + Send>,
+        keep: usize,
+        chunk: usize,
+    ) -> io::Result<Self> {
+        let (tx, rx) = sync_channel::<Chunk>(DEPTH);
+        let (back, back_rx) = sync_channel::<Vec<u8>>(DEPTH + 2);
+        std::thread::Builder::new()
+            .name("sieve-gunzip".to_string())
+            .spawn(move || decode(inner, keep, chunk, &tx, &back_rx))?;
+        Ok(Gunzip::Ahead(Box::new(Ahead {
+            rx,
+            back,
+            cur: Vec::new(),
+            at: 0,
+            cur_gap: None,
+            cur_tentative: 0,
+            gap: None,
+            tentative: 0,
+            failure: None,
+            starts: Starts::default(),
+            compressed: 0,
+            ended: false,
+        })))
+    }
+
+    /// As [`GzMembers::read`].
+    pub(crate) fn read(&mut self, dst: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Gunzip::Inline { dec, .. } => dec.read(dst),
+            Gunzip::Ahead(a) => a.read(dst),
+        }
+    }
+
+    /// As [`GzMembers::take_gap`].
+    pub(crate) fn take_gap(&mut self) -> Option<Gap> {
+        match self {
+            Gunzip::Inline { dec, .. } => dec.take_gap(),
+            Gunzip::Ahead(a) => a.gap.take(),
+        }
+    }
+
+    /// As [`GzMembers::tentative`].
+    pub(crate) fn tentative(&self) -> u64 {
+        match self {
+            Gunzip::Inline { dec, .. } => dec.tentative(),
+            Gunzip::Ahead(a) => a.tentative,
+        }
+    }
+
+    /// As [`GzMembers::failure`].
+    pub(crate) fn failure(&self) -> Option<&Failure> {
+        match self {
+            Gunzip::Inline { dec, .. } => dec.failure(),
+            Gunzip::Ahead(a) => a.failure.as_ref(),
+        }
+    }
+
+    /// As [`GzMembers::member_of`].
+    pub(crate) fn member_of(&self, offset: u64) -> Option<MemberPos> {
+        match self {
+            Gunzip::Inline { dec, .. } => dec.member_of(offset),
+            Gunzip::Ahead(a) => a.starts.member_of(offset),
+        }
+    }
+
+    /// As [`GzMembers::forget_before`].
+    pub(crate) fn forget_before(&mut self, offset: u64) {
+        match self {
+            Gunzip::Inline { dec, .. } => dec.forget_before(offset),
+            Gunzip::Ahead(a) => a.starts.forget_before(offset),
+        }
+    }
+
+    /// Compressed bytes read when the bytes returned so far were decoded.
+    pub(crate) fn compressed(&self) -> u64 {
+        match self {
+            Gunzip::Inline { compressed, .. } => compressed.load(Ordering::Relaxed),
+            Gunzip::Ahead(a) => a.compressed,
+        }
+    }
+}
+
+/// The thread: decodes chunk after chunk until the end, an error, or the
+/// reading side is dropped.
+fn decode(
+    inner: Box<dyn Read + Send>,
+    keep: usize,
+    chunk: usize,
+    tx: &SyncSender<Chunk>,
+    back: &Receiver<Vec<u8>>,
+) {
+    let compressed = Arc::new(AtomicU64::new(0));
+    let counting: Box<dyn Read + Send> = Box::new(CountingReader::new(inner, compressed.clone()));
+    let mut dec = GzMembers::new(counting, keep);
+    dec.log_starts();
+    loop {
+        let mut data = match back.try_recv() {
+            Ok(v) => v,
+            Err(TryRecvError::Empty | TryRecvError::Disconnected) => Vec::new(),
+        };
+        data.resize(chunk, 0);
+        let (n, error) = match dec.read(&mut data) {
+            Ok(n) => (n, None),
+            Err(e) => (0, Some((e.kind(), e.to_string()))),
+        };
+        data.truncate(n);
+        let gap = dec.take_gap();
+        let last = match &error {
+            Some((kind, _)) => *kind != io::ErrorKind::Interrupted,
+            None => n == 0 && gap.is_none(),
+        };
+        let c = Chunk {
+            data,
+            gap,
+            tentative: dec.tentative(),
+            ops: dec.take_start_ops(),
+            compressed: compressed.load(Ordering::Relaxed),
+            failure: dec.failure().cloned(),
+            error,
+        };
+        if tx.send(c).is_err() || last {
+            return;
+        }
+    }
+}
+
+impl Ahead {
+    fn read(&mut self, dst: &mut [u8]) -> io::Result<usize> {
+        if self.at == self.cur.len() {
+            if self.ended {
+                return Ok(0);
+            }
+            let Ok(c) = self.rx.recv() else {
+                self.ended = true;
+                return Err(io::Error::other("the gzip decoding thread stopped"));
+            };
+            for op in c.ops {
+                self.starts.apply(op);
+            }
+            self.compressed = c.compressed;
+            if c.failure.is_some() {
+                self.failure = c.failure;
+            }
+            if let Some((kind, msg)) = c.error {
+                self.ended = kind != io::ErrorKind::Interrupted;
+                self.tentative = c.tentative;
+                return Err(io::Error::new(kind, msg));
+            }
+            self.ended = c.data.is_empty() && c.gap.is_none();
+            self.cur = c.data;
+            self.at = 0;
+            self.cur_gap = c.gap;
+            self.cur_tentative = c.tentative;
+        }
+        let k = dst.len().min(self.cur.len() - self.at);
+        dst[..k].copy_from_slice(&self.cur[self.at..self.at + k]);
+        self.at += k;
+        if self.at == self.cur.len() {
+            self.tentative = self.cur_tentative;
+            self.gap = self.cur_gap.take();
+            let _ = self.back.try_send(std::mem::take(&mut self.cur));
+            self.at = 0;
+        } else {
+            // Part of a chunk: its tentative bytes are not known, so all
+            // are held back until the chunk's end.
+            self.tentative = u64::MAX;
+        }
+        Ok(k)
+    }
+}
