@@ -17,7 +17,7 @@
 use std::io::{self, Read};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use super::MemberPos;
 use super::gzmember::{Failure, Gap, GzMembers, StartOp, Starts};
@@ -25,6 +25,9 @@ use super::input::CountingReader;
 
 /// Chunks decoded ahead and not read yet, at most.
 const DEPTH: usize = 2;
+/// Room left before each chunk's bytes, for the reader's unread bytes when
+/// the chunk becomes its buffer ([`Gunzip::swap_in`]).
+const HEADROOM: usize = 128 * 1024;
 
 /// Gzip decoding, inline or on its own thread (see the module docs).
 pub(crate) enum Gunzip {
@@ -55,9 +58,13 @@ pub(crate) struct Ahead {
     rx: Receiver<Chunk>,
     /// Emptied chunk buffers go back to the thread.
     back: SyncSender<Vec<u8>>,
-    /// The chunk being read, from `at`.
+    /// The chunk being read (its bytes from [`HEADROOM`] on), from `at`.
     cur: Vec<u8>,
     at: usize,
+    /// A chunk is being read.
+    have: bool,
+    /// Bytes decoded per chunk.
+    chunk: usize,
     /// The gap and tentative count that follow `cur`.
     cur_gap: Option<Gap>,
     cur_tentative: u64,
@@ -99,6 +106,8 @@ impl Gunzip {
             back,
             cur: Vec::new(),
             at: 0,
+            have: false,
+            chunk,
             cur_gap: None,
             cur_tentative: 0,
             gap: None,
@@ -115,6 +124,24 @@ impl Gunzip {
         match self {
             Gunzip::Inline { dec, .. } => dec.read(dst),
             Gunzip::Ahead(a) => a.read(dst),
+        }
+    }
+
+    /// For the decoder on its own thread: when at most [`HEADROOM`] bytes
+    /// are unread (`buf[pos..end]`), the next chunk becomes the buffer,
+    /// with those bytes moved in front of its own, instead of being copied:
+    /// `pos` and `end` are set so that `end` plus the count returned is the
+    /// new end, and the returned count is what [`Gunzip::read`] would have
+    /// returned. `None`: read with [`Gunzip::read`] instead.
+    pub(crate) fn swap_in(
+        &mut self,
+        buf: &mut Vec<u8>,
+        pos: &mut usize,
+        end: &mut usize,
+    ) -> Option<io::Result<usize>> {
+        match self {
+            Gunzip::Inline { .. } => None,
+            Gunzip::Ahead(a) => a.swap_in(buf, pos, end),
         }
     }
 
@@ -181,16 +208,13 @@ fn decode(
     let mut dec = GzMembers::new(counting, keep);
     dec.log_starts();
     loop {
-        let mut data = match back.try_recv() {
-            Ok(v) => v,
-            Err(TryRecvError::Empty | TryRecvError::Disconnected) => Vec::new(),
-        };
-        data.resize(chunk, 0);
-        let (n, error) = match dec.read(&mut data) {
+        let mut data = back.try_recv().unwrap_or_default();
+        data.resize(HEADROOM + chunk, 0);
+        let (n, error) = match dec.read(&mut data[HEADROOM..]) {
             Ok(n) => (n, None),
             Err(e) => (0, Some((e.kind(), e.to_string()))),
         };
-        data.truncate(n);
+        data.truncate(HEADROOM + n);
         let gap = dec.take_gap();
         let last = match &error {
             Some((kind, _)) => *kind != io::ErrorKind::Interrupted,
@@ -212,46 +236,89 @@ fn decode(
 }
 
 impl Ahead {
+    /// Takes the next chunk and the decoder's state after it: false at the
+    /// end.
+    fn next(&mut self) -> io::Result<bool> {
+        if self.ended {
+            return Ok(false);
+        }
+        let Ok(c) = self.rx.recv() else {
+            self.ended = true;
+            return Err(io::Error::other("the gzip decoding thread stopped"));
+        };
+        for op in c.ops {
+            self.starts.apply(op);
+        }
+        self.compressed = c.compressed;
+        if c.failure.is_some() {
+            self.failure = c.failure;
+        }
+        if let Some((kind, msg)) = c.error {
+            self.ended = kind != io::ErrorKind::Interrupted;
+            self.tentative = c.tentative;
+            return Err(io::Error::new(kind, msg));
+        }
+        self.ended = c.data.len() == HEADROOM && c.gap.is_none();
+        self.cur = c.data;
+        self.at = HEADROOM;
+        self.cur_gap = c.gap;
+        self.cur_tentative = c.tentative;
+        self.have = true;
+        Ok(true)
+    }
+
+    /// The chunk has been read to its end: its state holds.
+    fn finish(&mut self, spent: Vec<u8>) {
+        self.tentative = self.cur_tentative;
+        self.gap = self.cur_gap.take();
+        self.have = false;
+        self.at = 0;
+        if spent.capacity() <= 2 * (HEADROOM + self.chunk) {
+            let _ = self.back.try_send(spent);
+        }
+    }
+
     fn read(&mut self, dst: &mut [u8]) -> io::Result<usize> {
-        if self.at == self.cur.len() {
-            if self.ended {
-                return Ok(0);
-            }
-            let Ok(c) = self.rx.recv() else {
-                self.ended = true;
-                return Err(io::Error::other("the gzip decoding thread stopped"));
-            };
-            for op in c.ops {
-                self.starts.apply(op);
-            }
-            self.compressed = c.compressed;
-            if c.failure.is_some() {
-                self.failure = c.failure;
-            }
-            if let Some((kind, msg)) = c.error {
-                self.ended = kind != io::ErrorKind::Interrupted;
-                self.tentative = c.tentative;
-                return Err(io::Error::new(kind, msg));
-            }
-            self.ended = c.data.is_empty() && c.gap.is_none();
-            self.cur = c.data;
-            self.at = 0;
-            self.cur_gap = c.gap;
-            self.cur_tentative = c.tentative;
+        if !self.have && !self.next()? {
+            return Ok(0);
         }
         let k = dst.len().min(self.cur.len() - self.at);
         dst[..k].copy_from_slice(&self.cur[self.at..self.at + k]);
         self.at += k;
         if self.at == self.cur.len() {
-            self.tentative = self.cur_tentative;
-            self.gap = self.cur_gap.take();
-            let _ = self.back.try_send(std::mem::take(&mut self.cur));
-            self.at = 0;
+            let spent = std::mem::take(&mut self.cur);
+            self.finish(spent);
         } else {
             // Part of a chunk: its tentative bytes are not known, so all
             // are held back until the chunk's end.
             self.tentative = u64::MAX;
         }
         Ok(k)
+    }
+
+    /// See [`Gunzip::swap_in`].
+    fn swap_in(
+        &mut self,
+        buf: &mut Vec<u8>,
+        pos: &mut usize,
+        end: &mut usize,
+    ) -> Option<io::Result<usize>> {
+        let left = *end - *pos;
+        if self.have || left > HEADROOM {
+            return None;
+        }
+        match self.next() {
+            Err(e) => return Some(Err(e)),
+            Ok(false) => return Some(Ok(0)),
+            Ok(true) => {}
+        }
+        let n = self.cur.len() - HEADROOM;
+        let mut chunk = std::mem::take(&mut self.cur);
+        chunk[HEADROOM - left..HEADROOM].copy_from_slice(&buf[*pos..*end]);
+        std::mem::swap(buf, &mut chunk);
+        *pos = HEADROOM - left;
+        *end = HEADROOM;
+        self.finish(chunk);
+        Some(Ok(n))
     }
 }

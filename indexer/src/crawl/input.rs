@@ -141,24 +141,16 @@ impl Source {
     /// fails). Returns the number of available bytes.
     pub(crate) fn ensure(&mut self, n: usize) -> usize {
         while self.vis - self.pos < n && !self.eof && self.err.is_none() {
-            let want = (n - (self.vis - self.pos)).max(READ_CHUNK);
-            if self.pos > 0 && (self.pos == self.end || self.end + want > WINDOW) {
-                self.buf.copy_within(self.pos..self.end, 0);
-                self.end -= self.pos;
-                self.vis -= self.pos;
-                self.pos = 0;
-                if self.buf.len() > 2 * WINDOW && self.end + want <= WINDOW {
-                    self.buf.truncate(WINDOW);
-                    self.buf.shrink_to_fit();
-                }
-            }
-            if self.buf.len() - self.end < READ_CHUNK {
-                self.buf.resize(self.end + READ_CHUNK, 0);
-            }
-            let room = &mut self.buf[self.end..self.end + READ_CHUNK];
-            let got = match &mut self.inner {
-                Inner::Plain(r) => r.read(room),
-                Inner::Gz(g) => g.read(room),
+            // A chunk inflated on another thread becomes the buffer when
+            // few bytes are unread (they move in front of it), rather than
+            // being copied.
+            let swapped = match &mut self.inner {
+                Inner::Gz(g) => g.swap_in(&mut self.buf, &mut self.pos, &mut self.end),
+                Inner::Plain(_) => None,
+            };
+            let got = match swapped {
+                Some(got) => got,
+                None => self.read_chunk(n),
             };
             let gap = match &mut self.inner {
                 Inner::Gz(g) => g.take_gap(),
@@ -190,6 +182,30 @@ impl Source {
             self.vis = self.end - held.min(self.end - self.pos);
         }
         self.vis - self.pos
+    }
+
+    /// Reads up to [`READ_CHUNK`] bytes at `end`, first moving the unread
+    /// bytes to the start of the buffer if that keeps it in its window.
+    fn read_chunk(&mut self, n: usize) -> io::Result<usize> {
+        let want = (n - (self.vis - self.pos)).max(READ_CHUNK);
+        if self.pos > 0 && (self.pos == self.end || self.end + want > WINDOW) {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
+            self.vis -= self.pos;
+            self.pos = 0;
+            if self.buf.len() > 2 * WINDOW && self.end + want <= WINDOW {
+                self.buf.truncate(WINDOW);
+                self.buf.shrink_to_fit();
+            }
+        }
+        if self.buf.len() - self.end < READ_CHUNK {
+            self.buf.resize(self.end + READ_CHUNK, 0);
+        }
+        let room = &mut self.buf[self.end..self.end + READ_CHUNK];
+        match &mut self.inner {
+            Inner::Plain(r) => r.read(room),
+            Inner::Gz(g) => g.read(room),
+        }
     }
 
     /// The next skipped gzip member placed at or before the current
