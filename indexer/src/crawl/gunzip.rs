@@ -9,10 +9,14 @@
 //! order, and [`super::input::Source`] reads gzip in chunks of that size
 //! either way, so the bytes, gaps, member positions, gzip-bomb checks and
 //! errors are those of the inline decoder whatever the threads' timing
-//! (tested: `crawl::tests::gzip::ahead_reads_as_inline`). Memory is bounded:
-//! at most [`DEPTH`] chunks wait between the threads. A chunk handed over
-//! in part (a read shorter than the chunk; [`super::input::Source`] never
-//! asks for one) holds back all its bytes until its last one is read.
+//! (tested: `crawl::tests::gzip::ahead_reads_as_inline`). When at most
+//! [`HEADROOM`] bytes are unread, a chunk becomes the reader's buffer
+//! instead of being copied into it ([`Gunzip::swap_in`]). Memory is
+//! bounded: at most [`DEPTH`] chunks wait between the threads, and the
+//! thread ends at the end of the input, at an error, or when the reader is
+//! dropped (its next hand-over fails). A chunk handed over in part (a read
+//! shorter than the chunk; [`super::input::Source`] never asks for one)
+//! holds back all its bytes until its last one is read.
 
 use std::io::{self, Read};
 use std::sync::Arc;
