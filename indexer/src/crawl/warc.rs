@@ -598,6 +598,11 @@ impl WarcParser {
             let mut b = std::mem::take(&mut kept);
             b.truncate(raw_end);
             b.drain(..body_at);
+            // Room reserved for a declared length the block did not have
+            // is given back: a body holds about its own length.
+            if b.capacity() > 2 * b.len() + 4096 {
+                b.shrink_to_fit();
+            }
             b
         };
         if head.header("transfer-encoding").is_some_and(|v| {
