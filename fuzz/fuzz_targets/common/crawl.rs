@@ -89,7 +89,8 @@ fn run(data: Vec<u8>, step: usize, opts: &CrawlOptions, raw_slack: usize) -> Vec
 /// Reads `input` whole without kept bytes, then in `step`-byte reads with
 /// kept bytes, and (for plain input: flate2 reports a corrupt deflate stream
 /// at a point that depends on how its input arrives) asserts the events are
-/// the same.
+/// the same. Gzip input is also read whole with the decoder on its own
+/// thread (`inflate_ahead`), which must give the same events.
 pub fn check(input: Vec<u8>, step: usize, max_record_bytes: u64, raw_slack: usize) {
     let opts = CrawlOptions {
         max_record_bytes,
@@ -97,6 +98,14 @@ pub fn check(input: Vec<u8>, step: usize, max_record_bytes: u64, raw_slack: usiz
     };
     let gz = input.starts_with(&[0x1f, 0x8b]);
     let whole = run(input.clone(), usize::MAX, &opts, raw_slack);
+    if gz {
+        let ahead = CrawlOptions {
+            inflate_ahead: true,
+            ..opts.clone()
+        };
+        let again = run(input.clone(), usize::MAX, &ahead, raw_slack);
+        assert_eq!(again, whole, "inflating ahead changed the events");
+    }
     let keep = CrawlOptions {
         keep_skipped: true,
         ..opts.clone()

@@ -100,6 +100,54 @@ impl Failure {
     }
 }
 
+/// A change the decoder made to its list of member starts, logged for a
+/// reader on another thread that keeps its own copy
+/// ([`super::gunzip`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum StartOp {
+    /// A member's header was read.
+    Push(MemberPos),
+    /// The last member was damaged and its output dropped: so is its start.
+    PopBack,
+}
+
+/// Where recent members start (compressed, and decompressed in the stream
+/// `read` returns), oldest first, at most [`MAX_STARTS`].
+#[derive(Debug, Default)]
+pub(crate) struct Starts(VecDeque<MemberPos>);
+
+impl Starts {
+    fn push(&mut self, m: MemberPos) {
+        if self.0.len() >= MAX_STARTS {
+            self.0.pop_front();
+        }
+        self.0.push_back(m);
+    }
+
+    /// Replays a change logged by another decoder.
+    pub(crate) fn apply(&mut self, op: StartOp) {
+        match op {
+            StartOp::Push(m) => self.push(m),
+            StartOp::PopBack => {
+                self.0.pop_back();
+            }
+        }
+    }
+
+    /// See [`GzMembers::member_of`].
+    pub(crate) fn member_of(&self, offset: u64) -> Option<MemberPos> {
+        let i = self.0.partition_point(|m| m.decompressed <= offset);
+        i.checked_sub(1).map(|i| self.0[i])
+    }
+
+    /// See [`GzMembers::forget_before`].
+    pub(crate) fn forget_before(&mut self, offset: u64) {
+        while self.0.len() > 1 && self.0[1].decompressed <= offset {
+            self.0.pop_front();
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     Header,
@@ -139,9 +187,10 @@ pub(crate) struct GzMembers<R> {
     scratch: Vec<u8>,
     /// Decompressed bytes returned by `read`, less those retracted.
     produced: u64,
-    /// Where recent members start (compressed, and decompressed in the
-    /// stream `read` returns), oldest first.
-    starts: VecDeque<MemberPos>,
+    /// Where recent members start.
+    starts: Starts,
+    /// With [`GzMembers::log_starts`]: the changes to `starts` not taken yet.
+    start_ops: Option<Vec<StartOp>>,
 }
 
 /// Parses a gzip member header at the start of `b`: `Ok(Some(len))`,
@@ -212,23 +261,36 @@ impl<R: Read> GzMembers<R> {
             failure: None,
             scratch: Vec::new(),
             produced: 0,
-            starts: VecDeque::new(),
+            starts: Starts::default(),
+            start_ops: None,
         }
     }
 
     /// The member the decompressed byte at `offset` came from, if it is
     /// still remembered (see [`GzMembers::forget_before`]).
     pub(crate) fn member_of(&self, offset: u64) -> Option<MemberPos> {
-        let i = self.starts.partition_point(|m| m.decompressed <= offset);
-        i.checked_sub(1).map(|i| self.starts[i])
+        self.starts.member_of(offset)
     }
 
     /// Forgets the members that end at or before decompressed `offset`
     /// (the one holding `offset` is kept).
     pub(crate) fn forget_before(&mut self, offset: u64) {
-        while self.starts.len() > 1 && self.starts[1].decompressed <= offset {
-            self.starts.pop_front();
-        }
+        self.starts.forget_before(offset);
+    }
+
+    /// Logs every change to the member starts from now on, for
+    /// [`GzMembers::take_start_ops`].
+    pub(crate) fn log_starts(&mut self) {
+        self.start_ops = Some(Vec::new());
+    }
+
+    /// The changes to the member starts since the last call (with
+    /// [`GzMembers::log_starts`]), oldest first.
+    pub(crate) fn take_start_ops(&mut self) -> Vec<StartOp> {
+        self.start_ops
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Decompressed bytes returned by `read` that are not yet verified
@@ -398,10 +460,13 @@ impl<R: Read> GzMembers<R> {
                 let retract = self.tentative();
                 self.produced -= retract;
                 if retract == self.member.out
-                    && self.starts.back().is_some_and(|m| m.compressed == s)
+                    && self.starts.0.back().is_some_and(|m| m.compressed == s)
                 {
                     // The damaged member's output is dropped: so is its start.
-                    self.starts.pop_back();
+                    self.starts.apply(StartOp::PopBack);
+                    if let Some(log) = &mut self.start_ops {
+                        log.push(StartOp::PopBack);
+                    }
                 }
                 self.gap = Some(Gap {
                     member_offset: s,
@@ -448,13 +513,14 @@ impl<R: Read> GzMembers<R> {
     fn header(&mut self) -> io::Result<()> {
         match parse_header(&self.buf[self.pos..self.end]) {
             Ok(Some(len)) => {
-                if self.starts.len() >= MAX_STARTS {
-                    self.starts.pop_front();
-                }
-                self.starts.push_back(MemberPos {
+                let at = MemberPos {
                     compressed: self.member.start,
                     decompressed: self.produced,
-                });
+                };
+                self.starts.push(at);
+                if let Some(log) = &mut self.start_ops {
+                    log.push(StartOp::Push(at));
+                }
                 self.pos += len;
                 self.inflate.reset(false);
                 self.crc.reset();

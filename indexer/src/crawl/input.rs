@@ -15,11 +15,21 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::gzmember::{Gap, GzMembers};
+use super::gunzip::Gunzip;
+use super::gzmember::Gap;
 use crate::Error;
 
-/// Smallest free space offered to one `read` call.
-const READ_CHUNK: usize = 256 * 1024;
+/// Bytes asked of one `read` call: the decoder writes into a region that
+/// stays in the cache until the parsers read it. Gzip is always read in
+/// chunks of this size, inline or on its own thread ([`Gunzip`]), so both
+/// read the same.
+pub(crate) const READ_CHUNK: usize = 256 * 1024;
+/// The buffer's working size: bytes are moved back to its start rather than
+/// read past this (unless more are needed at once: a long look-ahead, or a
+/// gzip member's output held back), so reading cycles through the same
+/// memory. A buffer grown past twice this is shrunk back once the bytes in
+/// it fit again.
+const WINDOW: usize = 4 * READ_CHUNK;
 
 /// Counts the bytes read through it into a shared counter (the compressed
 /// offset of a gzip stream).
@@ -42,9 +52,8 @@ impl<R: Read> Read for CountingReader<R> {
     }
 }
 
-/// Gzip bookkeeping: compressed byte counter and the bomb limits.
+/// Gzip bookkeeping: the bomb limits.
 pub(crate) struct GzState {
-    pub(crate) compressed: Arc<AtomicU64>,
     pub(crate) max_ratio: u64,
     pub(crate) min_output: u64,
 }
@@ -54,7 +63,7 @@ pub(crate) enum Inner {
     /// Read as is.
     Plain(Box<dyn Read + Send>),
     /// Gzip, decoded member by member.
-    Gz(Box<GzMembers<Box<dyn Read + Send>>>),
+    Gz(Gunzip),
 }
 
 /// A damaged gzip member that was skipped, placed in the decompressed stream.
@@ -132,19 +141,16 @@ impl Source {
     /// fails). Returns the number of available bytes.
     pub(crate) fn ensure(&mut self, n: usize) -> usize {
         while self.vis - self.pos < n && !self.eof && self.err.is_none() {
-            if self.pos > 0 && (self.buf.len() - self.end < READ_CHUNK || self.pos == self.end) {
-                self.buf.copy_within(self.pos..self.end, 0);
-                self.end -= self.pos;
-                self.vis -= self.pos;
-                self.pos = 0;
-            }
-            let want = (n - (self.vis - self.pos)).max(READ_CHUNK);
-            if self.buf.len() - self.end < want {
-                self.buf.resize(self.end + want, 0);
-            }
-            let got = match &mut self.inner {
-                Inner::Plain(r) => r.read(&mut self.buf[self.end..]),
-                Inner::Gz(g) => g.read(&mut self.buf[self.end..]),
+            // A chunk inflated on another thread becomes the buffer when
+            // few bytes are unread (they move in front of it), rather than
+            // being copied.
+            let swapped = match &mut self.inner {
+                Inner::Gz(g) => g.swap_in(&mut self.buf, &mut self.pos, &mut self.end),
+                Inner::Plain(_) => None,
+            };
+            let got = match swapped {
+                Some(got) => got,
+                None => self.read_chunk(n),
             };
             let gap = match &mut self.inner {
                 Inner::Gz(g) => g.take_gap(),
@@ -176,6 +182,30 @@ impl Source {
             self.vis = self.end - held.min(self.end - self.pos);
         }
         self.vis - self.pos
+    }
+
+    /// Reads up to [`READ_CHUNK`] bytes at `end`, first moving the unread
+    /// bytes to the start of the buffer if that keeps it in its window.
+    fn read_chunk(&mut self, n: usize) -> io::Result<usize> {
+        let want = (n - (self.vis - self.pos)).max(READ_CHUNK);
+        if self.pos > 0 && (self.pos == self.end || self.end + want > WINDOW) {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
+            self.vis -= self.pos;
+            self.pos = 0;
+            if self.buf.len() > 2 * WINDOW && self.end + want <= WINDOW {
+                self.buf.truncate(WINDOW);
+                self.buf.shrink_to_fit();
+            }
+        }
+        if self.buf.len() - self.end < READ_CHUNK {
+            self.buf.resize(self.end + READ_CHUNK, 0);
+        }
+        let room = &mut self.buf[self.end..self.end + READ_CHUNK];
+        match &mut self.inner {
+            Inner::Plain(r) => r.read(room),
+            Inner::Gz(g) => g.read(room),
+        }
     }
 
     /// The next skipped gzip member placed at or before the current
@@ -227,7 +257,11 @@ impl Source {
     fn check_bomb(&mut self) {
         if let Some(gz) = &self.gz {
             let out = self.decompressed_end();
-            let inp = gz.compressed.load(Ordering::Relaxed).max(1);
+            let inp = match &self.inner {
+                Inner::Gz(g) => g.compressed(),
+                Inner::Plain(_) => 0,
+            }
+            .max(1);
             if out > gz.min_output && out / inp > gz.max_ratio {
                 self.err = Some(Error::GzipBomb {
                     path: self.path.clone(),
@@ -242,7 +276,7 @@ impl Source {
     fn map_err(&self, e: io::Error) -> Error {
         let decompressed_offset = self.decompressed_end();
         match &self.gz {
-            Some(gz) => {
+            Some(_) => {
                 let failure = match &self.inner {
                     Inner::Gz(g) => g.failure().cloned(),
                     Inner::Plain(_) => None,
@@ -250,7 +284,10 @@ impl Source {
                 let (compressed_offset, member_offset, detail) = match &failure {
                     Some(f) => (f.at, f.member_offset, f.detail()),
                     None => {
-                        let at = gz.compressed.load(Ordering::Relaxed);
+                        let at = match &self.inner {
+                            Inner::Gz(g) => g.compressed(),
+                            Inner::Plain(_) => 0,
+                        };
                         (at, at, "the compressed input could not be read".to_string())
                     }
                 };

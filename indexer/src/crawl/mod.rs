@@ -52,6 +52,7 @@
 //! whole file, so it decompresses from the start of the file up to the
 //! record ([`SpanRead::skipped`] says how many bytes that was).
 
+mod gunzip;
 mod gzmember;
 mod http;
 mod input;
@@ -74,15 +75,13 @@ pub use http::{
     parse_head, sniff_html,
 };
 
+use crate::{Error, Result};
+use gunzip::Gunzip;
+use input::{GzState, Inner, Source};
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{Cursor, Read};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
-
-use crate::{Error, Result};
-use input::{CountingReader, GzState, Inner, Source};
 
 /// Options for reading crawls.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,6 +119,11 @@ pub struct CrawlOptions {
     /// Keep the WARC and HTTP heads of every document in [`RawDoc::heads`]
     /// (`extract --full`). Off by default.
     pub keep_heads: bool,
+    /// Inflate gzip input on a thread of its own, ahead of the parsers
+    /// (`sieve-index scan` does): the same events as inline, in less wall
+    /// time when a core is free, for some more CPU (the chunks are handed
+    /// over). Off by default: a build already reads several files at once.
+    pub inflate_ahead: bool,
 }
 
 /// The WARC headers tried for the docid, in order, when no header is
@@ -157,6 +161,7 @@ impl Default for CrawlOptions {
             json_fields: JsonFields::default(),
             tsv_columns: vec![TsvColumn::Id, TsvColumn::Text],
             keep_heads: false,
+            inflate_ahead: false,
         }
     }
 }
@@ -713,20 +718,26 @@ fn build(
     let chained = head.chain(reader);
     // A forced format reads decompressed bytes: never gunzipped again.
     let mut src = if format.is_none() && got == 2 && magic == [0x1f, 0x8b] {
-        let counter = Arc::new(AtomicU64::new(0));
-        let counting: Box<dyn Read + Send> =
-            Box::new(CountingReader::new(chained, counter.clone()));
         let keep = if opts.keep_skipped {
             opts.keep_limit()
         } else {
             0
         };
-        let dec = gzmember::GzMembers::new(counting, keep);
+        let chained: Box<dyn Read + Send> = Box::new(chained);
+        // Inflating on a thread of its own, ahead of the parsers, reads
+        // the same events as inline (see `gunzip`).
+        let dec = if opts.inflate_ahead {
+            Gunzip::ahead(chained, keep, input::READ_CHUNK).map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?
+        } else {
+            Gunzip::inline(chained, keep)
+        };
         Source::new(
             path,
-            Inner::Gz(Box::new(dec)),
+            Inner::Gz(dec),
             Some(GzState {
-                compressed: counter,
                 max_ratio: opts.max_decompression_ratio,
                 min_output: opts.bomb_min_output,
             }),

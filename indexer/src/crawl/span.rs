@@ -19,7 +19,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use super::gzmember::GzMembers;
+use super::gunzip::Gunzip;
 use super::input::{Inner, Source};
 use super::{MemberPos, Span};
 use crate::{Error, Result};
@@ -137,8 +137,7 @@ pub fn open_span(path: &Path, span: &Span) -> Result<SpanReader> {
         }
         Some(c) => {
             file.seek(SeekFrom::Start(c)).map_err(io)?;
-            let file: Box<dyn Read + Send> = Box::new(file);
-            Inner::Gz(Box::new(GzMembers::new(file, 0)))
+            Inner::Gz(Gunzip::inline(Box::new(file), 0))
         }
     };
     let mut src = Source::new(path.to_path_buf(), inner, None);

@@ -734,6 +734,37 @@ fn big_record_is_capped_and_streamed() {
 }
 
 #[test]
+fn regression_body_capacity_follows_its_length_not_the_declared_one() {
+    // The record's buffer is sized from Content-Length up front; a block
+    // cut far short of it (the next record inside the declared length)
+    // must not leave a body holding megabytes of unused room.
+    let mut f = warc_rec(
+        "1.0",
+        "\r\n",
+        "response",
+        "liar",
+        &http_block(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n",
+            b"<html>x</html>\n",
+        ),
+        5_000_000,
+        "\r\n\r\n",
+    );
+    f.extend(resp("next", "<html>n</html>"));
+    let (evs, err) = read_all(f, &CrawlOptions::default());
+    assert!(err.is_none(), "{err:?}");
+    let d = docs(&evs);
+    assert_eq!(d.len(), 2);
+    assert_eq!(d[0].docid, "liar");
+    assert!(
+        d[0].body.capacity() <= 2 * d[0].body.len() + 4096,
+        "{} bytes of room for {}",
+        d[0].body.capacity(),
+        d[0].body.len()
+    );
+}
+
+#[test]
 fn gzip_bomb_is_an_error() {
     let mut f = resp("a", "<html>a</html>");
     f.extend(resp("zeros", &" ".repeat(8 * 1024 * 1024)));

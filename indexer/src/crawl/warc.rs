@@ -384,7 +384,12 @@ impl WarcParser {
         } else {
             0
         };
-        let mut kept: Vec<u8> = Vec::new();
+        // Room for the declared block up front (at most the keep limit):
+        // no copies as it grows.
+        let declared = h
+            .content_length
+            .map_or(0, |l| usize::try_from(l).unwrap_or(usize::MAX));
+        let mut kept: Vec<u8> = Vec::with_capacity(declared.min(want_keep));
         let mut block_len = 0u64;
         let mut remaining = h.content_length.unwrap_or(u64::MAX);
         let mut prev_lf = true;
@@ -577,7 +582,7 @@ impl WarcParser {
         let mut capped = body_total > cap as u64;
         let mut truncated = capped || eof_short > 0;
         let original_len = body_total + eof_short;
-        let mut body: Vec<u8> = raw.to_vec();
+        let body_at = bo.min(raw_end);
         let heads = match (&head_bytes, self.opts.keep_heads) {
             (Some(w), true) => Some(Box::new(super::Heads {
                 warc: w.clone(),
@@ -585,10 +590,21 @@ impl WarcParser {
             })),
             _ => None,
         };
-        if !self.opts.keep_skipped {
-            // Free the record before decoding (kept only to quarantine it).
-            kept = Vec::new();
-        }
+        let mut body: Vec<u8> = if self.opts.keep_skipped {
+            kept[body_at..raw_end].to_vec()
+        } else {
+            // The record is kept only to quarantine it: its buffer becomes
+            // the body (the HTTP head and anything past the cap dropped).
+            let mut b = std::mem::take(&mut kept);
+            b.truncate(raw_end);
+            b.drain(..body_at);
+            // Room reserved for a declared length the block did not have
+            // is given back: a body holds about its own length.
+            if b.capacity() > 2 * b.len() + 4096 {
+                b.shrink_to_fit();
+            }
+            b
+        };
         if head.header("transfer-encoding").is_some_and(|v| {
             String::from_utf8_lossy(v)
                 .to_ascii_lowercase()

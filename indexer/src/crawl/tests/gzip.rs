@@ -243,3 +243,139 @@ fn damaged_last_member_is_an_error_naming_its_start() {
     }
     assert!(docs(&evs).len() >= 19);
 }
+
+/// Events and the error's text, read with gzip inflated on its own thread
+/// ([`CrawlOptions::inflate_ahead`]) and on the reading thread.
+fn ahead_and_inline(file: &[u8], opts: &CrawlOptions) -> [(Vec<CrawlEvent>, Option<String>); 2] {
+    let ahead = CrawlOptions {
+        inflate_ahead: true,
+        ..opts.clone()
+    };
+    let ahead = from_reader("f", std::io::Cursor::new(file.to_vec()), &ahead).unwrap();
+    let inline = from_reader("f", std::io::Cursor::new(file.to_vec()), opts).unwrap();
+    [ahead, inline].map(|r| {
+        let (evs, err) = collect(r);
+        (evs, err.map(|e| e.to_string()))
+    })
+}
+
+/// A one-stream gzip file of `n` records whose output passes the 8 MiB
+/// that a member's output is held back for.
+fn big_one_stream(n: u64) -> Vec<u8> {
+    let plain: Vec<u8> = (1..=n)
+        .flat_map(|i| resp(&format!("b{i:04}"), &text(i, 3000)))
+        .collect();
+    assert!(
+        plain.len() as u64 > super::super::gzmember::HOLD,
+        "{}",
+        plain.len()
+    );
+    gzip(&plain)
+}
+
+#[test]
+fn ahead_reads_as_inline() {
+    let recs = records();
+    let (ms, _) = members(&recs);
+    let mut files: Vec<(String, Vec<u8>)> = vec![
+        ("per-record".into(), ms.concat()),
+        ("one-stream".into(), gzip(&recs.concat())),
+        ("empty".into(), gzip(b"")),
+        ("repetitive one-stream".into(), gzip(&recs[0].repeat(300))),
+        (
+            "repetitive per-record".into(),
+            gzip(&recs[0].repeat(3)).repeat(100),
+        ),
+    ];
+    for how in ["overwritten", "truncated", "bad_crc", "bad_magic"] {
+        let mut file = Vec::new();
+        for (i, m) in ms.iter().enumerate() {
+            file.extend(if i == 9 { damage(m, how) } else { m.clone() });
+        }
+        files.push((format!("member 10 {how}"), file));
+        let mut last = ms[..19].concat();
+        last.extend(damage(&ms[19], how));
+        files.push((format!("last member {how}"), last));
+    }
+    let one = gzip(&recs.concat());
+    let mut mid = one.clone();
+    let m = mid.len() / 2;
+    mid[m..m + 32].fill(0x5A);
+    files.push(("one-stream damaged".into(), mid));
+    files.push(("one-stream truncated".into(), one[..one.len() / 2].to_vec()));
+    let big = big_one_stream(450);
+    files.push((
+        "big one-stream truncated".into(),
+        big[..big.len() - 100].to_vec(),
+    ));
+    let mut big_mid = big.clone();
+    let m = big_mid.len() * 3 / 4;
+    big_mid[m..m + 64].fill(0xA5);
+    let mut big_mid_then = big_mid.clone();
+    big_mid_then.extend(ms[4..].concat());
+    files.push(("big one-stream damaged past the hold".into(), big_mid));
+    files.push((
+        "big member damaged past the hold, then intact ones".into(),
+        big_mid_then,
+    ));
+    // The big stream as the first member, then a damaged one, then intact
+    // members: the hold and a retraction after it.
+    let mut mixed = big.clone();
+    mixed.extend(damage(&ms[3], "bad_crc"));
+    mixed.extend(ms[4..].concat());
+    files.push(("big member then a damaged one".into(), mixed));
+    files.push(("big".into(), big));
+    let bomb = CrawlOptions {
+        max_decompression_ratio: 1,
+        bomb_min_output: 100_000,
+        ..CrawlOptions::default()
+    };
+    let keep = CrawlOptions {
+        keep_skipped: true,
+        ..CrawlOptions::default()
+    };
+    let (mut errors, mut bombs, mut gaps) = (0, 0, 0);
+    for (name, file) in &files {
+        for (oname, opts) in [
+            ("default", CrawlOptions::default()),
+            ("bomb", bomb.clone()),
+            ("keep", keep.clone()),
+        ] {
+            let [ahead, inline] = ahead_and_inline(file, &opts);
+            assert_eq!(ahead.1, inline.1, "{name} {oname}");
+            assert!(ahead.0 == inline.0, "{name} {oname}: events differ");
+            errors += usize::from(ahead.1.is_some());
+            bombs += usize::from(ahead.1.as_ref().is_some_and(|e| e.contains("ratio")));
+            gaps += gzip_spans(&ahead.0).len();
+        }
+    }
+    // The cases do what they are named for: errors, bombs and skipped
+    // members on both paths.
+    assert!(
+        errors >= 20 && bombs >= 2 && gaps >= 15,
+        "{errors} {bombs} {gaps}"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn prop_ahead_reads_as_inline_damaged_anywhere(
+        edits in proptest::collection::vec((any::<u32>(), any::<u8>()), 1..4),
+        cut in proptest::option::of(any::<u32>()),
+        stream in any::<bool>(),
+    ) {
+        let recs = records();
+        let mut file = if stream { gzip(&recs.concat()) } else { members(&recs).0.concat() };
+        for (at, b) in edits {
+            let i = at as usize % file.len();
+            file[i] ^= b | 1;
+        }
+        if let Some(c) = cut {
+            file.truncate(c as usize % file.len() + 1);
+        }
+        let [ahead, inline] = ahead_and_inline(&file, &CrawlOptions::default());
+        prop_assert_eq!(ahead.1, inline.1);
+        prop_assert!(ahead.0 == inline.0, "events differ");
+    }
+}
