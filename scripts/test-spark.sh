@@ -20,6 +20,11 @@
 #    (topic, docid, rank) lines as the single-index run and the same scores up
 #    to float rounding (it reports whether the files are byte-identical).
 #
+# 5. Extracts the same files under Spark (scale/spark_extract.py), as JSON
+#    lines and as Parquet, and asserts that every part's document files are
+#    byte-identical to `sieve-index extract` run on its input alone, and that
+#    the driver wrote the collection's near-duplicates.
+#
 # Environment: SPARK_MASTER (default local[2]); SIEVE_SHARED_DATA (the rule of
 # scripts/lib.sh, as in the Rust tests); KEEP=1 keeps the work directory; TOPICS (default
 # topics/topics.robust04.txt).
@@ -68,8 +73,8 @@ step "Spark build again: every shard is already there"
 
 step "single index over the same files"
 "$BIN/sieve-index" build --input "${inputs[@]}" --index "$OUT/single" --threads 2 > "$OUT/single-build.log" 2>&1 \
-  || [[ $? == 2 ]]  # exit 2: a file could not be read at all (the shards saw the same)
-grep '^files' "$OUT/single-build.log"
+  || [[ $? == 3 ]]  # exit 3: part of a file lost (the truncated sample; the shards saw the same)
+grep '^read ' "$OUT/single-build.log"
 
 step "Spark two-stage search and single-index runs"
 for hits in 10 1000; do
@@ -111,6 +116,42 @@ for hits in (10, 1000):
     check(f"hits {hits}: scores equal up to float rounding (max rel. diff {worst:.2e})", len(a) == len(b) and worst <= 1e-5)
     print(f"     hits {hits}: run files byte-identical: {spark == single}")
 print(f"spark: {passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
+EOF
+step "Spark extract (scale/spark_extract.py), JSON lines and Parquet, against sieve-index extract"
+# The inputs in the driver's order (sorted, each once), so that part i is input i.
+mapfile -t sorted_inputs < <(printf '%s\n' "${inputs[@]}" | sort -u)
+for fmt in jsonl parquet; do
+  .venv-spark/bin/spark-submit --master "$MASTER" scale/spark_extract.py \
+    --inputs "${sorted_inputs[@]}" --output "$OUT/extract-$fmt" --format "$fmt" \
+    --sieve-index "$BIN/sieve-index" 2> "$OUT/spark-extract-$fmt.log" \
+    || { tail -40 "$OUT/spark-extract-$fmt.log"; exit 1; }
+  mkdir -p "$OUT/direct-$fmt"
+  for i in "${!sorted_inputs[@]}"; do
+    part=$(printf 'part-%05d' "$i")
+    "$BIN/sieve-index" extract --threads 1 --input "${sorted_inputs[$i]}" \
+      --output-dir "$OUT/direct-$fmt/$part" --format "$fmt" > /dev/null 2>&1 \
+      || { rc=$?; [[ $rc == 3 || $rc == 4 ]]; }  # the truncated sample; WAT/WET: no document
+  done
+done
+"$PYSPARK_PYTHON" - "$OUT" <<'EOF'
+import glob, os, sys
+out = sys.argv[1]
+passed = failed = 0
+for fmt, pattern in (("jsonl", "*.jsonl.gz"), ("parquet", "*.parquet")):
+    spark = sorted(glob.glob(os.path.join(out, f"extract-{fmt}", "part-*", pattern)))
+    direct = sorted(glob.glob(os.path.join(out, f"direct-{fmt}", "part-*", pattern)))
+    rel = lambda paths, root: [os.path.relpath(p, os.path.join(out, root)) for p in paths]
+    same_names = rel(spark, f"extract-{fmt}") == rel(direct, f"direct-{fmt}")
+    same_bytes = same_names and all(open(a, "rb").read() == open(b, "rb").read() for a, b in zip(spark, direct))
+    ok = bool(spark) and same_bytes
+    print(("ok   " if ok else "FAIL ") + f"extract {fmt}: {len(spark)} document files under Spark, "
+          f"byte-identical to sieve-index extract per input ({len(direct)} files)")
+    passed, failed = passed + ok, failed + (not ok)
+    ok = os.path.exists(os.path.join(out, f"extract-{fmt}", "near-duplicates.tsv.gz"))
+    print(("ok   " if ok else "FAIL ") + f"extract {fmt}: the driver wrote near-duplicates.tsv.gz")
+    passed, failed = passed + ok, failed + (not ok)
+print(f"spark extract: {passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
 EOF
 echo "test-spark: wall time ${SECONDS}s"
