@@ -438,7 +438,7 @@ impl<'a> Prepared<'a> {
     }
 
     /// The top hits of `query` for every variant, in variant order, in one
-    /// pass over the postings ([`search`]).
+    /// pass over the postings ([`crate::bm25::search`]).
     pub fn search(&self, query: &BagOfWords) -> Result<Vec<Vec<Hit>>> {
         let members: Vec<Option<FamilyMember<'_, 'a>>> = self
             .variants

@@ -37,7 +37,14 @@
 //! bound are computed once per group, and a group's partial score is
 //! compared with the lowest threshold among its variants that may return
 //! the document (the variants' own thresholds, heaps and subsets are kept
-//! apart).
+//! apart). Per window, a variant whose threshold the sum of the window's
+//! bounds cannot reach is not *live*: it takes no document of the window
+//! and is not looked at there. Which subsets hold a document is read from
+//! the batch's membership words when the search has them (see
+//! [`super::Membership`]), else asked of each subset's bitmap. With one
+//! group and membership words, the lowest threshold of the live variants
+//! that may return a document is cached per word, and a document whose
+//! score is below it is dropped before any variant is looked at.
 //!
 //! Every comparison of a bound with a threshold drops a document only when
 //! the bound is *strictly* below, with a relative margin ([`margin`]) that
