@@ -276,11 +276,15 @@ sieve_test!(time_budget_skips_or_truncates_and_is_counted, |dir| {
             std::fs::read_to_string(ix.join("losses.jsonl")).unwrap(),
         )
     };
+    // The slow page always exceeds the budget. The quick one does not,
+    // unless a loaded machine stalls the thread for a millisecond (the
+    // budget is wall-clock): then it is capped too, and counted as such.
     let (s, losses) = run("skip", "skip");
     let t = &s["files"][0];
-    assert_eq!(t["caps"]["time_budget"], 1, "{t}");
-    assert_eq!(t["skipped"]["time_budget"], 1, "{t}");
-    assert_eq!(t["indexed"], 1, "{t}");
+    let capped = t["caps"]["time_budget"].as_u64().unwrap();
+    assert!((1..=2).contains(&capped), "{t}");
+    assert_eq!(t["skipped"]["time_budget"], capped, "{t}");
+    assert_eq!(t["indexed"], 2 - capped, "{t}");
     let l = json_lines(&losses);
     assert!(
         l.iter().any(|l| l["cap"] == "time_budget"
@@ -296,7 +300,8 @@ sieve_test!(time_budget_skips_or_truncates_and_is_counted, |dir| {
 
     let (s, losses) = run("trunc", "truncate");
     let t = &s["files"][0];
-    assert_eq!(t["caps"]["time_budget"], 1, "{t}");
+    let capped = t["caps"]["time_budget"].as_u64().unwrap();
+    assert!((1..=2).contains(&capped), "{t}");
     assert_eq!(t["indexed"], 2, "{t}");
     assert!(
         json_lines(&losses)
