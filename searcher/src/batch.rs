@@ -375,8 +375,6 @@ pub struct Prepared<'a> {
     filtered: Option<SubsetFamily<'a>>,
     /// Which selections each document is in (when some variant has one).
     membership: Option<Membership>,
-    /// Each variant's selection.
-    selection_of: Vec<Option<usize>>,
     variants: &'a [RunVariant],
     hits: usize,
 }
@@ -417,8 +415,7 @@ impl<'a> Prepared<'a> {
             StatsMode::Full => None,
             StatsMode::Filtered => Some(SubsetFamily::new(shards, subsets)?),
         };
-        let selection_of: Vec<Option<usize>> = variants.iter().map(|v| v.selection).collect();
-        let membership = if selection_of.iter().any(Option::is_some) {
+        let membership = if variants.iter().any(|v| v.selection.is_some()) {
             Membership::new(shards, subsets)
         } else {
             None
@@ -431,7 +428,6 @@ impl<'a> Prepared<'a> {
             global,
             filtered,
             membership,
-            selection_of,
             variants,
             hits,
         })
@@ -464,10 +460,11 @@ impl<'a> Prepared<'a> {
             .collect();
         // Each variant's subset is `subsets[selection]`, from which the
         // membership was built: `search_with`'s condition holds.
+        let selection_of: Vec<Option<usize>> = self.variants.iter().map(|v| v.selection).collect();
         let selections = self
             .membership
             .as_ref()
-            .map(|m| (m, self.selection_of.as_slice()));
+            .map(|m| (m, selection_of.as_slice()));
         search_with(self.shards, self.field, query, &vs, self.hits, selections)
     }
 }

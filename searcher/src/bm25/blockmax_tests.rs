@@ -117,6 +117,39 @@ fn random_subset(shards: &[Shard], seed: u64, percent: u64) -> Subset {
         .collect()
 }
 
+/// A query of 1-5 words drawn from `WORDS`.
+fn random_query(r: &mut Rng) -> BagOfWords {
+    let len = 1 + r.below(5) as usize;
+    let text: Vec<&str> = (0..len)
+        .map(|_| WORDS[r.below(WORDS.len() as u64) as usize])
+        .collect();
+    query(&text.join(" "))
+}
+
+/// Each variant's hits in `together` (one search of all `vs`) equal those
+/// of the variant searched alone in `plain` (no bounds, no membership).
+fn assert_each_as_alone(
+    together: &[Vec<Hit>],
+    vs: &[Variant<'_>],
+    plain: &[Shard],
+    q: &BagOfWords,
+    k: usize,
+) {
+    for (i, v) in vs.iter().enumerate() {
+        let one = Variant {
+            params: v.params,
+            stats: v.stats,
+            subset: v.subset,
+        };
+        let alone = search(plain, TextField::Body, q, &[one], k).unwrap();
+        assert_identical(
+            &together[i..=i],
+            &alone,
+            &format!("variant {i} of {} k={k} {q:?}", vs.len()),
+        );
+    }
+}
+
 fn assert_identical(pruned: &[Vec<Hit>], exhaustive: &[Vec<Hit>], what: &str) {
     assert_eq!(pruned.len(), exhaustive.len());
     for (p, e) in pruned.iter().zip(exhaustive) {
@@ -211,14 +244,7 @@ proptest! {
         let params: Vec<Bm25Params> =
             settings.iter().map(|&(kp, k1, bp, b)| setting(kp, k1, bp, b)).collect();
         let mut r = Rng(seed.rotate_left(17) | 1);
-        let queries: Vec<BagOfWords> = (0..4)
-            .map(|_| {
-                let len = 1 + r.below(5) as usize;
-                let text: Vec<&str> =
-                    (0..len).map(|_| WORDS[r.below(WORDS.len() as u64) as usize]).collect();
-                query(&text.join(" "))
-            })
-            .collect();
+        let queries: Vec<BagOfWords> = (0..4).map(|_| random_query(&mut r)).collect();
         let cut = n / 3;
         let (mode, indexes) = match mode {
             0 => (Mode::Full, vec![build(&docs, segments)]),
@@ -357,20 +383,9 @@ proptest! {
         vs.push(Variant { params: p, stats: &global, subset: None });
         let mut r = Rng(seed.rotate_left(29) | 1);
         for _ in 0..3 {
-            let len = 1 + r.below(5) as usize;
-            let text: Vec<&str> =
-                (0..len).map(|_| WORDS[r.below(WORDS.len() as u64) as usize]).collect();
-            let q = query(&text.join(" "));
+            let q = random_query(&mut r);
             let together = search(&shards, TextField::Body, &q, &vs, k).unwrap();
-            for (i, v) in vs.iter().enumerate() {
-                let one = Variant { params: v.params, stats: v.stats, subset: v.subset };
-                let alone = search(&plain, TextField::Body, &q, &[one], k).unwrap();
-                assert_identical(
-                    &together[i..=i],
-                    &alone,
-                    &format!("variant {i} of {} k={k} {q:?}", vs.len()),
-                );
-            }
+            assert_each_as_alone(&together, &vs, &plain, &q, k);
         }
     }
 }
@@ -510,10 +525,7 @@ proptest! {
         let membership = Membership::new(&shards, &subsets).unwrap();
         let mut r = Rng(seed.rotate_left(17) | 1);
         for _ in 0..3 {
-            let len = 1 + r.below(5) as usize;
-            let text: Vec<&str> =
-                (0..len).map(|_| WORDS[r.below(WORDS.len() as u64) as usize]).collect();
-            let q = query(&text.join(" "));
+            let q = random_query(&mut r);
             for searched in [&shards, &plain] {
                 let together = search_with(
                     searched,
@@ -524,15 +536,7 @@ proptest! {
                     Some((&membership, &of)),
                 )
                 .unwrap();
-                for (i, v) in vs.iter().enumerate() {
-                    let one = Variant { params: v.params, stats: v.stats, subset: v.subset };
-                    let alone = search(&plain, TextField::Body, &q, &[one], k).unwrap();
-                    assert_identical(
-                        &together[i..=i],
-                        &alone,
-                        &format!("variant {i} of {} k={k} {q:?}", vs.len()),
-                    );
-                }
+                assert_each_as_alone(&together, &vs, &plain, &q, k);
             }
         }
     }

@@ -117,18 +117,4 @@ impl Membership {
     pub(crate) fn masks(&self, shard: usize, segment: usize) -> Option<&Masks> {
         self.segments.get(shard)?.get(segment)
     }
-
-    /// Bytes held.
-    pub fn heap_bytes(&self) -> usize {
-        self.segments
-            .iter()
-            .flatten()
-            .map(|m| match m {
-                Masks::U8(v) => v.len(),
-                Masks::U16(v) => 2 * v.len(),
-                Masks::U32(v) => 4 * v.len(),
-                Masks::U64(v) => 8 * v.len(),
-            })
-            .sum()
-    }
 }

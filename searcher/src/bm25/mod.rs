@@ -352,6 +352,11 @@ pub(crate) fn search_with(
     let groups = Groups::new(weights);
 
     let mut pools: Vec<Pool> = variants.iter().map(|_| Pool::new(k)).collect();
+    // Per variant, the bit of its selection in the membership words (0: it
+    // keeps every document).
+    let need: Vec<u64> = selections.map_or_else(Vec::new, |(_, of)| {
+        of.iter().map(|s| s.map_or(0, |i| 1u64 << i)).collect()
+    });
     // Every segment searched, numbered in order, with where its docids are.
     let mut segments: Vec<SegmentNames<'_>> = Vec::new();
     for (shard_idx, shard) in shards.iter().enumerate() {
@@ -370,25 +375,11 @@ pub(crate) fn search_with(
                 field_name: field.name(),
                 bounds,
             };
-            // Per variant, the bit of its selection in the segment's
-            // membership words (0: it keeps every document).
-            let masks = selections.and_then(|(m, of)| {
-                let masks = m.masks(shard_idx, seg_idx)?;
-                let need = of
-                    .iter()
-                    .map(|s| s.map_or(0u64, |i| 1u64 << i))
-                    .collect::<Vec<u64>>();
-                Some((masks, need))
-            });
+            let masks = selections
+                .and_then(|(m, _)| m.masks(shard_idx, seg_idx))
+                .map(|m| (m, need.as_slice()));
             score_segment(
-                &seg,
-                &terms,
-                &groups,
-                &subsets,
-                masks.as_ref().map(|(m, n)| (*m, n.as_slice())),
-                &mut heaps,
-                shard,
-                &docids,
+                &seg, &terms, &groups, &subsets, masks, &mut heaps, shard, &docids,
             )?;
             let number = segments.len() as u32;
             for (pool, heap) in pools.iter_mut().zip(heaps) {

@@ -290,11 +290,9 @@ struct SegmentScan<'a> {
     /// Each active variant's threshold (negative infinity when it has
     /// none yet): read at every window, updated after every push.
     thresholds: Vec<Score>,
-    /// The membership word of the document being scored on the one-group
-    /// path (see [`SegmentScan::window`]), `None` elsewhere.
-    doc_bits: Option<u64>,
-    /// (membership word, [`SegmentScan::effective`] of it) by a hash of
-    /// the word; empty when invalid.
+    /// (membership word, [`SegmentScan::effective`] of it) in one of 32
+    /// slots chosen by a hash of the word; emptied when a threshold or
+    /// the window changes.
     effective_cache: Vec<Option<(u64, Score)>>,
     /// Scratch, per window: whether each active variant may take any of
     /// its documents (the window's bounds reach its threshold).
@@ -354,8 +352,7 @@ pub(super) fn score_segment(
         doc_terms: Vec::with_capacity(cursors.len()),
         filtering: false,
         live: Vec::new(),
-        doc_bits: None,
-        effective_cache: Vec::new(),
+        effective_cache: vec![None; 32],
         accepts: Vec::new(),
     };
     scan.accepts = vec![true; scan.active.len()];
@@ -502,7 +499,7 @@ impl SegmentScan<'_> {
         for &t in &self.thresholds {
             self.live.push(may_reach(bound_sum, n, t));
         }
-        self.effective_cache.clear();
+        self.effective_cache.fill(None);
         if !self.filtering {
             // Every variant may return every document: each group's
             // threshold is its live variants' lowest, for the whole window.
@@ -533,13 +530,10 @@ impl SegmentScan<'_> {
                         if eff != Score::INFINITY {
                             let fid = self.fieldnorms.fieldnorm_id(doc) as usize;
                             self.group_thresholds[0] = eff;
-                            self.doc_bits = Some(bits);
-                            if threshold.is_none() {
-                                self.score_doc(cursors, doc, local, fid, false);
-                            } else if self.lookup(cursors, doc, local, fid, n) {
-                                self.score_doc(cursors, doc, local, fid, true);
+                            if threshold.is_none() || self.lookup(cursors, doc, local, fid, n) {
+                                self.gather_terms(cursors, local);
+                                self.score_doc_one_group(doc, fid, bits);
                             }
-                            self.doc_bits = None;
                         }
                     }
                     for tf in self.tfs.iter_mut() {
@@ -568,8 +562,13 @@ impl SegmentScan<'_> {
                 if wanted {
                     if threshold.is_none() {
                         self.score_doc(cursors, doc, local, fid, false);
-                    } else if self.lookup(cursors, doc, local, fid, n) {
-                        self.score_doc(cursors, doc, local, fid, true);
+                    } else {
+                        if self.filtering {
+                            self.accepting_group_thresholds();
+                        }
+                        if self.lookup(cursors, doc, local, fid, n) {
+                            self.score_doc(cursors, doc, local, fid, true);
+                        }
                     }
                 }
                 for tf in self.tfs.iter_mut() {
@@ -579,9 +578,23 @@ impl SegmentScan<'_> {
         }
     }
 
-    /// Looks the non-essential cursors up for `doc` while it may still
-    /// reach `threshold` (see [`SegmentScan::window`]); false when it
-    /// cannot.
+    /// Each group's lowest threshold over its live variants that accept
+    /// the current document (`accepts`; infinity: none does), into
+    /// `group_thresholds`.
+    #[inline]
+    fn accepting_group_thresholds(&mut self) {
+        self.group_thresholds.fill(Score::INFINITY);
+        for ((&(_, g), &t), &a) in self.active.iter().zip(&self.thresholds).zip(&self.accepts) {
+            if a {
+                self.group_thresholds[g] = self.group_thresholds[g].min(t);
+            }
+        }
+    }
+
+    /// Looks the non-essential cursors up for `doc` while its score so far
+    /// plus the bounds of the cursors not yet looked up may still reach its
+    /// group's threshold in `group_thresholds` (see
+    /// [`SegmentScan::window`]); false when it cannot.
     #[inline]
     fn lookup(
         &mut self,
@@ -591,16 +604,6 @@ impl SegmentScan<'_> {
         fid: usize,
         n: usize,
     ) -> bool {
-        if self.filtering && self.doc_bits.is_none() {
-            // Each group's lowest threshold over its variants that may
-            // return the document (infinity: none may).
-            self.group_thresholds.fill(Score::INFINITY);
-            for ((&(_, g), &t), &a) in self.active.iter().zip(&self.thresholds).zip(&self.accepts) {
-                if a {
-                    self.group_thresholds[g] = self.group_thresholds[g].min(t);
-                }
-            }
-        }
         // The score so far of each group some variant of which may return
         // the document, from the essential terms (one score per group: its
         // variants' weights are identical).
@@ -667,24 +670,12 @@ impl SegmentScan<'_> {
     ) {
         let n = cursors.len();
         let mut ord: Option<u32> = None;
-        // The document's terms in query-term order (cursors are in term
-        // order), with their frequencies: gathered once for every variant.
-        self.doc_terms.clear();
-        for (c, tf) in cursors.iter().zip(&self.tfs) {
-            let tf = tf[local];
-            if tf != 0 {
-                self.doc_terms.push((c.term_idx, tf as Score));
-            }
-        }
-        if let Some(bits) = self.doc_bits {
-            self.score_doc_one_group(doc, fid, bits);
-            return;
-        }
+        self.gather_terms(cursors, local);
         for i in 0..self.active.len() {
             if !self.live[i] || (self.filtering && !self.accepts[i]) {
                 continue;
             }
-            let (v, g) = self.active[i];
+            let g = self.active[i].1;
             // The variant's threshold (negative infinity: none yet), kept
             // up to date after every push to it.
             let t = self.thresholds[i];
@@ -694,26 +685,58 @@ impl SegmentScan<'_> {
                 continue;
             }
             if self.group_docs[g] != doc {
-                let w = &self.groups[g];
-                let norm = w.norm[fid];
-                let mut score: Score = 0.0;
-                for &(t, tf) in &self.doc_terms {
-                    score += w.term_weight[t] * (tf / (tf + norm));
-                }
-                self.group_scores[g] = score;
+                self.group_scores[g] = self.group_score(g, fid);
                 self.group_docs[g] = doc;
             }
             let score = self.group_scores[g];
             if score < t {
                 continue;
             }
-            let docids = self.docids;
-            // Ordinals are below the segment's document count (a `u32`).
-            let ord = *ord.get_or_insert_with(|| docids.term_ords(doc).next().unwrap_or(0) as u32);
-            let heap = &mut self.heaps[v];
-            heap.push(Candidate { score, ord });
-            self.thresholds[i] = heap.threshold().unwrap_or(Score::NEG_INFINITY);
+            self.offer(i, doc, score, &mut ord);
         }
+    }
+
+    /// The document's terms in query-term order (cursors are in term
+    /// order), with their frequencies, into `doc_terms`: gathered once for
+    /// every variant.
+    #[inline]
+    fn gather_terms(&mut self, cursors: &[Cursor], local: usize) {
+        self.doc_terms.clear();
+        for (c, tf) in cursors.iter().zip(&self.tfs) {
+            let tf = tf[local];
+            if tf != 0 {
+                self.doc_terms.push((c.term_idx, tf as Score));
+            }
+        }
+    }
+
+    /// Group `g`'s score of the document whose terms are in `doc_terms`
+    /// (fieldnorm id `fid`), summed in query-term order.
+    #[inline]
+    fn group_score(&self, g: usize, fid: usize) -> Score {
+        let w = &self.groups[g];
+        let norm = w.norm[fid];
+        let mut score: Score = 0.0;
+        for &(t, tf) in &self.doc_terms {
+            score += w.term_weight[t] * (tf / (tf + norm));
+        }
+        score
+    }
+
+    /// Offers `doc` with `score` to active variant `i`'s heap (its docid
+    /// ordinal read once per document, into `ord`) and refreshes the
+    /// variant's threshold; true when the threshold changed.
+    #[inline]
+    fn offer(&mut self, i: usize, doc: DocId, score: Score, ord: &mut Option<u32>) -> bool {
+        let docids = self.docids;
+        // Ordinals are below the segment's document count (a `u32`).
+        let ord = *ord.get_or_insert_with(|| docids.term_ords(doc).next().unwrap_or(0) as u32);
+        let heap = &mut self.heaps[self.active[i].0];
+        heap.push(Candidate { score, ord });
+        let t = heap.threshold().unwrap_or(Score::NEG_INFINITY);
+        let changed = t != self.thresholds[i];
+        self.thresholds[i] = t;
+        changed
     }
 
     /// The lowest threshold of the live variants whose subsets hold a
@@ -736,9 +759,6 @@ impl SegmentScan<'_> {
                 m = m.min(self.thresholds[i]);
             }
         }
-        if self.effective_cache.is_empty() {
-            self.effective_cache.resize(32, None);
-        }
         self.effective_cache[slot] = Some((bits, m));
         m
     }
@@ -748,12 +768,7 @@ impl SegmentScan<'_> {
     /// threshold of the live variants that may return it
     /// (`group_thresholds[0]`), no variant is looked at.
     fn score_doc_one_group(&mut self, doc: DocId, fid: usize, bits: u64) {
-        let w = &self.groups[0];
-        let norm = w.norm[fid];
-        let mut score: Score = 0.0;
-        for &(t, tf) in &self.doc_terms {
-            score += w.term_weight[t] * (tf / (tf + norm));
-        }
+        let score = self.group_score(0, fid);
         if score < self.group_thresholds[0] {
             return;
         }
@@ -764,15 +779,8 @@ impl SegmentScan<'_> {
             if !self.live[i] || bits & need[v] != need[v] || score < self.thresholds[i] {
                 continue;
             }
-            let docids = self.docids;
-            // Ordinals are below the segment's document count (a `u32`).
-            let ord = *ord.get_or_insert_with(|| docids.term_ords(doc).next().unwrap_or(0) as u32);
-            let heap = &mut self.heaps[v];
-            heap.push(Candidate { score, ord });
-            let t = heap.threshold().unwrap_or(Score::NEG_INFINITY);
-            if t != self.thresholds[i] {
-                self.thresholds[i] = t;
-                self.effective_cache.clear();
+            if self.offer(i, doc, score, &mut ord) {
+                self.effective_cache.fill(None);
             }
         }
     }
