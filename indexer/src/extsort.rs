@@ -48,32 +48,67 @@ pub(crate) fn merge_sorted_lines(
     Ok(())
 }
 
-/// Collects lines and spills them as sorted run files of at most
-/// `run_lines` lines each, for [`merge_sorted_lines`]. Memory is one run.
-pub(crate) struct SortedRuns {
+/// What a sorted run holds: how a run is sorted, and how one item is
+/// written to its run file.
+pub(crate) trait RunItem: Sized {
+    /// The run files' extension.
+    const EXT: &'static str;
+    /// Sorts one run in memory.
+    fn sort(run: &mut [Self]);
+    /// Writes one item to a run file.
+    fn write_to(&self, w: &mut impl Write) -> std::io::Result<()>;
+}
+
+/// Lines: byte order, one line (and its newline) each.
+impl RunItem for String {
+    const EXT: &'static str = "txt";
+    fn sort(run: &mut [Self]) {
+        run.sort_unstable();
+    }
+    fn write_to(&self, w: &mut impl Write) -> std::io::Result<()> {
+        w.write_all(self.as_bytes())?;
+        w.write_all(b"\n")
+    }
+}
+
+/// Records of `N` integers: lexicographic order, `8 N` little-endian bytes
+/// each.
+impl<const N: usize> RunItem for [u64; N] {
+    const EXT: &'static str = "bin";
+    fn sort(run: &mut [Self]) {
+        run.par_sort_unstable_by(cmp_record);
+    }
+    fn write_to(&self, w: &mut impl Write) -> std::io::Result<()> {
+        self.iter().try_for_each(|x| w.write_all(&x.to_le_bytes()))
+    }
+}
+
+/// Collects items and spills them as sorted run files
+/// (`dir/PREFIX-NNNNN.EXT`) of at most `run_len` items each. Memory is one
+/// run. See [`SortedRuns`] and [`RecordRuns`] for what `finish` gives.
+pub(crate) struct Runs<T> {
     dir: PathBuf,
     prefix: &'static str,
-    run_lines: usize,
-    buf: Vec<String>,
+    run_len: usize,
+    buf: Vec<T>,
     runs: Vec<PathBuf>,
 }
 
-impl SortedRuns {
-    /// Runs are written to `dir/PREFIX-NNNNN.txt`.
-    pub(crate) fn new(dir: &Path, prefix: &'static str, run_lines: usize) -> Self {
-        SortedRuns {
+impl<T: RunItem> Runs<T> {
+    pub(crate) fn new(dir: &Path, prefix: &'static str, run_len: usize) -> Self {
+        Runs {
             dir: dir.to_path_buf(),
             prefix,
-            run_lines: run_lines.max(1),
+            run_len: run_len.max(1),
             buf: Vec::new(),
             runs: Vec::new(),
         }
     }
 
-    /// Adds one line (without its newline).
-    pub(crate) fn push(&mut self, line: String) -> Result<()> {
-        self.buf.push(line);
-        if self.buf.len() >= self.run_lines {
+    /// Adds one item (a line without its newline, or a record).
+    pub(crate) fn push(&mut self, item: T) -> Result<()> {
+        self.buf.push(item);
+        if self.buf.len() >= self.run_len {
             self.spill()?;
         }
         Ok(())
@@ -83,20 +118,23 @@ impl SortedRuns {
         if self.buf.is_empty() {
             return Ok(());
         }
-        self.buf.sort_unstable();
-        let p = self
-            .dir
-            .join(format!("{}-{:05}.txt", self.prefix, self.runs.len()));
+        T::sort(&mut self.buf);
+        let p = (self.dir).join(format!("{}-{:05}.{}", self.prefix, self.runs.len(), T::EXT));
         let mut w = BufWriter::new(File::create(&p).map_err(io_err(&p))?);
-        for l in self.buf.drain(..) {
-            w.write_all(l.as_bytes()).map_err(io_err(&p))?;
-            w.write_all(b"\n").map_err(io_err(&p))?;
+        for item in &self.buf {
+            item.write_to(&mut w).map_err(io_err(&p))?;
         }
         w.flush().map_err(io_err(&p))?;
+        self.buf.clear();
         self.runs.push(p);
         Ok(())
     }
+}
 
+/// Sorted runs of lines, for [`merge_sorted_lines`].
+pub(crate) type SortedRuns = Runs<String>;
+
+impl Runs<String> {
     /// Spills what is left and returns the run files.
     pub(crate) fn finish(mut self) -> Result<Vec<PathBuf>> {
         self.spill()?;
@@ -104,64 +142,15 @@ impl SortedRuns {
     }
 }
 
-/// Collects fixed-size records of `N` integers, sorted in runs of at most
-/// `run_records` records: every full run is spilled to a binary run file
-/// (little-endian, `8 N` bytes a record), the last one stays in memory
-/// ([`Records`]). Memory is one run.
-pub(crate) struct RecordRuns<const N: usize> {
-    dir: PathBuf,
-    prefix: &'static str,
-    run_records: usize,
-    buf: Vec<[u64; N]>,
-    runs: Vec<PathBuf>,
-}
+/// Sorted runs of fixed-size records of `N` integers: every full run is
+/// spilled to a binary run file, the last one stays in memory
+/// ([`Records`]).
+pub(crate) type RecordRuns<const N: usize> = Runs<[u64; N]>;
 
-impl<const N: usize> RecordRuns<N> {
-    /// Runs are written to `dir/PREFIX-NNNNN.bin`.
-    pub(crate) fn new(dir: &Path, prefix: &'static str, run_records: usize) -> Self {
-        RecordRuns {
-            dir: dir.to_path_buf(),
-            prefix,
-            run_records: run_records.max(1),
-            buf: Vec::new(),
-            runs: Vec::new(),
-        }
-    }
-
-    /// Adds one record.
-    pub(crate) fn push(&mut self, rec: [u64; N]) -> Result<()> {
-        self.buf.push(rec);
-        if self.buf.len() >= self.run_records {
-            self.spill()?;
-        }
-        Ok(())
-    }
-
-    fn spill(&mut self) -> Result<()> {
-        if self.buf.is_empty() {
-            return Ok(());
-        }
-        self.buf.par_sort_unstable_by(cmp_record);
-        let p = self
-            .dir
-            .join(format!("{}-{:05}.bin", self.prefix, self.runs.len()));
-        let mut w = BufWriter::new(File::create(&p).map_err(io_err(&p))?);
-        let mut bytes = [0u8; 32];
-        for rec in &self.buf {
-            for (x, b) in rec.iter().zip(bytes.chunks_exact_mut(8)) {
-                b.copy_from_slice(&x.to_le_bytes());
-            }
-            w.write_all(&bytes[..8 * N]).map_err(io_err(&p))?;
-        }
-        w.flush().map_err(io_err(&p))?;
-        self.buf.clear();
-        self.runs.push(p);
-        Ok(())
-    }
-
+impl<const N: usize> Runs<[u64; N]> {
     /// Sorts what is left (kept in memory) and returns all the runs.
     pub(crate) fn finish(mut self) -> Result<Records<N>> {
-        self.buf.par_sort_unstable_by(cmp_record);
+        <[u64; N] as RunItem>::sort(&mut self.buf);
         Ok(Records {
             files: self.runs,
             last: self.buf,
