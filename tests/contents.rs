@@ -35,44 +35,70 @@ const LATER_FIELDS: [&str; 6] = [
     "minhash",
 ];
 
+/// The full dump and the legacy one (without [`LATER_FIELDS`]), written in
+/// one pass over the index.
+#[derive(Default)]
+struct Dumps {
+    full: String,
+    legacy: String,
+}
+
+impl Dumps {
+    /// A line of field `name` (or of no field): in both dumps, unless the
+    /// field is a later one.
+    fn line(&mut self, name: Option<&str>, text: &str) {
+        self.two(
+            text,
+            (!name.is_some_and(|n| LATER_FIELDS.contains(&n))).then_some(text),
+        );
+    }
+
+    /// A line whose legacy text differs (or is absent).
+    fn two(&mut self, full: &str, legacy: Option<&str>) {
+        writeln!(self.full, "{full}").unwrap();
+        if let Some(l) = legacy {
+            writeln!(self.legacy, "{l}").unwrap();
+        }
+    }
+}
+
 /// Everything an index holds, as text, independent of how its documents
 /// are split into segments: per document (in index order) the stored
 /// fields, every fast field and the field-length codes of the analysed
 /// fields; per analysed field every term with its postings (ordinal, term
-/// frequency).
-fn dump(index_dir: &Path, legacy: bool) -> String {
+/// frequency). Returns (full dump, legacy dump).
+fn dump(index_dir: &Path) -> (String, String) {
     let index = Index::open_in_dir(index_dir).expect("open index");
     let schema = index.schema();
     let searcher = index.reader().expect("reader").searcher();
-    let mut out = String::new();
+    let mut out = Dumps::default();
     let mut base = Vec::new();
     let mut n = 0u32;
     for seg in searcher.segment_readers() {
         base.push(n);
         n += seg.max_doc();
     }
-    writeln!(out, "docs {n}").unwrap();
+    out.line(None, &format!("docs {n}"));
     for (s, seg) in searcher.segment_readers().iter().enumerate() {
         let store = seg.get_store_reader(1).expect("store");
         for doc in 0..seg.max_doc() {
             let d: TantivyDocument = store.get(doc).expect("stored doc");
-            let mut json = d.to_json(&schema);
-            if legacy {
-                // serde_json's maps are sorted: the same text as before
-                // once the later keys are gone.
-                let mut v: serde_json::Map<String, serde_json::Value> =
-                    serde_json::from_str(&json).expect("stored doc as JSON");
-                for f in LATER_FIELDS {
-                    v.remove(f);
-                }
-                json = serde_json::to_string(&v).expect("JSON");
+            let json = d.to_json(&schema);
+            // serde_json's maps are sorted: the legacy text is the one from
+            // before the later fields once their keys are gone.
+            let mut v: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(&json).expect("stored doc as JSON");
+            for f in LATER_FIELDS {
+                v.remove(f);
             }
-            writeln!(out, "doc {} {json}", base[s] + doc).unwrap();
+            let old = serde_json::to_string(&v).expect("JSON");
+            let ord = base[s] + doc;
+            out.two(
+                &format!("doc {ord} {json}"),
+                Some(&format!("doc {ord} {old}")),
+            );
             for (field, entry) in schema.fields() {
                 let name = entry.name();
-                if legacy && LATER_FIELDS.contains(&name) {
-                    continue;
-                }
                 let ff = seg.fast_fields();
                 let v = match entry.field_type() {
                     FieldType::U64(o) if o.is_fast() => {
@@ -90,7 +116,7 @@ fn dump(index_dir: &Path, legacy: bool) -> String {
                     }
                     _ => continue,
                 };
-                writeln!(out, "  {name} {v}").unwrap();
+                out.line(Some(name), &format!("  {name} {v}"));
             }
         }
     }
@@ -111,7 +137,11 @@ fn dump(index_dir: &Path, legacy: bool) -> String {
                 terms.insert(stream.key().to_vec());
             }
         }
-        writeln!(out, "field {} terms {}", entry.name(), terms.len()).unwrap();
+        // Terms go to both dumps, as before the later fields.
+        out.line(
+            None,
+            &format!("field {} terms {}", entry.name(), terms.len()),
+        );
         for key in terms {
             let term = Term::from_field_bytes(field, &key);
             let mut line = format!("{} :", String::from_utf8_lossy(&key));
@@ -129,11 +159,10 @@ fn dump(index_dir: &Path, legacy: bool) -> String {
                     p.advance();
                 }
             }
-            out.push_str(&line);
-            out.push('\n');
+            out.line(None, &line);
         }
     }
-    out
+    (out.full, out.legacy)
 }
 
 /// Copies `files` into `dir/in/` and builds `dir/NAME` from them with
@@ -150,7 +179,7 @@ fn build(dir: &Dir, files: &[PathBuf], name: &str, threads: &str) -> (String, St
         c.args(["--input", &rel]);
     }
     ok(&mut c);
-    (dump(&dir.join(name), false), dump(&dir.join(name), true))
+    dump(&dir.join(name))
 }
 
 /// Builds `files` at 1, 2 and 3 threads, checks the dumps are equal and
