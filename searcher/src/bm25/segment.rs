@@ -531,6 +531,10 @@ impl SegmentScan<'_> {
                 }
             }
         }
+        if !self.filtering && self.masks.is_none() && self.groups.len() == 1 {
+            self.documents_plain(cursors, threshold.is_some(), base, n);
+            return;
+        }
         for word_idx in 0..self.touched.len() {
             let mut bits = std::mem::take(&mut self.touched[word_idx]);
             while bits != 0 {
@@ -591,6 +595,28 @@ impl SegmentScan<'_> {
                             self.score_doc(cursors, doc, local, fid, true);
                         }
                     }
+                }
+                for tf in self.tfs.iter_mut() {
+                    tf[local] = 0;
+                }
+            }
+        }
+    }
+
+    /// [`SegmentScan::window`]'s loop over the window's documents with one
+    /// group, nothing filtered and no membership words (a plain query):
+    /// MaxScore's lookups when `lookups` (see [`SegmentScan::lookup_one`]),
+    /// then the score (see [`SegmentScan::score_doc_unfiltered`]).
+    fn documents_plain(&mut self, cursors: &mut [Cursor], lookups: bool, base: DocId, n: usize) {
+        for word_idx in 0..self.touched.len() {
+            let mut bits = std::mem::take(&mut self.touched[word_idx]);
+            while bits != 0 {
+                let local = word_idx * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let doc = base + local as DocId;
+                let fid = self.fieldnorms.fieldnorm_id(doc) as usize;
+                if !lookups || self.lookup_one(cursors, doc, local, fid, n) {
+                    self.score_doc_unfiltered(cursors, doc, local, fid);
                 }
                 for tf in self.tfs.iter_mut() {
                     tf[local] = 0;
@@ -681,8 +707,10 @@ impl SegmentScan<'_> {
     }
 
     /// [`SegmentScan::lookup`] with one group: the same sums and tests,
-    /// with the essential terms' weights read from `essential_weights`.
-    #[inline]
+    /// with the essential terms' weights read from `essential_weights`;
+    /// false also when the document's whole score (summed in another
+    /// order) cannot reach the threshold.
+    #[inline(always)]
     fn lookup_one(
         &mut self,
         cursors: &mut [Cursor],
@@ -721,7 +749,9 @@ impl SegmentScan<'_> {
             }
         }
         self.partial[0] = score;
-        true
+        // Every term looked up: the score summed in another order than
+        // the query's, which the margin covers.
+        may_reach(score, n, t)
     }
 
     /// Scores `doc` (at `local` in the frequency arrays, fieldnorm id
@@ -769,11 +799,11 @@ impl SegmentScan<'_> {
 
     /// [`SegmentScan::score_doc`] with one group and nothing filtered: the
     /// score is summed as [`SegmentScan::group_score`] sums it (query-term
-    /// order: cursors are in term order), and a document below the
-    /// window's `group_thresholds[0]` (the lowest threshold of the live
-    /// variants when the window began; thresholds only rise) is dropped
-    /// before any variant is looked at.
-    #[inline]
+    /// order: cursors are in term order), and a document below
+    /// `group_thresholds[0]` (the lowest threshold of the live variants,
+    /// refreshed after every offer) is dropped before any variant is
+    /// looked at.
+    #[inline(always)]
     fn score_doc_unfiltered(&mut self, cursors: &[Cursor], doc: DocId, local: usize, fid: usize) {
         let w = &self.groups[0];
         let norm = w.norm[fid];
@@ -789,10 +819,20 @@ impl SegmentScan<'_> {
             return;
         }
         let mut ord: Option<u32> = None;
+        let mut changed = false;
         for i in 0..self.active.len() {
             if self.live[i] && score >= self.thresholds[i] {
-                self.offer(i, doc, score, &mut ord);
+                changed |= self.offer(i, doc, score, &mut ord);
             }
+        }
+        if changed {
+            let mut t = Score::INFINITY;
+            for (&live, &ti) in self.live.iter().zip(&self.thresholds) {
+                if live {
+                    t = t.min(ti);
+                }
+            }
+            self.group_thresholds[0] = t;
         }
     }
 
