@@ -114,6 +114,7 @@ pub fn open_shards(dirs: &[PathBuf]) -> Result<(Vec<Shard>, AnalyzerConfig)> {
             searcher,
             fields: Fields::from_schema(&schema)?,
             bounds,
+            docid_columns: Default::default(),
         });
     }
     config

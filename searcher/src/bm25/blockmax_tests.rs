@@ -320,6 +320,48 @@ fn block_max_skips_windows_and_equals_brute_force() {
     );
 }
 
+/// The plain query's path (one setting, nothing filtered): MaxScore's
+/// lookups, the looked-up score tested before the score in term order,
+/// the threshold raised after every offer, over three segments with
+/// bounds, windows of tied scores (the same few bodies repeated, so that
+/// whole windows tie with the threshold) and rarer better documents. Any
+/// k gives brute force's documents, order and score bits.
+#[test]
+fn plain_path_with_ties_across_windows_and_segments_equals_brute_force() {
+    let bodies = [
+        "alpha beta filler filler filler",
+        "alpha filler filler filler filler",
+        "beta filler filler filler filler",
+        "alpha alpha beta beta gamma",
+        "gamma filler",
+    ];
+    let docs: Vec<(String, String)> = (0..9000)
+        .map(|i| {
+            // Mostly the tied first three bodies; one in 97 better.
+            let body = if i % 97 == 0 {
+                bodies[3]
+            } else {
+                bodies[(i * 31 / 7) % 3]
+            };
+            let body = if i % 11 == 0 { bodies[4] } else { body };
+            (format!("t{:05}", (i * 7919) % 100_003), body.to_string())
+        })
+        .collect();
+    let index = build(&docs, 3);
+    let s = with_bounds("s", &index);
+    let shards = std::slice::from_ref(&s);
+    for text in ["alpha beta", "beta alpha gamma", "alpha", "gamma beta"] {
+        let q = query(text);
+        for p in [Bm25Params::ANSERINI, Bm25Params { k1: 1.2, b: 0.75 }] {
+            for k in [1, 7, 100, 1000] {
+                let ours = run(shards, &q, p, k);
+                let want = brute_force(&docs, &|_| true, &q, p, k);
+                assert_identical(&[ours], &[want], &format!("{text} {p:?} k={k}"));
+            }
+        }
+    }
+}
+
 fn run(shards: &[Shard], q: &BagOfWords, params: Bm25Params, k: usize) -> Vec<Hit> {
     let stats = GlobalStats::new(shards);
     let v = Variant {

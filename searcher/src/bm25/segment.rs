@@ -55,7 +55,9 @@
 
 use roaring::RoaringBitmap;
 use sieve_indexer::bounds::{BLOCK_DOCS, Point, SegmentBounds};
-use tantivy::columnar::StrColumn;
+use std::sync::Arc;
+
+use tantivy::columnar::{ColumnIndex, ColumnValues, StrColumn};
 use tantivy::postings::{Postings, SegmentPostings};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED, Term};
@@ -267,11 +269,17 @@ struct SegmentScan<'a> {
     fieldnorms: tantivy::fieldnorm::FieldNormReader,
     alive: Option<&'a tantivy::fastfield::AliveBitSet>,
     docids: &'a StrColumn,
+    /// The docid ordinal of each document, read directly when every
+    /// document has one (the `docid` column is full): `term_ords` would
+    /// first map the document to its value rows.
+    ords: Option<Arc<dyn ColumnValues<u64>>>,
     tfs: Vec<Vec<u32>>,
     touched: [u64; WINDOW as usize / 64],
     /// Scratch, per window: the essential cursors, the non-essential ones
     /// in lookup order, and the sums of the latter's bounds from each on.
     essential: Vec<usize>,
+    /// With one group: each essential cursor with its term's weight.
+    essential_weights: Vec<(usize, Score)>,
     lookups: Vec<usize>,
     rest: Vec<Score>,
     /// Scratch, per document: each group's score so far (negative
@@ -339,9 +347,14 @@ pub(super) fn score_segment(
         fieldnorms: seg.segment.get_fieldnorms_reader(seg.field)?,
         alive: seg.segment.alive_bitset(),
         docids,
+        ords: match docids.ords().index {
+            ColumnIndex::Full => Some(docids.ords().values.clone()),
+            _ => None,
+        },
         tfs: vec![vec![0; WINDOW as usize]; cursors.len()],
         touched: [0u64; WINDOW as usize / 64],
         essential: Vec::with_capacity(cursors.len()),
+        essential_weights: Vec::with_capacity(cursors.len()),
         lookups: Vec::with_capacity(cursors.len()),
         rest: Vec::with_capacity(cursors.len() + 1),
         partial: vec![0.0; groups.weights.len()],
@@ -470,6 +483,14 @@ impl SegmentScan<'_> {
         self.essential.clear();
         self.essential
             .extend((0..cursors.len()).filter(|&c| !skip[c]));
+        self.essential_weights.clear();
+        if let [w] = self.groups {
+            self.essential_weights.extend(
+                self.essential
+                    .iter()
+                    .map(|&c| (c, w.term_weight[cursors[c].term_idx])),
+            );
+        }
         self.lookups.clear();
         self.lookups.extend((0..cursors.len()).filter(|&c| skip[c]));
         self.lookups
@@ -509,6 +530,10 @@ impl SegmentScan<'_> {
                     self.group_thresholds[g] = self.group_thresholds[g].min(t);
                 }
             }
+        }
+        if !self.filtering && self.masks.is_none() && self.groups.len() == 1 {
+            self.documents_plain(cursors, threshold.is_some(), base, n);
+            return;
         }
         for word_idx in 0..self.touched.len() {
             let mut bits = std::mem::take(&mut self.touched[word_idx]);
@@ -578,6 +603,28 @@ impl SegmentScan<'_> {
         }
     }
 
+    /// [`SegmentScan::window`]'s loop over the window's documents with one
+    /// group, nothing filtered and no membership words (a plain query):
+    /// MaxScore's lookups when `lookups` (see [`SegmentScan::lookup_one`]),
+    /// then the score (see [`SegmentScan::score_doc_unfiltered`]).
+    fn documents_plain(&mut self, cursors: &mut [Cursor], lookups: bool, base: DocId, n: usize) {
+        for word_idx in 0..self.touched.len() {
+            let mut bits = std::mem::take(&mut self.touched[word_idx]);
+            while bits != 0 {
+                let local = word_idx * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let doc = base + local as DocId;
+                let fid = self.fieldnorms.fieldnorm_id(doc) as usize;
+                if !lookups || self.lookup_one(cursors, doc, local, fid, n) {
+                    self.score_doc_unfiltered(cursors, doc, local, fid);
+                }
+                for tf in self.tfs.iter_mut() {
+                    tf[local] = 0;
+                }
+            }
+        }
+    }
+
     /// Each group's lowest threshold over its live variants that accept
     /// the current document (`accepts`; infinity: none does), into
     /// `group_thresholds`.
@@ -604,6 +651,9 @@ impl SegmentScan<'_> {
         fid: usize,
         n: usize,
     ) -> bool {
+        if self.groups.len() == 1 {
+            return self.lookup_one(cursors, doc, local, fid, n);
+        }
         // The score so far of each group some variant of which may return
         // the document, from the essential terms (one score per group: its
         // variants' weights are identical).
@@ -656,6 +706,54 @@ impl SegmentScan<'_> {
         true
     }
 
+    /// [`SegmentScan::lookup`] with one group: the same sums and tests,
+    /// with the essential terms' weights read from `essential_weights`;
+    /// false also when the document's whole score (summed in another
+    /// order) cannot reach the threshold.
+    #[inline(always)]
+    fn lookup_one(
+        &mut self,
+        cursors: &mut [Cursor],
+        doc: DocId,
+        local: usize,
+        fid: usize,
+        n: usize,
+    ) -> bool {
+        let t = self.group_thresholds[0];
+        if t == Score::INFINITY {
+            self.partial[0] = Score::NEG_INFINITY;
+            return self.lookups.is_empty();
+        }
+        let w = &self.groups[0];
+        let norm = w.norm[fid];
+        let mut score: Score = 0.0;
+        for &(c, tw) in &self.essential_weights {
+            let tf = self.tfs[c][local];
+            if tf != 0 {
+                let tf = tf as Score;
+                score += tw * (tf / (tf + norm));
+            }
+        }
+        for (&c, &rest) in self.lookups.iter().zip(&self.rest) {
+            if !may_reach(score + rest, n, t) {
+                self.partial[0] = score;
+                return false;
+            }
+            let cursor = &mut cursors[c];
+            seek_near(&mut cursor.postings, doc);
+            if cursor.postings.doc() == doc {
+                let tf = cursor.postings.term_freq();
+                self.tfs[c][local] = tf;
+                let tf = tf as Score;
+                score += w.term_weight[cursor.term_idx] * (tf / (tf + norm));
+            }
+        }
+        self.partial[0] = score;
+        // Every term looked up: the score summed in another order than
+        // the query's, which the margin covers.
+        may_reach(score, n, t)
+    }
+
     /// Scores `doc` (at `local` in the frequency arrays, fieldnorm id
     /// `fid`) for every variant that may return it, and offers it to the
     /// variant's heap. The score is computed once per group (the first
@@ -668,6 +766,9 @@ impl SegmentScan<'_> {
         fid: usize,
         complete: bool,
     ) {
+        if !self.filtering && self.groups.len() == 1 {
+            return self.score_doc_unfiltered(cursors, doc, local, fid);
+        }
         let n = cursors.len();
         let mut ord: Option<u32> = None;
         self.gather_terms(cursors, local);
@@ -693,6 +794,45 @@ impl SegmentScan<'_> {
                 continue;
             }
             self.offer(i, doc, score, &mut ord);
+        }
+    }
+
+    /// [`SegmentScan::score_doc`] with one group and nothing filtered: the
+    /// score is summed as [`SegmentScan::group_score`] sums it (query-term
+    /// order: cursors are in term order), and a document below
+    /// `group_thresholds[0]` (the lowest threshold of the live variants,
+    /// refreshed after every offer) is dropped before any variant is
+    /// looked at.
+    #[inline(always)]
+    fn score_doc_unfiltered(&mut self, cursors: &[Cursor], doc: DocId, local: usize, fid: usize) {
+        let w = &self.groups[0];
+        let norm = w.norm[fid];
+        let mut score: Score = 0.0;
+        for (c, tf) in cursors.iter().zip(&self.tfs) {
+            let tf = tf[local];
+            if tf != 0 {
+                let tf = tf as Score;
+                score += w.term_weight[c.term_idx] * (tf / (tf + norm));
+            }
+        }
+        if score < self.group_thresholds[0] {
+            return;
+        }
+        let mut ord: Option<u32> = None;
+        let mut changed = false;
+        for i in 0..self.active.len() {
+            if self.live[i] && score >= self.thresholds[i] {
+                changed |= self.offer(i, doc, score, &mut ord);
+            }
+        }
+        if changed {
+            let mut t = Score::INFINITY;
+            for (&live, &ti) in self.live.iter().zip(&self.thresholds) {
+                if live {
+                    t = t.min(ti);
+                }
+            }
+            self.group_thresholds[0] = t;
         }
     }
 
@@ -730,7 +870,10 @@ impl SegmentScan<'_> {
     fn offer(&mut self, i: usize, doc: DocId, score: Score, ord: &mut Option<u32>) -> bool {
         let docids = self.docids;
         // Ordinals are below the segment's document count (a `u32`).
-        let ord = *ord.get_or_insert_with(|| docids.term_ords(doc).next().unwrap_or(0) as u32);
+        let ord = *ord.get_or_insert_with(|| match &self.ords {
+            Some(ords) => ords.get_val(doc) as u32,
+            None => docids.term_ords(doc).next().unwrap_or(0) as u32,
+        });
         let heap = &mut self.heaps[self.active[i].0];
         heap.push(Candidate { score, ord });
         let t = heap.threshold().unwrap_or(Score::NEG_INFINITY);

@@ -70,6 +70,7 @@ pub(super) fn shard(name: &str, index: &Index) -> Shard {
         searcher: index.reader().unwrap().searcher(),
         fields: Fields::from_schema(&index.schema()).unwrap(),
         bounds: Vec::new(),
+        docid_columns: Default::default(),
     }
 }
 
