@@ -3,7 +3,7 @@
 merge time per corpus size.
 
     bench/growth.py OUT.jsonl CORPUS_DIR [CORPUS_DIR ...] [--bin target/release/sieve-index]
-                    [--threads 2] [--keep-index DIR]
+                    [--threads 2] [--keep-index DIR] [--build-arg "--flag VALUE"]
 
 Each CORPUS_DIR (make_corpus.py output, e.g. --size-mb 300, 3000 and 30000: 13,356, 131,796 and
 1,317,960 documents) is indexed once with `sieve-index build --input CORPUS_DIR --index IDX
@@ -13,7 +13,9 @@ the CPU time of tantivy's merge threads (`merge_thread_*`, which run the order-p
 indexer/src/order.rs in the background), read from /proc/PID/task/*/stat every 0.2 s (a merge
 thread lives as long as the writer, so nothing is lost between polls). The same polls give the CPU
 seconds of each kind of thread (`thread_cpu_s`: workers, readers, tantivy's indexing thread, merges,
-the writer): the share of the busiest single thread is the build's serial fraction. Appends one JSON object per corpus to OUT.jsonl; `bench/growth_plot.py OUT.jsonl OUT.svg` draws it.
+the writer): the share of the busiest single thread is the build's serial fraction. The same polls
+read /proc/PID/status: resident memory split into anonymous (RssAnon: heaps, buffers) and
+file-backed (RssFile: the index files tantivy mmaps, which the kernel can drop under pressure). Appends one JSON object per corpus to OUT.jsonl; `bench/growth_plot.py OUT.jsonl OUT.svg` draws it.
 """
 import argparse
 import json
@@ -47,21 +49,38 @@ def thread_cpu(pid):
     return out
 
 
+def rss(pid):
+    """(VmRSS, RssAnon, RssFile) of pid in MB, or None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            kv = dict(l.split(":", 1) for l in f if ":" in l)
+        return tuple(int(kv[k].split()[0]) / 1024 for k in ("VmRSS", "RssAnon", "RssFile"))
+    except (OSError, KeyError, ValueError):
+        return None
+
+
 def run(corpus, args):
     work = tempfile.mkdtemp(prefix="sieve-growth-", dir=args.work)
     index = os.path.join(work, "idx")
     cmd = [args.bin, "build", "--input", os.path.join(corpus, "*.warc.gz"), "--index", index,
-           "--threads", str(args.threads)]
+           "--threads", str(args.threads)] + [a for arg in args.build_arg for a in arg.split()]
     log = open(os.path.join(work, "build.log"), "w+")
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
     seen = {}
+    peak = (0.0, 0.0, 0.0, 0.0)  # VmRSS, RssAnon, RssFile at the VmRSS peak, seconds in
+    anon_max = file_max = 0.0
     while True:
         pid, status, ru = os.wait4(p.pid, os.WNOHANG)
         if pid:
             break
         for tid, (comm, cpu) in thread_cpu(p.pid).items():
             seen[tid] = (comm, max(cpu, seen.get(tid, (comm, 0))[1]))
+        r = rss(p.pid)
+        if r:
+            if r[0] > peak[0]:
+                peak = (*r, time.monotonic() - t0)
+            anon_max, file_max = max(anon_max, r[1]), max(file_max, r[2])
         time.sleep(0.2)
     wall = time.monotonic() - t0
     log.seek(0)
@@ -81,10 +100,12 @@ def run(corpus, args):
             g = "workers"
         elif comm.startswith("sieve-read"):
             g = "readers"
-        elif "tantivy-ind" in comm or comm.startswith("thrd-tantivy-ind"):
+        elif comm.startswith("thrd-tantivy-in"):  # comm is cut at 15 bytes
             g = "tantivy_index"
         elif comm.startswith("merge_thread"):
             g = "merge"
+        elif comm.startswith("docstore-compre"):
+            g = "docstore"
         elif tid == str(p.pid):
             g = "writer"
         else:
@@ -98,6 +119,14 @@ def run(corpus, args):
         "cpu_s": round(ru.ru_utime + ru.ru_stime, 3),
         "peak_rss_mb": round(ru.ru_maxrss / 1024, 1),
         "index_mb": round(size / 1e6, 1),
+        # /proc/PID/status every 0.2 s: anonymous (heap) and file-backed (the mmap'd segments)
+        # resident memory, at the polled VmRSS peak and their own maxima.
+        "polled_rss_peak_mb": round(peak[0], 1),
+        "rss_anon_at_peak_mb": round(peak[1], 1),
+        "rss_file_at_peak_mb": round(peak[2], 1),
+        "rss_peak_at_s": round(peak[3], 1),
+        "rss_anon_max_mb": round(anon_max, 1),
+        "rss_file_max_mb": round(file_max, 1),
         "merge_cpu_s": groups.get("merge", 0),
         "thread_cpu_s": groups,
         "build_seconds": round(stats.get("seconds", 0), 3),
@@ -121,6 +150,8 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--work", default=None, help="directory for the temporary index (default: $TMPDIR)")
     ap.add_argument("--keep-index", default=None)
+    ap.add_argument("--build-arg", action="append", default=[],
+                    help="extra arguments of `sieve-index build` (split on spaces; repeatable)")
     args = ap.parse_args()
     for corpus in args.corpora:
         args.load = os.getloadavg()[0]

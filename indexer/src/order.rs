@@ -52,6 +52,7 @@ type Key = (usize, u64);
 /// Tracks the input position of every committed segment and schedules
 /// order-preserving merges.
 pub struct SegmentOrder {
+    max_docs: u32,
     inputs: HashMap<String, usize>,
     keys: HashMap<SegmentId, Key>,
     merging: Vec<Vec<SegmentId>>,
@@ -59,9 +60,11 @@ pub struct SegmentOrder {
 
 impl SegmentOrder {
     /// An order over `inputs` (as given; each document's `source` field is
-    /// one of them).
-    pub fn new(inputs: &[std::path::PathBuf]) -> Self {
+    /// one of them); segments of `max_docs` documents or more are not merged
+    /// further ([`MAX_MERGE_DOCS`] by default).
+    pub fn new(inputs: &[std::path::PathBuf], max_docs: u32) -> Self {
         SegmentOrder {
+            max_docs,
             inputs: inputs
                 .iter()
                 .enumerate()
@@ -106,7 +109,7 @@ impl SegmentOrder {
             .retain(|ids| ids.iter().any(|id| live.contains(id)));
         self.keys.retain(|id, _| live.contains(id));
         let busy: HashSet<SegmentId> = self.merging.iter().flatten().copied().collect();
-        if let Some(run) = merge_candidate(&segments, &busy) {
+        if let Some(run) = merge_candidate(&segments, &busy, self.max_docs) {
             // The future is not awaited: the merge goes on without it and
             // its result shows in the index's segment list.
             drop(writer.merge(&run));
@@ -128,14 +131,18 @@ fn level(docs: u32) -> u32 {
 }
 
 /// The run of segments to merge next, in input order, if any.
-fn merge_candidate(segments: &[SegmentMeta], busy: &HashSet<SegmentId>) -> Option<Vec<SegmentId>> {
-    let top = level(MAX_MERGE_DOCS);
+fn merge_candidate(
+    segments: &[SegmentMeta],
+    busy: &HashSet<SegmentId>,
+    max_docs: u32,
+) -> Option<Vec<SegmentId>> {
+    let top = level(max_docs);
     for lvl in 0..=top {
         let run: Vec<SegmentId> = segments
             .iter()
             .rev()
             .take_while(|m| {
-                !busy.contains(&m.id()) && m.max_doc() < MAX_MERGE_DOCS && level(m.max_doc()) <= lvl
+                !busy.contains(&m.id()) && m.max_doc() < max_docs && level(m.max_doc()) <= lvl
             })
             .map(SegmentMeta::id)
             .collect();
