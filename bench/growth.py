@@ -49,6 +49,16 @@ def thread_cpu(pid):
     return out
 
 
+def sched(pid, tid):
+    """(seconds on a CPU, seconds runnable but waiting for one) of a thread (schedstat)."""
+    try:
+        with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+            run_ns, wait_ns = f.read().split()[:2]
+        return int(run_ns) / 1e9, int(wait_ns) / 1e9
+    except (OSError, ValueError):
+        return None
+
+
 def rss(pid):
     """(VmRSS, RssAnon, RssFile) of pid in MB, or None once it is gone."""
     try:
@@ -68,6 +78,7 @@ def run(corpus, args):
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
     seen = {}
+    lives = {}  # tid: [first seen, last seen, cpu s, run-queue wait s] (schedstat)
     peak = (0.0, 0.0, 0.0, 0.0)  # VmRSS, RssAnon, RssFile at the VmRSS peak, seconds in
     anon_max = file_max = 0.0
     while True:
@@ -76,6 +87,11 @@ def run(corpus, args):
             break
         for tid, (comm, cpu) in thread_cpu(p.pid).items():
             seen[tid] = (comm, max(cpu, seen.get(tid, (comm, 0))[1]))
+            now = time.monotonic() - t0
+            life = lives.setdefault(tid, [now, now, 0.0, 0.0])
+            st = sched(p.pid, tid)
+            if st:
+                life[1], life[2], life[3] = now, max(life[2], st[0]), max(life[3], st[1])
         r = rss(p.pid)
         if r:
             if r[0] > peak[0]:
@@ -95,6 +111,11 @@ def run(corpus, args):
     # sieve-read-N the readers, thrd-tantivy-index* tantivy's indexing
     # thread, merge_thread* its merges, the process's own name the writer).
     groups = {}
+    # Per kind of thread, seconds: alive (first to last poll), on a CPU, waiting for a CPU
+    # (runnable: other processes' load shows here), and blocked (waiting for work or a lock:
+    # alive - on CPU - runnable). Blocked time of the workers is what idles cores on a quiet
+    # machine; run-queue waits are the machine's load.
+    sched_groups = {}
     for tid, (comm, cpu) in seen.items():
         if comm.startswith("sieve-work"):
             g = "workers"
@@ -111,6 +132,13 @@ def run(corpus, args):
         else:
             g = "other:" + comm
         groups[g] = round(groups.get(g, 0) + cpu, 2)
+        first, last, on, waiting = lives.get(tid, [0, 0, 0, 0])
+        sg = sched_groups.setdefault(g, {"alive_s": 0.0, "cpu_s": 0.0, "runnable_s": 0.0, "blocked_s": 0.0})
+        sg["alive_s"] += last - first
+        sg["cpu_s"] += on
+        sg["runnable_s"] += waiting
+        sg["blocked_s"] += max(0.0, last - first - on - waiting)
+    sched_groups = {g: {k: round(v, 2) for k, v in d.items()} for g, d in sched_groups.items()}
     rec = {
         "corpus": os.path.basename(os.path.normpath(corpus)),
         "threads": args.threads,
@@ -129,6 +157,7 @@ def run(corpus, args):
         "rss_file_max_mb": round(file_max, 1),
         "merge_cpu_s": groups.get("merge", 0),
         "thread_cpu_s": groups,
+        "thread_sched_s": sched_groups,
         "build_seconds": round(stats.get("seconds", 0), 3),
         "docs_per_s": round(docs / wall, 1),
         "docs_per_cpu_s": round(docs / (ru.ru_utime + ru.ru_stime), 1),

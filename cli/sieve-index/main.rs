@@ -357,7 +357,7 @@ struct BuildArgs {
     /// value.
     #[arg(long, value_name = "MB", default_value_t = sieve_indexer::options::DEFAULT_COMMIT_MB)]
     commit_every_mb: u64,
-    /// Segments of this many documents or more are not merged further.
+    /// No merge makes a segment of more documents than this.
     #[arg(long, hide = true, default_value_t = sieve_indexer::order::MAX_MERGE_DOCS)]
     max_merge_docs: u32,
     /// The WARC header read as the docid (e.g. ClueWeb22-ID); a record

@@ -61,8 +61,8 @@ pub struct BuildOptions {
     /// the last commit: a resume reads those files again. Output does not
     /// depend on it (see [`crate::build`]).
     pub commit_bytes: u64,
-    /// Segments of this many documents or more are not merged further
-    /// ([`crate::order`]).
+    /// No merge makes a segment of more documents than this (the merge cap,
+    /// [`crate::order`]).
     pub max_merge_docs: u32,
     /// Write what is not indexed (and documents that hit a cap) here (see
     /// [`crate::quarantine`]). Costs a copy of each document's body while it
