@@ -15,7 +15,10 @@ thread lives as long as the writer, so nothing is lost between polls). The same 
 seconds of each kind of thread (`thread_cpu_s`: workers, readers, tantivy's indexing thread, merges,
 the writer): the share of the busiest single thread is the build's serial fraction. The same polls
 read /proc/PID/status: resident memory split into anonymous (RssAnon: heaps, buffers) and
-file-backed (RssFile: the index files tantivy mmaps, which the kernel can drop under pressure). Appends one JSON object per corpus to OUT.jsonl; `bench/growth_plot.py OUT.jsonl OUT.svg` draws it.
+file-backed (RssFile: the index files tantivy mmaps, which the kernel can drop under pressure),
+and each thread's /proc/PID/task/TID/schedstat (`thread_sched_s`: per kind of thread, seconds
+alive, on a CPU, runnable but waiting for one, and blocked): on a loaded machine, the workers'
+blocked time says whether they ever wait for work, which CPU seconds / wall cannot. Appends one JSON object per corpus to OUT.jsonl; `bench/growth_plot.py OUT.jsonl OUT.svg` draws it.
 """
 import argparse
 import json
