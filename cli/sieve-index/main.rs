@@ -352,9 +352,9 @@ struct BuildArgs {
     writer_mb: usize,
     /// Commit after a group of whole input files that hold at least this
     /// many MB (their sizes on disk); the last file always commits; 0:
-    /// after every file. A kill costs the work since the last commit
-    /// (`--resume` reads those files again); the index is the same for any
-    /// value.
+    /// after every file. A kill costs the work since the last commit (a
+    /// resumed build reads those files again); the index is the same for
+    /// any value.
     #[arg(long, value_name = "MB", default_value_t = sieve_indexer::options::DEFAULT_COMMIT_MB)]
     commit_every_mb: u64,
     /// No merge makes a segment of more documents than this.
