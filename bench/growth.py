@@ -81,6 +81,10 @@ def run(corpus, args):
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
     seen = {}
+    timeline = None
+    if args.rss_timeline:
+        timeline = open(args.rss_timeline, "a")
+        timeline.write("# %s\n# s\trss_mb\tanon_mb\tfile_mb\tcpu_s: workers\treaders\tindexing\tmerges\n" % corpus)
     lives = {}  # tid: [first seen, last seen, cpu s, run-queue wait s] (schedstat)
     peak = (0.0, 0.0, 0.0, 0.0)  # VmRSS, RssAnon, RssFile at the VmRSS peak, seconds in
     anon_max = file_max = 0.0
@@ -96,6 +100,15 @@ def run(corpus, args):
             if st:
                 life[1], life[2], life[3] = now, max(life[2], st[0]), max(life[3], st[1])
         r = rss(p.pid)
+        if r and timeline is not None:
+            cpu_by = {}
+            for comm, cpu in seen.values():
+                k = ("index" if comm.startswith("thrd-tantivy-in") else "merge" if comm.startswith("merge_thread")
+                     else "work" if comm.startswith("sieve-work") else "read" if comm.startswith("sieve-read") else None)
+                if k:
+                    cpu_by[k] = cpu_by.get(k, 0) + cpu
+            timeline.write("%.1f\t%.1f\t%.1f\t%.1f\t%s\n" % (time.monotonic() - t0, *r, "\t".join(
+                "%.1f" % cpu_by.get(k, 0) for k in ("work", "read", "index", "merge"))))
         if r:
             if r[0] > peak[0]:
                 peak = (*r, time.monotonic() - t0)
@@ -182,6 +195,9 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--work", default=None, help="directory for the temporary index (default: $TMPDIR)")
     ap.add_argument("--keep-index", default=None)
+    ap.add_argument("--rss-timeline", default=None,
+                    help="append every poll (seconds, RSS, anonymous, file-backed MB, CPU seconds so far of "
+                         "workers, readers, tantivy's indexing thread, merges) to this TSV file")
     ap.add_argument("--build-arg", action="append", default=[],
                     help="extra arguments of `sieve-index build` (split on spaces; repeatable)")
     args = ap.parse_args()
