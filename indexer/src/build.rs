@@ -33,8 +33,8 @@
 //! files are read again from their start. So every document is indexed
 //! exactly once, and a kill costs at most the work of one group of files
 //! (about `commit_bytes` of input, plus the file that crossed the mark).
-//! Fewer commits mean fewer, larger segments (each grows to the writer heap
-//! instead of one per file) and fewer merges; the index holds the same
+//! Fewer commits mean fewer, larger segments (a segment ends at a commit or
+//! when the writer heap is full, instead of one per file) and fewer merges; the index holds the same
 //! documents in the same order, with the same terms, postings and fields,
 //! for any cadence, since segments are ordered by their first document
 //! ([`crate::order`]). `sieve.json` (the manifest) records the options, the tool version
