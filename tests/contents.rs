@@ -168,9 +168,16 @@ fn dump(index_dir: &Path) -> (String, String) {
 /// Copies `files` into `dir/in/` and builds `dir/NAME` from them with
 /// relative paths (the `source` field stores the path as given); returns
 /// the full and the legacy dump.
-fn build(dir: &Dir, files: &[PathBuf], name: &str, threads: &str) -> (String, String) {
+fn build(
+    dir: &Dir,
+    files: &[PathBuf],
+    name: &str,
+    threads: &str,
+    extra: &[&str],
+) -> (String, String) {
     let mut c = dir.cmd("sieve-index");
     c.args(["build", "--threads", threads, "--index", name]);
+    c.args(extra);
     for f in files {
         let rel = format!("in/{}", f.file_name().unwrap().to_string_lossy());
         if !dir.join(&rel).exists() {
@@ -186,10 +193,10 @@ fn build(dir: &Dir, files: &[PathBuf], name: &str, threads: &str) -> (String, St
 /// returns the digests (full, legacy), with the dumps written to the
 /// temporary directory for a diff.
 fn digest(dir: &Dir, files: &[PathBuf]) -> ((u64, usize), (u64, usize)) {
-    let first = build(dir, files, "t1", "1");
+    let first = build(dir, files, "t1", "1", &[]);
     for t in ["2", "3"] {
         assert!(
-            build(dir, files, &format!("t{t}"), t) == first,
+            build(dir, files, &format!("t{t}"), t, &[]) == first,
             "--threads {t} gives other index contents than --threads 1"
         );
     }
@@ -261,4 +268,33 @@ sieve_test!(index_contents_are_pinned_on_the_clueweb09_samples, |dir| {
         (0x7b79_abef_5110_943c, 19_339),
         "index contents changed"
     );
+});
+
+sieve_test!(index_contents_do_not_depend_on_commits_and_merges, |dir| {
+    // 18 files of 23 documents (issue 18): the default commits once (one
+    // segment); a commit per file makes 18 segments, merged 8 or more at a
+    // time (order.rs); a merge cap of 40 documents leaves all 18.
+    let inputs = crate::determinism::many_inputs(&dir);
+    let one = build(&dir, &inputs, "one", "2", &[]);
+    for (n, extra) in [
+        (0, &["--commit-every-mb", "0"][..]),
+        (1, &["--commit-every-mb", "0", "--max-merge-docs", "40"][..]),
+    ] {
+        let name = format!("cadence{n}");
+        assert!(
+            build(&dir, &inputs, &name, "2", extra) == one,
+            "{extra:?} gives other index contents than the default"
+        );
+        let meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join(&name).join("meta.json")).unwrap())
+                .unwrap();
+        let segments = meta["segments"].as_array().unwrap().len();
+        // Merges run in the background: how many are done when the build
+        // ends depends on timing, not their order.
+        if n == 0 {
+            assert!((2..=4).contains(&segments), "{extra:?}: {segments}");
+        } else {
+            assert_eq!(segments, 18, "{extra:?}");
+        }
+    }
 });

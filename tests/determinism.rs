@@ -123,3 +123,98 @@ sieve_test!(index_order_survives_resume_and_shard_merge, |dir| {
         .args(["docids", "--stats", "--index", "merged"]));
     assert!(merged == whole, "merged shards list another order");
 });
+
+/// The checkpoint of the last commit of `index`: the paths of the files it
+/// lists as completed, and the documents of its committed segments.
+fn committed(index: &std::path::Path) -> (Vec<String>, u64) {
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(index.join("meta.json")).unwrap()).unwrap();
+    let docs = meta["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["max_doc"].as_u64().unwrap())
+        .sum();
+    let files = match meta["payload"].as_str() {
+        Some(p) => serde_json::from_str::<serde_json::Value>(p).unwrap()["completed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap().to_string())
+            .collect(),
+        None => Vec::new(),
+    };
+    (files, docs)
+}
+
+sieve_test!(
+    resume_redoes_every_uncommitted_file_of_a_commit_group,
+    |dir| {
+        // 18 files of about 0.45 MB: `--commit-every-mb 1` commits after every
+        // third file (3, 6, ..., 18). The build is killed while the writer is on
+        // a file in the middle of a group, so the files before it in that group
+        // are indexed but not committed: the checkpoint must not list them, and
+        // the resume must index them again.
+        let mut inputs = many_inputs(&dir);
+        inputs.sort();
+        let whole = build(&dir, &inputs, "whole", "2");
+        let mut mid_group_kills = 0;
+        for attempt in 0..6 {
+            let index = format!("killed{attempt}");
+            let mut c = dir.cmd("sieve-index");
+            c.args(["build", "--threads", "2", "--commit-every-mb", "1"]);
+            c.args(["--progress-every", "0.01", "--index", &index]);
+            for p in &inputs {
+                c.arg("--input").arg(p);
+            }
+            let mut child = c
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            // Progress lines name the file being written: "file [i/18] PATH".
+            let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+            let mut at = None;
+            for line in std::io::BufRead::lines(stderr) {
+                let Ok(line) = line else { break };
+                let Some(i) = line
+                    .split_once("file [")
+                    .and_then(|(_, r)| r.split_once('/'))
+                    .and_then(|(i, _)| i.parse::<usize>().ok())
+                else {
+                    continue;
+                };
+                // Files 1..i-1 are written; (i - 1) % 3 of them since the last commit.
+                if i > 3 && (i - 1) % 3 != 0 {
+                    at = Some(i);
+                    break;
+                }
+            }
+            let _ = child.kill(); // SIGKILL
+            let _ = child.wait();
+            let Some(i) = at else { continue };
+            let (files, docs) = committed(&dir.join(&index));
+            // Only whole groups are committed, and exactly their documents.
+            assert!(files.len() % 3 == 0, "killed at file {i}: {files:?}");
+            assert_eq!(docs, 23 * files.len() as u64, "killed at file {i}");
+            let name = |p: &std::path::Path| p.file_name().unwrap().to_string_lossy().into_owned();
+            let listed: Vec<String> = files.iter().map(|f| name(f.as_ref())).collect();
+            let first: Vec<String> = inputs[..files.len()].iter().map(|p| name(p)).collect();
+            assert_eq!(listed, first, "killed at file {i}");
+            if files.len() < inputs.len() {
+                mid_group_kills += 1;
+            }
+            c.arg("--resume");
+            ok(c.stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped()));
+            let resumed = ok(dir
+                .cmd("sieve-index")
+                .args(["docids", "--stats", "--index", &index]));
+            assert!(resumed == whole, "resume after a kill at file {i} differs");
+            if mid_group_kills >= 2 {
+                break;
+            }
+        }
+        assert!(mid_group_kills > 0, "no kill landed before the last commit");
+    }
+);

@@ -350,6 +350,16 @@ struct BuildArgs {
     /// Memory budget of the tantivy writer, in MB.
     #[arg(long, default_value_t = 256)]
     writer_mb: usize,
+    /// Commit after a group of whole input files that hold at least this
+    /// many MB (their sizes on disk); the last file always commits; 0:
+    /// after every file. A kill costs the work since the last commit (a
+    /// resumed build reads those files again); the index is the same for
+    /// any value.
+    #[arg(long, value_name = "MB", default_value_t = sieve_indexer::options::DEFAULT_COMMIT_MB)]
+    commit_every_mb: u64,
+    /// No merge makes a segment of more documents than this.
+    #[arg(long, hide = true, default_value_t = sieve_indexer::order::MAX_MERGE_DOCS)]
+    max_merge_docs: u32,
     /// The WARC header read as the docid (e.g. ClueWeb22-ID); a record
     /// without it is skipped (no_docid). Default: the first present of
     /// WARC-TREC-ID, ClueWeb22-ID, WARC-Record-ID. Recorded in sieve.json; a
@@ -471,6 +481,8 @@ fn build_options(
     };
     opts.resume = resume;
     opts.set_writer_mb(a.writer_mb);
+    opts.set_commit_mb(a.commit_every_mb);
+    opts.max_merge_docs = a.max_merge_docs.max(1);
     if let Some(f) = &a.filter {
         opts.set_filter_file(f)?;
     }

@@ -22,13 +22,22 @@
 //!
 //! # Resume
 //!
-//! After each file the writer commits, and the commit payload records the
-//! statistics of every completed file and the length of `losses.jsonl`. A
+//! The writer commits after a group of whole files: once the files indexed
+//! since the last commit hold at least [`BuildOptions::commit_bytes`] bytes
+//! of input (their sizes on disk), and after the last file (0: after every
+//! file). The commit payload records the statistics of every file completed
+//! so far and the lengths of `losses.jsonl` and the quarantine index. A
 //! build killed at any point and rerun with `resume` starts from the last
-//! commit: uncommitted documents of the interrupted file were never
-//! visible, `losses.jsonl` is cut back to its committed length, and that
-//! file is read again from its start. So every document is indexed exactly
-//! once. `sieve.json` (the manifest) records the options, the tool version
+//! commit: uncommitted documents (of the files since that commit) were never
+//! visible, `losses.jsonl` is cut back to its committed length, and those
+//! files are read again from their start. So every document is indexed
+//! exactly once, and a kill costs at most the work of one group of files
+//! (about `commit_bytes` of input, plus the file that crossed the mark).
+//! Fewer commits mean fewer, larger segments (a segment ends at a commit or
+//! when the writer heap is full, instead of one per file) and fewer merges; the index holds the same
+//! documents in the same order, with the same terms, postings and fields,
+//! for any cadence, since segments are ordered by their first document
+//! ([`crate::order`]). `sieve.json` (the manifest) records the options, the tool version
 //! and each input's size and modification time; a resume with different
 //! options or changed inputs is refused.
 //!
@@ -126,7 +135,7 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     // Merges keep the input order (see crate::order); tantivy's own policy
     // would not.
     writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
-    let mut order = SegmentOrder::new(&opts.inputs);
+    let mut order = SegmentOrder::new(&opts.inputs, opts.max_merge_docs);
     let mut out = Outputs::open(opts, &checkpoint)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.get())
@@ -151,14 +160,20 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
         .filter(|(_, p)| !done.contains(p.to_string_lossy().as_ref()))
         .collect();
     // Files are read and processed ahead of the writer (crate::readahead);
-    // the writer (this thread) takes them in order, one commit per file.
+    // the writer (this thread) takes them in order and commits after each
+    // group of files of `commit_bytes` (see the module docs, "Resume").
+    let last = todo.last().map(|(i, _)| *i);
+    let mut group = CommitGroup::new(opts.commit_bytes);
     for_each_file(&pool, &pipeline, &todo, threads.get(), |i, path, feed| {
         progress.file(path, i, total);
         let name = path.to_string_lossy().into_owned();
         let fs = out.index_file(&pipeline, feed, &mut writer, &name, i)?;
         completed.push(fs);
-        out.commit(&mut writer, &completed)?;
-        order.after_commit(&index, &mut writer)
+        if group.add(manifest.inputs[i].size) || Some(i) == last {
+            out.commit(&mut writer, &completed)?;
+            order.after_commit(&index, &mut writer)?;
+        }
+        Ok(())
     })?;
     writer.wait_merging_threads()?;
     seal_order(&index, &mut order)?;
@@ -182,6 +197,31 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     stats.near_duplicates = dups;
     write_json(&opts.index.join(STATS), &stats)?;
     Ok(stats)
+}
+
+/// When to commit: after a group of whole files holding at least `bytes`
+/// bytes of input (their sizes when the build started, from the manifest,
+/// so the groups are a function of the input alone).
+struct CommitGroup {
+    bytes: u64,
+    pending: u64,
+}
+
+impl CommitGroup {
+    fn new(bytes: u64) -> Self {
+        CommitGroup { bytes, pending: 0 }
+    }
+
+    /// Adds a file of `size` bytes; true when the group is due for a commit
+    /// (then a new group starts).
+    fn add(&mut self, size: u64) -> bool {
+        self.pending = self.pending.saturating_add(size);
+        let due = self.pending >= self.bytes;
+        if due {
+            self.pending = 0;
+        }
+        due
+    }
 }
 
 /// Opens the index to resume (checking the manifest and reading the last
@@ -398,6 +438,19 @@ pub(crate) fn final_stats(
 mod tests {
     use super::*;
     use crate::options::NoProgress;
+
+    #[test]
+    fn commit_groups_close_at_the_byte_mark() {
+        let mut g = CommitGroup::new(100);
+        let due: Vec<bool> = [40, 40, 40, 100, 0, 99, 1, 250]
+            .into_iter()
+            .map(|s| g.add(s))
+            .collect();
+        assert_eq!(due, [false, false, true, true, false, false, true, true]);
+        // 0: every file commits.
+        let mut g = CommitGroup::new(0);
+        assert!(g.add(0) && g.add(5));
+    }
 
     #[test]
     fn build_refuses_zero_threads_before_touching_the_index() {

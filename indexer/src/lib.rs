@@ -44,7 +44,7 @@
 //!   reader threads that read and process files ahead of the writer.
 //! * [`parquetfile`]: one input's documents as a Parquet file (row groups
 //!   of bounded size, a checksum in the footer).
-//! * [`build`]: the build driver (open or resume, one commit per file).
+//! * [`build`]: the build driver (open or resume, a commit per group of files).
 //! * [`extract`]: the same pipeline writing a document corpus (JSON lines
 //!   per input) instead of an index.
 //! * [`shard`]: one shard of a distributed build, and merging shards.

@@ -55,6 +55,15 @@ pub struct BuildOptions {
     pub spam_desc: Option<String>,
     /// tantivy writer memory budget in bytes.
     pub writer_heap: usize,
+    /// Commit once the files indexed since the last commit hold at least
+    /// this many bytes of input (their sizes on disk); the last file always
+    /// commits. 0 commits after every file. A `kill -9` costs the work since
+    /// the last commit: a resume reads those files again. Output does not
+    /// depend on it (see [`crate::build`]).
+    pub commit_bytes: u64,
+    /// No merge makes a segment of more documents than this (the merge cap,
+    /// [`crate::order`]).
+    pub max_merge_docs: u32,
     /// Write what is not indexed (and documents that hit a cap) here (see
     /// [`crate::quarantine`]). Costs a copy of each document's body while it
     /// is processed, and up to the record cap per skipped record in flight.
@@ -171,6 +180,8 @@ impl BuildOptions {
             spam: None,
             spam_desc: None,
             writer_heap: 256 << 20,
+            commit_bytes: DEFAULT_COMMIT_MB << 20,
+            max_merge_docs: crate::order::MAX_MERGE_DOCS,
             quarantine: None,
             max_doc_time: None,
             doc_timeout: DocTimeout::Skip,
@@ -186,11 +197,21 @@ impl BuildOptions {
         self.writer_heap = mb.max(15) << 20;
     }
 
+    /// The commit cadence from megabytes of input (see
+    /// [`BuildOptions::commit_bytes`]); 0 commits after every file.
+    pub fn set_commit_mb(&mut self, mb: u64) {
+        self.commit_bytes = mb.saturating_mul(1 << 20);
+    }
+
     /// The time budget per document from milliseconds; 0 is no budget.
     pub fn set_max_doc_ms(&mut self, ms: u64) {
         self.max_doc_time = (ms > 0).then(|| Duration::from_millis(ms));
     }
 }
+
+/// The default commit cadence, in megabytes of input
+/// ([`BuildOptions::commit_bytes`]).
+pub const DEFAULT_COMMIT_MB: u64 = 256;
 
 /// The default worker-thread count: the available parallelism, else 1.
 pub fn default_threads() -> usize {

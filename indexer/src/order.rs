@@ -22,10 +22,13 @@
 //! The merge rule mirrors a log merge policy on the tail of the segment
 //! list: a segment of `n` documents is on level 0 below 10,000 documents
 //! and one level up per factor of 8; the longest run at the tail of
-//! segments on level `L` or below, not in a running merge, is merged once it
-//! holds [`MERGE_FACTOR`] segments (trying `L` = 0, 1, ...). Segments of
-//! [`MAX_MERGE_DOCS`] documents or more are never merged. Each document is
-//! merged about log8(N / 10,000) times, as with tantivy's default.
+//! segments on level `L` or below, not in a running merge, whose documents
+//! add up to at most the merge cap ([`MAX_MERGE_DOCS`] by default), is
+//! merged once it holds [`MERGE_FACTOR`] segments (trying `L` = 0, 1, ...).
+//! So **no merge makes a segment of more than the cap**: what a merge reads
+//! and writes, the memory it takes, and how often a document is merged
+//! (about log8(cap / segment size) times) do not grow with the collection;
+//! a collection of N documents ends with about N / cap segments or more.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -40,8 +43,8 @@ use crate::{Error, Result};
 
 /// Segments merged at once.
 pub const MERGE_FACTOR: usize = 8;
-/// Segments with this many documents or more are not merged further.
-pub const MAX_MERGE_DOCS: u32 = 10_000_000;
+/// No merge makes a segment of more documents (the merge cap).
+pub const MAX_MERGE_DOCS: u32 = 500_000;
 /// Documents of a level-0 segment (below).
 const LEVEL0_DOCS: u32 = 10_000;
 
@@ -52,6 +55,7 @@ type Key = (usize, u64);
 /// Tracks the input position of every committed segment and schedules
 /// order-preserving merges.
 pub struct SegmentOrder {
+    max_docs: u32,
     inputs: HashMap<String, usize>,
     keys: HashMap<SegmentId, Key>,
     merging: Vec<Vec<SegmentId>>,
@@ -59,9 +63,11 @@ pub struct SegmentOrder {
 
 impl SegmentOrder {
     /// An order over `inputs` (as given; each document's `source` field is
-    /// one of them).
-    pub fn new(inputs: &[std::path::PathBuf]) -> Self {
+    /// one of them); no merge makes a segment of more than `max_docs`
+    /// documents ([`MAX_MERGE_DOCS`] by default).
+    pub fn new(inputs: &[std::path::PathBuf], max_docs: u32) -> Self {
         SegmentOrder {
+            max_docs,
             inputs: inputs
                 .iter()
                 .enumerate()
@@ -106,7 +112,7 @@ impl SegmentOrder {
             .retain(|ids| ids.iter().any(|id| live.contains(id)));
         self.keys.retain(|id, _| live.contains(id));
         let busy: HashSet<SegmentId> = self.merging.iter().flatten().copied().collect();
-        if let Some(run) = merge_candidate(&segments, &busy) {
+        if let Some(run) = merge_candidate(&segments, &busy, self.max_docs) {
             // The future is not awaited: the merge goes on without it and
             // its result shows in the index's segment list.
             drop(writer.merge(&run));
@@ -120,7 +126,7 @@ impl SegmentOrder {
 fn level(docs: u32) -> u32 {
     let mut level = 0;
     let mut bound = LEVEL0_DOCS;
-    while docs >= bound {
+    while docs >= bound && bound < u32::MAX {
         level += 1;
         bound = bound.saturating_mul(MERGE_FACTOR as u32);
     }
@@ -128,19 +134,39 @@ fn level(docs: u32) -> u32 {
 }
 
 /// The run of segments to merge next, in input order, if any.
-fn merge_candidate(segments: &[SegmentMeta], busy: &HashSet<SegmentId>) -> Option<Vec<SegmentId>> {
-    let top = level(MAX_MERGE_DOCS);
-    for lvl in 0..=top {
-        let run: Vec<SegmentId> = segments
+fn merge_candidate(
+    segments: &[SegmentMeta],
+    busy: &HashSet<SegmentId>,
+    max_docs: u32,
+) -> Option<Vec<SegmentId>> {
+    merge_run(
+        &segments
+            .iter()
+            .map(|m| (m.max_doc(), busy.contains(&m.id())))
+            .collect::<Vec<_>>(),
+        max_docs,
+    )
+    .map(|run| run.map(|i| segments[i].id()).collect())
+}
+
+/// The positions of the run to merge next among segments of (documents,
+/// in a running merge), in input order: the longest run at the tail of
+/// segments on level `L` or below, not in a running merge, whose documents
+/// add up to at most `max_docs`, once it holds [`MERGE_FACTOR`] segments,
+/// trying `L` = 0, 1, ...
+fn merge_run(segments: &[(u32, bool)], max_docs: u32) -> Option<std::ops::Range<usize>> {
+    for lvl in 0..=level(max_docs) {
+        let mut docs = 0u64;
+        let len = segments
             .iter()
             .rev()
-            .take_while(|m| {
-                !busy.contains(&m.id()) && m.max_doc() < MAX_MERGE_DOCS && level(m.max_doc()) <= lvl
+            .take_while(|&&(n, busy)| {
+                docs += u64::from(n);
+                !busy && docs <= u64::from(max_docs) && level(n) <= lvl
             })
-            .map(SegmentMeta::id)
-            .collect();
-        if run.len() >= MERGE_FACTOR {
-            return Some(run.into_iter().rev().collect());
+            .count();
+        if len >= MERGE_FACTOR {
+            return Some(segments.len() - len..segments.len());
         }
     }
     None
@@ -213,5 +239,37 @@ mod tests {
         assert_eq!(level(10_000), 1);
         assert_eq!(level(79_999), 1);
         assert_eq!(level(80_000), 2);
+        assert_eq!(level(u32::MAX), 7);
+    }
+
+    #[test]
+    fn merges_take_the_tail_run_up_to_the_cap() {
+        let free = |n: &[u32]| n.iter().map(|&d| (d, false)).collect::<Vec<_>>();
+        // Seven level-0 segments: nothing; eight: all eight.
+        assert_eq!(merge_run(&free(&[5_000; 7]), 500_000), None);
+        assert_eq!(merge_run(&free(&[5_000; 8]), 500_000), Some(0..8));
+        // A bigger segment before the tail joins a run on its level.
+        let mut segs = free(&[60_000]);
+        segs.extend(free(&[5_000; 7]));
+        assert_eq!(merge_run(&segs, 500_000), Some(0..8));
+        // ... unless the merged segment would exceed the cap.
+        assert_eq!(merge_run(&segs, 90_000), None);
+        // A segment in a running merge ends the run.
+        let mut segs = free(&[5_000; 9]);
+        segs[1].1 = true;
+        assert_eq!(merge_run(&segs, 500_000), None);
+        segs.push((5_000, false));
+        assert_eq!(merge_run(&segs, 500_000), Some(2..10));
+        // Whatever the segments, no merge exceeds the cap.
+        for cap in [10_000u32, 100_000, 500_000] {
+            let sizes: Vec<u32> = (0..200u32).map(|i| 1 + (i * 7919) % 60_000).collect();
+            for end in 1..sizes.len() {
+                if let Some(r) = merge_run(&free(&sizes[..end]), cap) {
+                    let docs: u64 = sizes[r.clone()].iter().map(|&d| u64::from(d)).sum();
+                    assert!(docs <= u64::from(cap) && r.len() >= MERGE_FACTOR);
+                    assert_eq!(r.end, end);
+                }
+            }
+        }
     }
 }

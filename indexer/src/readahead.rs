@@ -24,7 +24,7 @@
 //! Nothing about the output changes: the writer takes every event of
 //! every file in record order, exactly as before, so the index, its
 //! statistics and the losses log are the same for any `--threads` (the
-//! order rules of [`crate::order`] and the one commit per file of
+//! order rules of [`crate::order`] and the commits after whole files of
 //! [`crate::build`] are kept).
 
 use std::collections::VecDeque;
