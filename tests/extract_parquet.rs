@@ -407,3 +407,21 @@ sieve_test!(extract_parquet_is_the_same_after_a_kill_and_resume, |dir| {
     }
     assert!(interrupted > 0, "no run was killed before its end");
 });
+
+sieve_test!(
+    regression_extract_resumes_after_a_kill_while_the_manifest_was_written,
+    |dir| {
+        // As for a build (pipeline.rs): a run killed between writing its
+        // manifest's temporary file and renaming it left a directory that
+        // `--resume` refused as somebody else's.
+        let mut inputs = crate::determinism::many_inputs(&dir);
+        inputs.sort();
+        let whole = extract(&dir, "whole", &inputs, &[], 0);
+        let out = dir.join("killed");
+        std::fs::create_dir(&out).unwrap();
+        std::fs::write(out.join("extract.json.tmp"), b"{\"tool\"").unwrap();
+        extract(&dir, "killed", &inputs, &["--resume"], 0);
+        assert_eq!(all_bytes(&out), all_bytes(&whole));
+        assert!(!out.join("extract.json.tmp").exists());
+    }
+);

@@ -231,6 +231,32 @@ sieve_test!(resume_after_kill_indexes_every_document_once, |dir| {
     assert!(String::from_utf8_lossy(&out.stderr).contains("different options"));
 });
 
+sieve_test!(
+    regression_resume_after_a_kill_while_the_manifest_was_written,
+    |dir| {
+        // A build killed between writing its manifest's temporary file and
+        // renaming it leaves a directory holding only that file; `--resume`
+        // (and a plain build) refused it as somebody else's directory.
+        let whole = build(&dir, "whole", &["--threads", "1"]);
+        for (name, extra) in [("resumed", &["--resume"][..]), ("again", &[][..])] {
+            let ix = dir.join(name);
+            std::fs::create_dir(&ix).unwrap();
+            std::fs::write(ix.join("sieve.json.tmp"), b"{\"tool\": \"sieve").unwrap();
+            partial(build_cmd(&dir, &ix).args(["--threads", "1"]).args(extra));
+            assert_eq!(docids(&dir, &ix), docids(&dir, &whole), "{name}");
+            assert!(!ix.join("sieve.json.tmp").exists(), "{name}");
+        }
+        // Anything else beside it is still refused.
+        let ix = dir.join("foreign");
+        std::fs::create_dir(&ix).unwrap();
+        std::fs::write(ix.join("sieve.json.tmp"), b"{").unwrap();
+        std::fs::write(ix.join("notes.txt"), b"mine").unwrap();
+        let out = fails(build_cmd(&dir, &ix).arg("--resume"));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("not a directory of sieve's"));
+        assert_eq!(std::fs::read(ix.join("notes.txt")).unwrap(), b"mine");
+    }
+);
+
 /// Replaces each line's tag so that runs from different commands compare.
 pub(crate) fn untagged(run: &str) -> Vec<(String, String, String)> {
     run.lines()

@@ -94,6 +94,7 @@ use tantivy::{Index, IndexWriter};
 use crate::analysis::EnglishAnalyzer;
 use crate::document::SieveDocument;
 use crate::index::{LOSSES, STATS, io_err, write_json};
+use crate::jsonfile::only_unfinished;
 use crate::lock::{DirLock, claim_dir};
 use crate::losses::{LossLine, log_loss};
 use crate::manifest::{
@@ -234,8 +235,12 @@ fn open_or_create(
     if opts.resume && opts.index.join(MANIFEST).is_file() {
         read_manifest(&opts.index)?;
     }
-    // A non-empty directory is refused unless it holds a valid manifest.
-    let lock = claim_dir(&opts.index, |_| read_manifest(&opts.index).is_ok())?;
+    // A non-empty directory is refused unless it holds a valid manifest, or
+    // only the unfinished manifest of a build killed while writing it
+    // (overwritten below).
+    let lock = claim_dir(&opts.index, |found| {
+        read_manifest(&opts.index).is_ok() || only_unfinished(found, MANIFEST)
+    })?;
     if !opts.index.join("meta.json").exists() {
         write_json(&opts.index.join(MANIFEST), manifest)?;
         let index = Index::create_in_dir(&opts.index, build_schema())?;

@@ -73,7 +73,7 @@ use crate::crawl::Heads;
 use crate::dedup::{ClusterSummary, Clusterer, PARAMS, RUN_LINES, doc_ref};
 use crate::document::IndexDoc;
 use crate::index::{STATS, create_private_dir, io_err};
-use crate::jsonfile::{read_json, write_json};
+use crate::jsonfile::{only_unfinished, read_json, write_json};
 use crate::lock::{DirLock, claim_dir};
 use crate::manifest::{Checkpoint, Manifest, check_resume, input_info, manifest_options};
 use crate::options::{BuildOptions, Progress, check_threads};
@@ -568,7 +568,11 @@ fn open_or_create(opts: &BuildOptions, manifest: &Manifest) -> Result<(Checkpoin
     if opts.resume && mpath.is_file() {
         read_json::<Manifest>(&mpath)?;
     }
-    let lock = claim_dir(dir, |_| read_json::<Manifest>(&mpath).is_ok())?;
+    // As for a build: a valid manifest, or only the unfinished one of a run
+    // killed while writing it.
+    let lock = claim_dir(dir, |found| {
+        read_json::<Manifest>(&mpath).is_ok() || only_unfinished(found, EXTRACT_MANIFEST)
+    })?;
     if !mpath.exists() {
         write_json(&mpath, manifest)?;
         return Ok((Checkpoint::default(), lock));

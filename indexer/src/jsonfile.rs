@@ -8,7 +8,7 @@
 //! is a file written before seals existed (it has no seal: rebuild the
 //! index).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -18,7 +18,7 @@ use crate::{Error, Result};
 /// Writes `value` as sealed pretty JSON to `path`, through a temporary
 /// file renamed into place.
 pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
-    let tmp = path.with_extension("json.tmp");
+    let tmp = tmp_path(path);
     let input = |detail: String| Error::Input {
         path: path.to_path_buf(),
         detail,
@@ -31,6 +31,20 @@ pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
     let sealed = sieve_filters::sealed::seal_json(&text).map_err(|e| input(e.to_string()))?;
     std::fs::write(&tmp, sealed).map_err(io)?;
     std::fs::rename(&tmp, path).map_err(io)
+}
+
+/// The temporary file [`write_json`] writes before renaming it to `path`
+/// (`NAME.json.tmp` beside it): what a process killed in between leaves.
+pub fn tmp_path(path: &Path) -> PathBuf {
+    path.with_extension("json.tmp")
+}
+
+/// Whether `found`, the entries of a directory, is only the temporary file
+/// of its `name` ([`tmp_path`]): what a command killed while writing its
+/// first file (a manifest) leaves, which a rerun may take over.
+pub fn only_unfinished(found: &[String], name: &str) -> bool {
+    let tmp = tmp_path(Path::new(name));
+    matches!(found, [f] if Path::new(f) == tmp)
 }
 
 /// Reads the sealed JSON file `path` written by [`write_json`]: the seal
