@@ -48,7 +48,7 @@ done
 "$HERE/setup.sh" >&2
 source "$HERE/common.sh"
 need_peers
-OUT="${OUT:-$PEERS/.work/results-$(date -u +%Y%m%dT%H%M%SZ)$([[ $SMOKE == 1 ]] && echo -smoke)}"
+OUT="${OUT:-$PEERS/.work/results-$(date -u +%Y%m%dT%H%M%SZ)$([[ $SMOKE == 1 ]] && echo -smoke || true)}"
 mkdir -p "$OUT"
 RES="$OUT/results.jsonl"; : >"$RES"
 SIEVE_BIN_DIR="${SIEVE_BIN_DIR:-$REPO/target/release}"
