@@ -96,12 +96,7 @@ sieve_test!(index_order_survives_resume_and_shard_merge, |dir| {
         std::thread::sleep(std::time::Duration::from_millis(delay_ms));
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
-        c.arg("--resume");
-        ok(c.stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped()));
-        let resumed = ok(dir
-            .cmd("sieve-index")
-            .args(["docids", "--stats", "--index", &index]));
+        let resumed = resume_and_list(&dir, &mut c, &index);
         assert!(resumed == whole, "resume after {delay_ms} ms reorders");
     }
     // Shards of the first and second half of the (sorted) inputs, merged in
@@ -204,12 +199,7 @@ sieve_test!(
             if files.len() < inputs.len() {
                 mid_group_kills += 1;
             }
-            c.arg("--resume");
-            ok(c.stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped()));
-            let resumed = ok(dir
-                .cmd("sieve-index")
-                .args(["docids", "--stats", "--index", &index]));
+            let resumed = resume_and_list(&dir, &mut c, &index);
             assert!(resumed == whole, "resume after a kill at file {i} differs");
             if mid_group_kills >= 2 {
                 break;
@@ -218,3 +208,14 @@ sieve_test!(
         assert!(mid_group_kills > 0, "no kill landed before the last commit");
     }
 );
+
+/// Runs the killed build command `c` again with `--resume` and returns
+/// `docids --stats` of its index.
+fn resume_and_list(dir: &Dir, c: &mut std::process::Command, index: &str) -> String {
+    c.arg("--resume");
+    ok(c.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped()));
+    ok(dir
+        .cmd("sieve-index")
+        .args(["docids", "--stats", "--index", index]))
+}

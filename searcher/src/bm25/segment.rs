@@ -166,6 +166,19 @@ fn seek_near(postings: &mut SegmentPostings, target: DocId) {
     }
 }
 
+/// MaxScore's lookup of a non-essential cursor: moves `postings` to `doc`
+/// and, if `doc` holds the term, records its frequency in `tf_slot` (the
+/// window's frequency array) and returns it.
+#[inline(always)]
+fn look_up_tf(postings: &mut SegmentPostings, doc: DocId, tf_slot: &mut u32) -> Option<Score> {
+    seek_near(postings, doc);
+    (postings.doc() == doc).then(|| {
+        let tf = postings.term_freq();
+        *tf_slot = tf;
+        tf as Score
+    })
+}
+
 /// Marks in `skip` the cursors that are not essential: the longest run of
 /// the smallest `bounds` (one per cursor) whose sum stays below
 /// `threshold`. `order` is scratch space.
@@ -693,11 +706,7 @@ impl SegmentScan<'_> {
                 return false;
             }
             let cursor = &mut cursors[c];
-            seek_near(&mut cursor.postings, doc);
-            if cursor.postings.doc() == doc {
-                let tf = cursor.postings.term_freq();
-                self.tfs[c][local] = tf;
-                let tf = tf as Score;
+            if let Some(tf) = look_up_tf(&mut cursor.postings, doc, &mut self.tfs[c][local]) {
                 for (slot, w) in self.partial.iter_mut().zip(self.groups) {
                     *slot += w.term_weight[cursor.term_idx] * (tf / (tf + w.norm[fid]));
                 }
@@ -740,11 +749,7 @@ impl SegmentScan<'_> {
                 return false;
             }
             let cursor = &mut cursors[c];
-            seek_near(&mut cursor.postings, doc);
-            if cursor.postings.doc() == doc {
-                let tf = cursor.postings.term_freq();
-                self.tfs[c][local] = tf;
-                let tf = tf as Score;
+            if let Some(tf) = look_up_tf(&mut cursor.postings, doc, &mut self.tfs[c][local]) {
                 score += w.term_weight[cursor.term_idx] * (tf / (tf + norm));
             }
         }
