@@ -62,16 +62,25 @@ def read_warcio_quiet(path):
         return read_warcio(path)
 
 
-def _external(cmd, path):
-    """Runs a reader of ours (a separate binary) and returns its result and its own timing."""
+def json_lines_of(cmd):
+    """Runs a reader of ours (a separate binary; one JSON line per file read): (its lines parsed,
+    None), or ([], the error) when it failed or printed nothing."""
     import subprocess
 
-    out = subprocess.run(cmd + [path], capture_output=True, text=True)
+    out = subprocess.run(cmd, capture_output=True, text=True)
     # Exit 3: a file not read to its end (README "Reliability"); its JSON line
     # still counts what was recovered before the damage.
     if out.returncode not in (0, 3) or not out.stdout.strip():
-        return (0, 0, 0, f"exit {out.returncode}: {out.stderr.strip()[:200]}"), None
-    r = json.loads(out.stdout.strip().splitlines()[-1])
+        return [], f"exit {out.returncode}: {out.stderr.strip()[:200]}"
+    return [json.loads(l) for l in out.stdout.splitlines() if l.strip()], None
+
+
+def _external(cmd, path):
+    """Runs a reader of ours on one file and returns its result and its own timing."""
+    lines, err = json_lines_of(cmd + [path])
+    if err is not None:
+        return (0, 0, 0, err), None
+    r = lines[-1]
     payload = r.get("payload_bytes", r.get("body_bytes", 0))
     return (r["records"], r["responses"], payload, r["error"]), r["seconds"]
 

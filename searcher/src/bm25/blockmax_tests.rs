@@ -96,6 +96,15 @@ fn without_bounds(s: &Shard) -> Shard {
     }
 }
 
+/// One shard of `corpus(seed, n)` in `segments` segments, with its bounds,
+/// and the same shard without them (what each variant alone is searched
+/// on).
+fn bounded_and_plain(seed: u64, n: usize, segments: usize) -> (Vec<Shard>, Vec<Shard>) {
+    let shards = vec![with_bounds("s", &build(&corpus(seed, n), segments))];
+    let plain = shards.iter().map(without_bounds).collect();
+    (shards, plain)
+}
+
 /// A random subset keeping about `percent` % of every segment.
 fn random_subset(shards: &[Shard], seed: u64, percent: u64) -> Subset {
     let mut r = Rng(seed | 1);
@@ -394,10 +403,8 @@ proptest! {
         other in (0.0f32..3.0, 0.0f32..=1.0),
         filtered_pick in proptest::collection::vec(any::<bool>(), 5),
     ) {
-        let docs = corpus(seed, n);
         let k = [1, 10, 1000][k_pick];
-        let shards = vec![with_bounds("s", &build(&docs, segments))];
-        let plain: Vec<Shard> = shards.iter().map(without_bounds).collect();
+        let (shards, plain) = bounded_and_plain(seed, n, segments);
         let subsets: Vec<Subset> = percents
             .iter()
             .enumerate()
@@ -531,10 +538,8 @@ proptest! {
         several_groups in any::<bool>(),
         other in (0.0f32..3.0, 0.0f32..=1.0),
     ) {
-        let docs = corpus(seed, n);
         let k = [1, 10, 1000][k_pick];
-        let shards = vec![with_bounds("s", &build(&docs, segments))];
-        let plain: Vec<Shard> = shards.iter().map(without_bounds).collect();
+        let (shards, plain) = bounded_and_plain(seed, n, segments);
         let mut mins = mins;
         mins.sort_unstable();
         let mut subsets: Vec<Subset> =
