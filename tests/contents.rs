@@ -275,7 +275,16 @@ sieve_test!(index_contents_do_not_depend_on_commits_and_merges, |dir| {
     // segment); a commit per file makes 18 segments, merged 8 or more at a
     // time (order.rs); a merge cap of 40 documents leaves all 18.
     let inputs = crate::determinism::many_inputs(&dir);
+    let segments = |name: &str| {
+        let meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join(name).join("meta.json")).unwrap())
+                .unwrap();
+        meta["segments"].as_array().unwrap().len()
+    };
     let one = build(&dir, &inputs, "one", "2", &[]);
+    // The default cadence (256 MB) is far above these inputs: the last file
+    // is the only commit.
+    assert_eq!(segments("one"), 1, "the default commits more than once");
     for (n, extra) in [
         (0, &["--commit-every-mb", "0"][..]),
         (1, &["--commit-every-mb", "0", "--max-merge-docs", "40"][..]),
@@ -285,10 +294,7 @@ sieve_test!(index_contents_do_not_depend_on_commits_and_merges, |dir| {
             build(&dir, &inputs, &name, "2", extra) == one,
             "{extra:?} gives other index contents than the default"
         );
-        let meta: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(dir.join(&name).join("meta.json")).unwrap())
-                .unwrap();
-        let segments = meta["segments"].as_array().unwrap().len();
+        let segments = segments(&name);
         // Merges run in the background: how many are done when the build
         // ends depends on timing, not their order.
         if n == 0 {

@@ -240,6 +240,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn commit_cadence_defaults_to_256_mb_and_0_is_every_file() {
+        let mut o = BuildOptions::new(Vec::new(), PathBuf::from("idx"));
+        assert_eq!(o.commit_bytes, 256 << 20);
+        o.set_commit_mb(0);
+        assert_eq!(o.commit_bytes, 0);
+        o.set_commit_mb(u64::MAX);
+        assert_eq!(o.commit_bytes, u64::MAX);
+    }
+
+    #[test]
     fn check_threads_refuses_zero_without_naming_a_flag() {
         assert_eq!(check_threads(3).expect("3 threads").get(), 3);
         let e = check_threads(0).expect_err("0 threads");
