@@ -569,8 +569,8 @@ impl SegmentScan<'_> {
                             let fid = self.fieldnorms.fieldnorm_id(doc) as usize;
                             self.group_thresholds[0] = eff;
                             if threshold.is_none() || self.lookup(cursors, doc, local, fid, n) {
-                                self.gather_terms(cursors, local);
-                                self.score_doc_one_group(doc, fid, bits);
+                                let score = self.one_group_score(cursors, local, fid);
+                                self.score_doc_one_group(doc, score, bits);
                             }
                         }
                     }
@@ -810,16 +810,7 @@ impl SegmentScan<'_> {
     /// looked at.
     #[inline(always)]
     fn score_doc_unfiltered(&mut self, cursors: &[Cursor], doc: DocId, local: usize, fid: usize) {
-        let w = &self.groups[0];
-        let norm = w.norm[fid];
-        let mut score: Score = 0.0;
-        for (c, tf) in cursors.iter().zip(&self.tfs) {
-            let tf = tf[local];
-            if tf != 0 {
-                let tf = tf as Score;
-                score += w.term_weight[c.term_idx] * (tf / (tf + norm));
-            }
-        }
+        let score = self.one_group_score(cursors, local, fid);
         if score < self.group_thresholds[0] {
             return;
         }
@@ -839,6 +830,25 @@ impl SegmentScan<'_> {
             }
             self.group_thresholds[0] = t;
         }
+    }
+
+    /// With one group: the score of the document at `local` (fieldnorm id
+    /// `fid`) straight from the frequency arrays, summed in query-term
+    /// order (cursors are in term order), as [`SegmentScan::group_score`]
+    /// sums it, without gathering the terms first.
+    #[inline(always)]
+    fn one_group_score(&self, cursors: &[Cursor], local: usize, fid: usize) -> Score {
+        let w = &self.groups[0];
+        let norm = w.norm[fid];
+        let mut score: Score = 0.0;
+        for (c, tf) in cursors.iter().zip(&self.tfs) {
+            let tf = tf[local];
+            if tf != 0 {
+                let tf = tf as Score;
+                score += w.term_weight[c.term_idx] * (tf / (tf + norm));
+            }
+        }
+        score
     }
 
     /// The document's terms in query-term order (cursors are in term
@@ -911,12 +921,11 @@ impl SegmentScan<'_> {
         m
     }
 
-    /// [`SegmentScan::score_doc`]'s variant loop for the one-group path:
-    /// the document's score is computed once; when it is below the lowest
-    /// threshold of the live variants that may return it
+    /// [`SegmentScan::score_doc`]'s variant loop for the one-group path,
+    /// given the document's `score` (computed once): when it is below the
+    /// lowest threshold of the live variants that may return it
     /// (`group_thresholds[0]`), no variant is looked at.
-    fn score_doc_one_group(&mut self, doc: DocId, fid: usize, bits: u64) {
-        let score = self.group_score(0, fid);
+    fn score_doc_one_group(&mut self, doc: DocId, score: Score, bits: u64) {
         if score < self.group_thresholds[0] {
             return;
         }
