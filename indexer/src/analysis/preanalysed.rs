@@ -67,9 +67,13 @@ impl AnalysedText {
     pub fn push(&mut self, position: usize, term: &str) {
         let position = position.max(self.slots);
         let gaps = position - self.slots + usize::from(self.slots > 0);
-        self.text.extend(std::iter::repeat_n(SEP, gaps));
+        // Usually one separator (no gap): a push, not an iterator.
+        for _ in 0..gaps {
+            self.text.push(SEP);
+        }
         self.text.push_str(term);
-        self.exact &= !term.is_empty() && !term.contains(SEP);
+        // Terms are short: a byte loop beats a call to memchr.
+        self.exact &= !term.is_empty() && !term.bytes().any(|b| b == SEP as u8);
         self.slots = position + 1;
         self.tokens += 1;
     }

@@ -28,6 +28,18 @@ pub(crate) struct Raw {
 /// segments are those of `unicode-segmentation` over the whole text (tested
 /// against it: `tests::chunked_segments_equal_whole_text_segments`), and
 /// English text rarely leaves the ASCII path.
+///
+/// Chinese and Japanese text get a path of their own ([`Chunk::Cjk`]): a
+/// run of common CJK characters each followed by one that cannot attach to
+/// it ([`attaches_to_nothing`]: not Extend, Format or ZWJ), whose segments
+/// are known without the general rules: every ideograph (U+4E00–U+9FFF)
+/// and Hiragana letter (word-break class Other) is a word of its own, a run
+/// of Katakana is one word (WB13), and the common CJK and fullwidth
+/// punctuation between them is no word. The point before an ideograph or
+/// Hiragana letter, or before punctuation of class Other, is a cut too: no
+/// rule joins anything to an Other on its left, and every rule that looks
+/// ahead across it is satisfied neither by an Other nor by the end of a
+/// text. Tested like the rest: `tests::cjk_runs_segment_as_the_whole_text`.
 pub(crate) struct Segments<'a> {
     text: &'a str,
     /// Start of the text not yet cut into chunks.
@@ -42,6 +54,8 @@ pub(crate) struct Segments<'a> {
 enum Chunk<'a> {
     /// ASCII bytes from `at` to `end`.
     Ascii { at: usize, end: usize },
+    /// CJK characters from `at` to `end` (see [`cjk_run`]).
+    Cjk { at: usize, end: usize },
     /// `unicode-segmentation` over `text[base..]`.
     Unicode {
         base: usize,
@@ -98,6 +112,11 @@ impl<'a> Segments<'a> {
                         return Some(w);
                     }
                 }
+                Chunk::Cjk { at, end } => {
+                    if let Some(w) = cjk_next(self.text.as_bytes(), at, *end) {
+                        return Some(w);
+                    }
+                }
                 Chunk::Unicode {
                     base,
                     bounds,
@@ -151,6 +170,14 @@ impl<'a> Segments<'a> {
             self.done = s;
             return true;
         }
+        if q == a {
+            let end = cjk_run(b, a);
+            if end > a {
+                self.chunk = Chunk::Cjk { at: a, end };
+                self.done = end;
+                return true;
+            }
+        }
         let e = (q + 1..n).find(|&p| is_cut(b, p)).unwrap_or(n);
         self.chunk = Chunk::Unicode {
             base: a,
@@ -172,15 +199,162 @@ impl<'a> Segments<'a> {
     }
 }
 
-/// True when byte offset `p` (0 < `p` < `b.len()`) is a chunk cut: a word
-/// boundary that no UAX#29 rule looks across (see [`Segments`]).
+/// True when byte offset `p` (0 < `p` < `b.len()`, a character boundary)
+/// is a chunk cut: a word boundary that no UAX#29 rule looks across (see
+/// [`Segments`]).
 #[inline]
 fn is_cut(b: &[u8], p: usize) -> bool {
     match b[p - 1] {
         b'\n' => true,
         b' ' => b[p] < 0x80 && b[p] != b' ',
+        _ => matches!(cjk_class(b, p), Cjk::Single | Cjk::Other),
+    }
+}
+
+/// The characters of the CJK path, all three bytes long in UTF-8.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cjk {
+    /// A word of its own: a CJK Unified Ideograph (U+4E00–U+9FFF) or a
+    /// Hiragana letter (U+3041–U+3096), word-break class Other.
+    Single,
+    /// Katakana (U+30A1–U+30FA, U+30FC–U+30FE): runs of them are one word.
+    Katakana,
+    /// Punctuation of word-break class Other that is not
+    /// Extended_Pictographic: 、。〈〉《》「」『』【】！（）？
+    Other,
+    /// Punctuation that may join letters or digits on both sides (MidNum
+    /// ，；, MidLetter ：, MidNumLet ．＇): no word next to a CJK
+    /// character, but no cut before it. (Not the ideographic space: spaces
+    /// join spaces, WB3d, and a mark after the last one makes them a word.)
+    Mid,
+    /// Anything else.
+    No,
+}
+
+/// UTF-8 length of every character of [`Cjk`].
+const CJK_BYTES: usize = 3;
+
+/// The [`Cjk`] class of the character starting at byte `p` of the UTF-8
+/// text `b` (`p` < `b.len()`, a character boundary).
+#[inline(always)]
+fn cjk_class(b: &[u8], p: usize) -> Cjk {
+    let lead = b[p];
+    // Ideographs first, from their bytes: U+4E00..=U+9FFF is E4 B8 80 to
+    // E9 BF BF (E4 below B8 is U+4000..U+4DFF).
+    if (0xE5..=0xE9).contains(&lead) {
+        return Cjk::Single;
+    }
+    if !matches!(lead, 0xE3 | 0xE4 | 0xEF) || p + 2 >= b.len() {
+        return Cjk::No;
+    }
+    let c = (u32::from(lead & 0x0F) << 12)
+        | (u32::from(b[p + 1] & 0x3F) << 6)
+        | u32::from(b[p + 2] & 0x3F);
+    cjk_class_of(c)
+}
+
+/// [`cjk_class`] of the code point `c` (U+3000..=U+4FFF or U+F000..=U+FFFF).
+#[inline]
+fn cjk_class_of(c: u32) -> Cjk {
+    match c {
+        0x4E00..=0x9FFF | 0x3041..=0x3096 => Cjk::Single,
+        0x30A1..=0x30FA | 0x30FC..=0x30FE => Cjk::Katakana,
+        0x3001 | 0x3002 | 0x3008..=0x3011 | 0xFF01 | 0xFF08 | 0xFF09 | 0xFF1F => Cjk::Other,
+        0xFF07 | 0xFF0C | 0xFF0E | 0xFF1A | 0xFF1B => Cjk::Mid,
+        _ => Cjk::No,
+    }
+}
+
+/// True when the character starting at byte `p` of the UTF-8 text `b`
+/// (`p` < `b.len()`) is certainly not Extend, Format or ZWJ, the word-break
+/// classes that attach to the character before them (WB4): ASCII, a
+/// character of the CJK path, CJK symbols and punctuation U+3000–U+3029
+/// (U+302A–U+302F are Extend) or a fullwidth form U+FF01–U+FF5E. Other
+/// characters answer false (the general path is taken, never a wrong cut).
+#[inline]
+fn attaches_to_nothing(b: &[u8], p: usize) -> bool {
+    let c = b[p];
+    if c < 0x80 || cjk_class(b, p) != Cjk::No {
+        return true;
+    }
+    match (c, b.get(p + 1), b.get(p + 2)) {
+        // U+3000..=U+3029: E3 80 80 to E3 80 A9.
+        (0xE3, Some(0x80), Some(&t)) => t <= 0xA9,
+        // U+FF01..=U+FF3F: EF BC 81 to EF BC BF; U+FF40..=U+FF5E: EF BD 80 to EF BD 9E.
+        (0xEF, Some(0xBC), Some(&t)) => t >= 0x81,
+        (0xEF, Some(0xBD), Some(&t)) => t <= 0x9E,
         _ => false,
     }
+}
+
+/// True when a run of Katakana may end before byte `p` of `b`: the end
+/// of the text, or a character that attaches to nothing and joins no
+/// Katakana (no Katakana, no ExtendNumLet `_` or `＿`).
+#[inline]
+fn katakana_may_end(b: &[u8], p: usize) -> bool {
+    p == b.len()
+        || (attaches_to_nothing(b, p)
+            && b[p] != b'_'
+            && cjk_class(b, p) != Cjk::Katakana
+            && !b[p..].starts_with("\u{FF3F}".as_bytes()))
+}
+
+/// End of the longest run from byte `a` of `b` (a chunk start, so a cut)
+/// whose segments [`cjk_next`] knows: characters of [`Cjk`] classes
+/// Single, Katakana and Other, and Mid after one of them, each (a Katakana
+/// run as a whole) followed by the end of the text or by a character that
+/// cannot join it. `a` itself when there is none.
+#[inline]
+fn cjk_run(b: &[u8], a: usize) -> usize {
+    let mut p = a;
+    while p < b.len() {
+        let next = match cjk_class(b, p) {
+            Cjk::No => break,
+            Cjk::Mid if p == a => break,
+            Cjk::Katakana => {
+                let mut q = p + CJK_BYTES;
+                while q < b.len() && cjk_class(b, q) == Cjk::Katakana {
+                    q += CJK_BYTES;
+                }
+                if !katakana_may_end(b, q) {
+                    break;
+                }
+                q
+            }
+            _ => {
+                let q = p + CJK_BYTES;
+                if q < b.len() && !attaches_to_nothing(b, q) {
+                    break;
+                }
+                q
+            }
+        };
+        p = next;
+    }
+    p
+}
+
+/// The next word of the CJK run `b[*at..end]` ([`cjk_run`]): an ideograph
+/// or Hiragana letter, or a run of Katakana; punctuation is skipped.
+#[inline]
+fn cjk_next(b: &[u8], at: &mut usize, end: usize) -> Option<(usize, usize)> {
+    while *at < end {
+        let from = *at;
+        match cjk_class(b, from) {
+            Cjk::Single => {
+                *at += CJK_BYTES;
+                return Some((from, *at));
+            }
+            Cjk::Katakana => {
+                while *at < end && cjk_class(b, *at) == Cjk::Katakana {
+                    *at += CJK_BYTES;
+                }
+                return Some((from, *at));
+            }
+            _ => *at += CJK_BYTES,
+        }
+    }
+    None
 }
 
 /// UAX#29 word-break classes of the ASCII bytes that can be part of a word:
@@ -449,6 +623,19 @@ mod tests {
         '\u{30A2}',
         '\u{30FC}',
         '\u{4E2D}',
+        '\u{4E00}',
+        '\u{9FFF}',
+        '\u{3400}',
+        '\u{3001}',
+        '\u{3029}',
+        '\u{302A}',
+        '\u{3005}',
+        '\u{3041}',
+        '\u{FF0C}',
+        '\u{FF5E}',
+        '\u{FF9E}',
+        '\u{FE0F}',
+        '\u{1F3FB}',
         '\u{E01}',
         '\u{E34}',
         '\u{1F1E6}',
@@ -468,6 +655,82 @@ mod tests {
         '\u{1D41A}',
     ];
 
+    /// Ideographs (weighted), their neighbours in Chinese text and every
+    /// kind of mark that attaches to the character before it.
+    const CJK: &[char] = &[
+        '\u{4E2D}',
+        '\u{6587}',
+        '\u{4E00}',
+        '\u{9FFF}',
+        '\u{4E2D}',
+        '\u{6587}',
+        '\u{3041}',
+        '\u{3042}',
+        '\u{3096}',
+        '\u{3097}',
+        '\u{3099}',
+        '\u{309B}',
+        '\u{30A0}',
+        '\u{30A1}',
+        '\u{30AB}',
+        '\u{30AB}',
+        '\u{30FA}',
+        '\u{30FB}',
+        '\u{30FC}',
+        '\u{30FE}',
+        '\u{30FF}',
+        '\u{3031}',
+        '\u{FF66}',
+        '\u{3000}',
+        '\u{3001}',
+        '\u{3002}',
+        '\u{3008}',
+        '\u{3011}',
+        '\u{3012}',
+        '\u{3029}',
+        '\u{302A}',
+        '\u{302F}',
+        '\u{3030}',
+        '\u{303D}',
+        '\u{FF01}',
+        '\u{FF07}',
+        '\u{FF08}',
+        '\u{FF0C}',
+        '\u{FF0E}',
+        '\u{FF10}',
+        '\u{FF1A}',
+        '\u{FF1B}',
+        '\u{FF1F}',
+        '\u{FF21}',
+        '\u{FF3F}',
+        '\u{FF41}',
+        '\u{FF5E}',
+        '\u{FF5F}',
+        '\u{FF9E}',
+        '\u{3400}',
+        '\u{4DBF}',
+        '\u{AC00}',
+        '\u{301}',
+        '\u{AD}',
+        '\u{200D}',
+        '\u{200B}',
+        '\u{FE0F}',
+        '\u{E0100}',
+        '\u{1F3FB}',
+        '\u{1F600}',
+        '\u{5D0}',
+        'a',
+        '1',
+        '_',
+        ' ',
+        '\n',
+        '.',
+        ':',
+        ',',
+        '\'',
+        '"',
+    ];
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig {
             cases: 2000, ..proptest::prelude::ProptestConfig::default()
@@ -483,6 +746,17 @@ mod tests {
             proptest::prop_assert_eq!(chunked_raw(&any), whole_text_raw(&any));
             let mixed = format!("{text}{any}{text}");
             proptest::prop_assert_eq!(chunked_raw(&mixed), whole_text_raw(&mixed));
+        }
+
+        /// Chinese-like text: runs of ideographs between CJK punctuation,
+        /// ASCII, and the marks that attach to an ideograph (Extend,
+        /// Format, ZWJ), which must keep it off the ideograph path.
+        #[test]
+        fn cjk_runs_segment_as_the_whole_text(
+            picks in proptest::collection::vec(0..CJK.len(), 0..120),
+        ) {
+            let text: String = picks.iter().map(|&i| CJK[i]).collect();
+            proptest::prop_assert_eq!(chunked_raw(&text), whole_text_raw(&text));
         }
 
         #[test]
