@@ -70,7 +70,7 @@ use std::path::{Path, PathBuf};
 use sieve_filters::sealed;
 use tantivy::postings::Postings;
 use tantivy::schema::{Field, IndexRecordOption, Schema};
-use tantivy::{Index, ReloadPolicy, SegmentReader, TERMINATED};
+use tantivy::{Index, SegmentReader, TERMINATED};
 
 use crate::index::{create_private_dir, io_err};
 use crate::schema::{BODY, DOCID, TITLE};
@@ -379,30 +379,30 @@ pub struct BoundsSummary {
 /// Writes the sidecar file of every segment of the index in `dir` that
 /// lacks a valid one (each through a temporary file renamed into place),
 /// and removes the files of segments no longer in the index.
+///
+/// Segments are done in parallel on the caller's rayon pool, each opened on
+/// its own and closed (its files unmapped) once its sidecar is written: the
+/// index files mapped are at most one segment's per pool thread, however
+/// many segments the index has.
 pub fn write_index_bounds(dir: &Path, index: &Index) -> Result<BoundsSummary> {
-    let reader = index
-        .reader_builder()
-        .reload_policy(ReloadPolicy::Manual)
-        .try_into()?;
-    let searcher = reader.searcher();
+    use rayon::prelude::*;
+    let segments = index.searchable_segments()?;
     let bdir = dir.join(BOUNDS_DIR);
     create_private_dir(&bdir)?;
     let schema = index.schema();
-    let mut summary = BoundsSummary::default();
+    let done: Vec<(PathBuf, bool, u64)> = segments
+        .par_iter()
+        .map(|segment| write_segment_bounds(dir, &SegmentReader::open(segment)?, &schema))
+        .collect::<Result<_>>()?;
+    let mut summary = BoundsSummary {
+        segments: segments.len(),
+        ..Default::default()
+    };
     let mut keep = std::collections::HashSet::new();
-    for segment in searcher.segment_readers() {
-        summary.segments += 1;
-        let path = bounds_path(dir, segment);
-        keep.insert(path.clone());
-        if !matches!(SegmentBounds::open(dir, segment, &schema), Ok(Some(_))) {
-            let payload = segment_payload(segment, &schema)?;
-            let bytes = sealed::seal_binary(MAGIC, VERSION, &payload);
-            let tmp = path.with_extension("bmx.tmp");
-            std::fs::write(&tmp, &bytes).map_err(io_err(&tmp))?;
-            std::fs::rename(&tmp, &path).map_err(io_err(&path))?;
-            summary.written += 1;
-        }
-        summary.bytes += std::fs::metadata(&path).map_err(io_err(&path))?.len();
+    for (path, written, bytes) in done {
+        summary.written += usize::from(written);
+        summary.bytes += bytes;
+        keep.insert(path);
     }
     for entry in std::fs::read_dir(&bdir).map_err(io_err(&bdir))? {
         let path = entry.map_err(io_err(&bdir))?.path();
@@ -412,6 +412,58 @@ pub fn write_index_bounds(dir: &Path, index: &Index) -> Result<BoundsSummary> {
         }
     }
     Ok(summary)
+}
+
+/// Writes the sidecar file of every committed segment of the index in
+/// `dir` that has none yet, one segment at a time on the calling thread,
+/// and removes nothing: for a build to write the sidecars of the segments
+/// it has committed while it goes on indexing, so that its final
+/// [`write_index_bounds`] has only the last segments (and those merges
+/// made) left to do. A segment merged away meanwhile may fail to open (it
+/// is skipped) or leave a sidecar that the final pass removes. Returns the
+/// number of files written.
+pub fn write_committed_bounds(dir: &Path, index: &Index) -> Result<usize> {
+    let bdir = dir.join(BOUNDS_DIR);
+    create_private_dir(&bdir)?;
+    let schema = index.schema();
+    let mut written = 0;
+    for segment in index.searchable_segments()? {
+        let path = dir
+            .join(BOUNDS_DIR)
+            .join(format!("{}.bmx", segment.id().uuid_string()));
+        if path.exists() {
+            continue;
+        }
+        // Gone since the list was read: merged away.
+        let Ok(reader) = SegmentReader::open(&segment) else {
+            continue;
+        };
+        written += usize::from(write_segment_bounds(dir, &reader, &schema)?.1);
+    }
+    Ok(written)
+}
+
+/// Writes the sidecar file of `segment` (of the index in `dir`, whose
+/// `bounds` directory exists) unless a valid one is there; returns its
+/// path, whether it was written, and its size.
+pub fn write_segment_bounds(
+    dir: &Path,
+    segment: &SegmentReader,
+    schema: &Schema,
+) -> Result<(PathBuf, bool, u64)> {
+    let path = bounds_path(dir, segment);
+    let mut written = false;
+    if !matches!(SegmentBounds::open(dir, segment, schema), Ok(Some(_))) {
+        let payload = segment_payload(segment, schema)?;
+        let bytes = sealed::seal_binary(MAGIC, VERSION, &payload);
+        drop(payload);
+        let tmp = path.with_extension("bmx.tmp");
+        std::fs::write(&tmp, &bytes).map_err(io_err(&tmp))?;
+        std::fs::rename(&tmp, &path).map_err(io_err(&path))?;
+        written = true;
+    }
+    let bytes = std::fs::metadata(&path).map_err(io_err(&path))?.len();
+    Ok((path, written, bytes))
 }
 
 /// Reads the payload of a sidecar file, refusing anything out of place.

@@ -165,6 +165,7 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     // group of files of `commit_bytes` (see the module docs, "Resume").
     let last = todo.last().map(|(i, _)| *i);
     let mut group = CommitGroup::new(opts.commit_bytes);
+    let mut early = EarlyBounds::default();
     for_each_file(&pool, &pipeline, &todo, threads.get(), |i, path, feed| {
         progress.file(path, i, total);
         let name = path.to_string_lossy().into_owned();
@@ -173,9 +174,13 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
         if group.add(manifest.inputs[i].size) || Some(i) == last {
             out.commit(&mut writer, &completed)?;
             order.after_commit(&index, &mut writer)?;
+            if Some(i) != last {
+                early.start(&opts.index, &index);
+            }
         }
         Ok(())
     })?;
+    early.finish();
     writer.wait_merging_threads()?;
     seal_order(&index, &mut order)?;
     // The sidecars: block-max bounds and near-duplicate clusters, side by
@@ -198,6 +203,46 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     stats.near_duplicates = dups;
     write_json(&opts.index.join(STATS), &stats)?;
     Ok(stats)
+}
+
+/// The block-max bounds of the segments committed so far, written on a
+/// thread of their own while the build goes on (so that the final pass has
+/// only the last segment left; see [`crate::bounds::write_committed_bounds`]).
+/// At most one such thread runs; a commit that finds it still busy starts
+/// none (the next one, or the final pass, does those segments). Errors are
+/// left to the final pass, which checks every sidecar. Dropping it waits for
+/// the thread, so nothing is written into the index after the build ends.
+#[derive(Default)]
+struct EarlyBounds {
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl EarlyBounds {
+    fn start(&mut self, dir: &std::path::Path, index: &Index) {
+        if self.thread.as_ref().is_some_and(|t| !t.is_finished()) {
+            return;
+        }
+        self.finish();
+        let (dir, index) = (dir.to_path_buf(), index.clone());
+        self.thread = std::thread::Builder::new()
+            .name("sieve-bounds".into())
+            .spawn(move || {
+                let _ = crate::bounds::write_committed_bounds(&dir, &index);
+            })
+            .ok();
+    }
+
+    fn finish(&mut self) {
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for EarlyBounds {
+    fn drop(&mut self) {
+        self.finish();
+    }
 }
 
 /// When to commit: after a group of whole files holding at least `bytes`

@@ -77,7 +77,8 @@ use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 use sieve_filters::minhash::{MinHashParams, MinHasher};
-use tantivy::{Index, ReloadPolicy, SegmentReader};
+use tantivy::index::SegmentId;
+use tantivy::{Index, Segment, SegmentReader};
 
 use crate::extsort::{RecordRuns, SortedRuns, merge_sorted_lines};
 use crate::index::{create_private_dir, docid_column, io_err};
@@ -370,15 +371,23 @@ const VERSION: u32 = 1;
 
 /// The cluster-column file of a segment.
 pub fn dups_path(dir: &Path, segment: &SegmentReader) -> PathBuf {
+    segment_dups_path(dir, segment.segment_id())
+}
+
+fn segment_dups_path(dir: &Path, id: SegmentId) -> PathBuf {
     dir.join(DUPS_DIR)
-        .join(format!("{}.dup.gz", segment.segment_id().uuid_string()))
+        .join(format!("{}.dup.gz", id.uuid_string()))
 }
 
 fn header(segment: &SegmentReader) -> String {
+    header_of(segment.segment_id(), segment.max_doc())
+}
+
+fn header_of(id: SegmentId, max_doc: u32) -> String {
     format!(
         "sieve-near-duplicates {VERSION} segment={} docs={} params={}w/{}x{}/{:016x}",
-        segment.segment_id().uuid_string(),
-        segment.max_doc(),
+        id.uuid_string(),
+        max_doc,
         PARAMS.shingle_words,
         PARAMS.bands,
         PARAMS.rows,
@@ -396,19 +405,20 @@ struct ColumnWriter {
 }
 
 impl ColumnWriter {
-    fn create(dir: &Path, segment: &SegmentReader) -> Result<Self> {
-        let path = dups_path(dir, segment);
+    fn create(dir: &Path, segment: &Segment) -> Result<Self> {
+        let path = segment_dups_path(dir, segment.id());
         let tmp = path.with_extension("gz.tmp");
         let file = File::create(&tmp).map_err(io_err(&tmp))?;
         let mut w =
             flate2::write::GzEncoder::new(BufWriter::new(file), flate2::Compression::fast());
-        writeln!(w, "{}", header(segment)).map_err(io_err(&tmp))?;
+        let max_doc = segment.meta().max_doc();
+        writeln!(w, "{}", header_of(segment.id(), max_doc)).map_err(io_err(&tmp))?;
         Ok(ColumnWriter {
             path,
             tmp,
             w,
             next: 0,
-            max_doc: segment.max_doc(),
+            max_doc,
         })
     }
 
@@ -460,15 +470,90 @@ fn control_ords(ids: &tantivy::columnar::StrColumn, dir: &Path) -> Result<Option
     Ok(bits)
 }
 
+/// Keys of [`DocidLookup`] batched per message from its dictionary thread.
+const DOCID_BATCH: usize = 4096;
+
 /// Docids of an index's documents by (segment << 32 | dictionary ordinal)
 /// keys asked in increasing order: one pass over each segment's docid
-/// dictionary instead of a dictionary block decoded per lookup.
+/// dictionary instead of a dictionary block decoded per lookup. One
+/// segment's dictionary is open at a time: a thread streams it in order
+/// (a stream borrows its dictionary, so the two live on that thread) and
+/// hands its docids over in batches of [`DOCID_BATCH`]; the segment is
+/// closed, and its file unmapped, when the keys move to the next one.
 struct DocidLookup<'a> {
     dir: &'a Path,
-    columns: &'a [tantivy::columnar::StrColumn],
-    /// The segment streamed and its stream (positioned at the last
-    /// ordinal read, if any).
-    at: Option<(usize, tantivy::columnar::Streamer<'a>, Option<u64>)>,
+    segments: &'a [Segment],
+    /// The segment streamed, the batches of its docids in ordinal order,
+    /// the batch being read, the ordinal of its first docid and the
+    /// thread (which ends when the receiver is dropped).
+    at: Option<DictFeed>,
+}
+
+struct DictFeed {
+    segment: usize,
+    rx: std::sync::mpsc::Receiver<Result<Vec<Vec<u8>>>>,
+    batch: Vec<Vec<u8>>,
+    first: u64,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for DictFeed {
+    fn drop(&mut self) {
+        // Hang up first, so a thread blocked on a full channel ends.
+        let (_, rx) = std::sync::mpsc::sync_channel(0);
+        drop(std::mem::replace(&mut self.rx, rx));
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl DictFeed {
+    fn open(dir: &Path, segment: &Segment, s: usize) -> DictFeed {
+        let (tx, rx) = std::sync::mpsc::sync_channel(2);
+        let (segment, path) = (segment.clone(), dir.to_path_buf());
+        let thread = std::thread::Builder::new()
+            .name("sieve-docids".into())
+            .spawn(move || {
+                let stream_all = || -> Result<()> {
+                    let ids = docid_column(&SegmentReader::open(&segment)?, &path)?;
+                    let mut stream = ids.dictionary().stream().map_err(io_err(&path))?;
+                    let mut batch = Vec::with_capacity(DOCID_BATCH);
+                    while stream.advance() {
+                        batch.push(stream.key().to_vec());
+                        if batch.len() == DOCID_BATCH {
+                            let full =
+                                std::mem::replace(&mut batch, Vec::with_capacity(DOCID_BATCH));
+                            if tx.send(Ok(full)).is_err() {
+                                return Ok(());
+                            }
+                        }
+                    }
+                    if !batch.is_empty() {
+                        let _ = tx.send(Ok(batch));
+                    }
+                    Ok(())
+                };
+                if let Err(e) = stream_all() {
+                    let _ = tx.send(Err(e));
+                }
+            });
+        let (thread, rx) = match thread {
+            Ok(t) => (Some(t), rx),
+            Err(e) => {
+                let (tx, rx) = std::sync::mpsc::sync_channel(1);
+                let _ = tx.send(Err(io_err(dir)(e)));
+                (None, rx)
+            }
+        };
+        DictFeed {
+            segment: s,
+            rx,
+            batch: Vec::new(),
+            first: 0,
+            thread,
+        }
+    }
 }
 
 /// A docid ordinal that is not in its segment's dictionary.
@@ -489,45 +574,82 @@ impl DocidLookup<'_> {
         if ord == NO_DOCID {
             return Ok(String::new());
         }
-        if self.at.as_ref().is_none_or(|(at, _, _)| *at != s) {
-            let stream = self.columns[s]
-                .dictionary()
-                .stream()
-                .map_err(io_err(self.dir))?;
-            self.at = Some((s, stream, None));
+        if self.at.as_ref().is_none_or(|f| f.segment != s) {
+            // Close the previous segment before opening the next.
+            self.at = None;
+            let segment = self
+                .segments
+                .get(s)
+                .ok_or_else(|| bad_ord(self.dir, s, ord))?;
+            self.at = Some(DictFeed::open(self.dir, segment, s));
         }
-        let (_, stream, pos) = self.at.as_mut().expect("set above");
-        while pos.is_none_or(|p| p < ord) {
-            if !stream.advance() {
-                return Err(bad_ord(self.dir, s, ord));
-            }
-            *pos = Some(stream.term_ord());
-        }
-        if *pos != Some(ord) {
+        let feed = self.at.as_mut().expect("set above");
+        if ord < feed.first {
             return Err(bad_ord(self.dir, s, ord));
         }
-        String::from_utf8(stream.key().to_vec())
+        while ord >= feed.first + feed.batch.len() as u64 {
+            feed.first += feed.batch.len() as u64;
+            feed.batch = match feed.rx.recv() {
+                Ok(b) => b?,
+                Err(_) => return Err(bad_ord(self.dir, s, ord)),
+            };
+        }
+        // Not taken: documents may share a docid, so an ordinal may be
+        // asked twice.
+        let key = feed.batch[(ord - feed.first) as usize].clone();
+        String::from_utf8(key)
             .map_err(|e| io_err(self.dir)(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
+    }
+}
+
+/// The docid column of the segment asked last, opened again when the
+/// segment changes (so one segment's file is mapped at a time).
+struct OrdLookup<'a> {
+    dir: &'a Path,
+    segments: &'a [Segment],
+    at: Option<(usize, tantivy::columnar::StrColumn)>,
+}
+
+impl OrdLookup<'_> {
+    /// The [`DocidLookup`] key of document `r` (segments must not decrease).
+    fn key(&mut self, r: DocRef) -> Result<u64> {
+        let (s, doc) = ((r >> 32) as usize, r as u32);
+        if self.at.as_ref().is_none_or(|(at, _)| *at != s) {
+            self.at = None;
+            let segment = self
+                .segments
+                .get(s)
+                .ok_or_else(|| bad_ord(self.dir, s, 0))?;
+            let ids = docid_column(&SegmentReader::open(segment)?, self.dir)?;
+            self.at = Some((s, ids));
+        }
+        let (_, ids) = self.at.as_ref().expect("set above");
+        let ord = match ids.term_ords(doc).next() {
+            None => NO_DOCID,
+            Some(o) if o < NO_DOCID => o,
+            Some(o) => return Err(bad_ord(self.dir, s, o)),
+        };
+        Ok(((s as u64) << 32) | ord)
     }
 }
 
 /// Clusters the documents of the index in `dir` by their `minhash` band
 /// keys and writes every segment's cluster column (removing columns of
 /// segments that are gone). `run_lines`: lines per sorted run.
+///
+/// Memory: one segment is open at a time (read for its band keys, then
+/// again for the docids of its clustered documents, then its column
+/// written), so the index files mapped are at most one segment's, however
+/// many segments the index has; the sorts hold what [`Clusterer`] says.
 pub fn write_index_dups(dir: &Path, index: &Index, run_lines: usize) -> Result<ClusterSummary> {
-    let reader = index
-        .reader_builder()
-        .reload_policy(ReloadPolicy::Manual)
-        .try_into()?;
-    let searcher = reader.searcher();
-    let segments = searcher.segment_readers();
+    let segments = index.searchable_segments()?;
     let ddir = dir.join(DUPS_DIR);
     create_private_dir(&ddir)?;
     let mut c = Clusterer::new(dir, run_lines)?;
     let mut keys = Vec::new();
-    let mut id_cols = Vec::with_capacity(segments.len());
-    for (s, seg) in segments.iter().enumerate() {
-        let ids = docid_column(seg, dir)?;
+    for (s, segment) in segments.iter().enumerate() {
+        let seg = SegmentReader::open(segment)?;
+        let ids = docid_column(&seg, dir)?;
         let unclusterable = control_ords(&ids, dir)?;
         let col = seg.fast_fields().u64(MINHASH)?;
         for doc in 0..seg.max_doc() {
@@ -543,48 +665,55 @@ pub fn write_index_dups(dir: &Path, index: &Index, run_lines: usize) -> Result<C
             });
             c.add_checked(doc_ref(s as u32, doc), clusterable, &keys)?;
         }
-        id_cols.push(ids);
     }
-    let mut writers: Vec<Option<ColumnWriter>> = Vec::with_capacity(segments.len());
-    for seg in segments {
-        writers.push(Some(ColumnWriter::create(dir, seg)?));
-    }
-    let mut done_upto = 0usize;
+    // Columns are written segment after segment (documents come in
+    // increasing DocRef order): one open at a time.
+    let mut column: Option<(usize, ColumnWriter)> = None;
+    let mut next = 0usize; // segments before this one are written
+    let mut ords = OrdLookup {
+        dir,
+        segments: &segments,
+        at: None,
+    };
     let mut lookup = DocidLookup {
         dir,
-        columns: &id_cols,
+        segments: &segments,
         at: None,
     };
     let summary = c.finish(
-        |r| {
-            let (s, doc) = ((r >> 32) as usize, r as u32);
-            let ord = match id_cols[s].term_ords(doc).next() {
-                None => NO_DOCID,
-                Some(o) if o < NO_DOCID => o,
-                Some(o) => return Err(bad_ord(dir, s, o)),
-            };
-            Ok(((s as u64) << 32) | ord)
-        },
+        |r| ords.key(r),
         |key, _| lookup.docid(key),
         |r, own, rep| {
             let (s, doc) = ((r >> 32) as usize, r as u32);
-            while done_upto < s {
-                if let Some(w) = writers[done_upto].take() {
+            if column.as_ref().is_none_or(|(at, _)| *at != s) {
+                if let Some((_, w)) = column.take() {
                     w.finish()?;
                 }
-                done_upto += 1;
+                while next < s {
+                    ColumnWriter::create(dir, &segments[next])?.finish()?;
+                    next += 1;
+                }
+                let segment = segments
+                    .get(s)
+                    .ok_or_else(|| bad_ord(dir, s, u64::from(doc)))?;
+                column = Some((s, ColumnWriter::create(dir, segment)?));
+                next = s + 1;
             }
-            let w = writers[s].as_mut().expect("segments finish in order");
+            let (_, w) = column.as_mut().expect("set above");
             w.line(doc, if own == rep { "=" } else { rep })
         },
     )?;
-    let mut keep = HashSet::new();
-    for (w, seg) in writers.into_iter().zip(segments) {
-        keep.insert(dups_path(dir, seg));
-        if let Some(w) = w {
-            w.finish()?;
-        }
+    drop((ords, lookup));
+    if let Some((_, w)) = column.take() {
+        w.finish()?;
     }
+    for segment in &segments[next.min(segments.len())..] {
+        ColumnWriter::create(dir, segment)?.finish()?;
+    }
+    let keep: HashSet<PathBuf> = segments
+        .iter()
+        .map(|s| segment_dups_path(dir, s.id()))
+        .collect();
     for entry in std::fs::read_dir(&ddir).map_err(io_err(&ddir))? {
         let path = entry.map_err(io_err(&ddir))?.path();
         if !keep.contains(&path) {

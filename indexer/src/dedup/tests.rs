@@ -126,6 +126,36 @@ fn index_columns(
     segments: usize,
     run_lines: usize,
 ) -> (Vec<String>, ClusterSummary) {
+    let index = made_up_index(dir, docs, segments);
+    let summary = write_index_dups(dir, &index, run_lines).unwrap();
+    let searcher = index.reader().unwrap().searcher();
+    let mut segs: Vec<&SegmentReader> = searcher.segment_readers().iter().collect();
+    // Index order: segments by their first document's offset.
+    let first = |seg: &SegmentReader| {
+        use tantivy::schema::Value;
+        let store = seg.get_store_reader(1).unwrap();
+        let doc: tantivy::TantivyDocument = store.get(0).unwrap();
+        let f = index.schema().get_field(crate::schema::OFFSET).unwrap();
+        doc.get_first(f).and_then(|v| v.as_u64()).unwrap()
+    };
+    segs.sort_by_key(|s| first(s));
+    let mut lines = Vec::new();
+    for seg in segs {
+        read_segment_dups(dir, seg, |_, role| {
+            lines.push(match role {
+                Role::Alone => String::new(),
+                Role::Representative => "=".into(),
+                Role::DuplicateOf(rep) => rep.to_string(),
+            })
+        })
+        .unwrap();
+    }
+    (lines, summary)
+}
+
+/// A new index in `dir` of `docs` (docid, band keys; made up), committed
+/// in `segments` segments.
+fn made_up_index(dir: &Path, docs: &[(String, Vec<u64>)], segments: usize) -> Index {
     use crate::analysis::{AnalyzerConfig, EnglishAnalyzer};
     use crate::document::{IndexDoc, SieveDocument};
     use crate::schema::{Fields, build_schema, register_analyzers};
@@ -167,30 +197,67 @@ fn index_columns(
     }
     w.commit().unwrap();
     drop(w);
-    let summary = write_index_dups(dir, &index, run_lines).unwrap();
-    let searcher = index.reader().unwrap().searcher();
-    let mut segs: Vec<&SegmentReader> = searcher.segment_readers().iter().collect();
-    // Index order: segments by their first document's offset.
-    let first = |seg: &SegmentReader| {
-        use tantivy::schema::Value;
-        let store = seg.get_store_reader(1).unwrap();
-        let doc: tantivy::TantivyDocument = store.get(0).unwrap();
-        let f = index.schema().get_field(crate::schema::OFFSET).unwrap();
-        doc.get_first(f).and_then(|v| v.as_u64()).unwrap()
-    };
-    segs.sort_by_key(|s| first(s));
-    let mut lines = Vec::new();
-    for seg in segs {
-        read_segment_dups(dir, seg, |_, role| {
-            lines.push(match role {
-                Role::Alone => String::new(),
-                Role::Representative => "=".into(),
-                Role::DuplicateOf(rep) => rep.to_string(),
-            })
-        })
-        .unwrap();
+    index
+}
+
+/// The final passes of a build (block-max bounds on a one-thread pool,
+/// then near-duplicates) keep at most two of the index's segments mapped
+/// at any time, however many it has: a thread samples `/proc/self/maps`
+/// while they run and counts the segments (by id) whose files are mapped.
+/// (Before, one searcher mapped every segment for the whole pass.)
+#[test]
+fn final_passes_map_at_most_two_segments_at_a_time() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    if std::fs::read_to_string("/proc/self/maps").is_err() {
+        println!("SKIPPED: no /proc/self/maps");
+        return;
     }
-    (lines, summary)
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // 6,000 documents in 8 segments, each sharing its key with the
+    // documents 750 apart (so clusters span segments).
+    let docs: Vec<(String, Vec<u64>)> = (0..6000u64)
+        .map(|i| (format!("doc-{i:05}"), vec![i % 750, 10_000 + i % 7]))
+        .collect();
+    let index = made_up_index(dir, &docs, 8);
+    let ids: Vec<String> = index
+        .searchable_segments()
+        .unwrap()
+        .iter()
+        .map(|s| s.id().uuid_string())
+        .collect();
+    assert_eq!(ids.len(), 8);
+    let (stop, most, samples) = (
+        AtomicBool::new(false),
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+    );
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !stop.load(Ordering::Relaxed) {
+                let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+                let mapped = ids.iter().filter(|id| maps.contains(id.as_str())).count();
+                most.fetch_max(mapped, Ordering::Relaxed);
+                if mapped > 0 {
+                    samples.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        });
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        for _ in 0..3 {
+            std::fs::remove_dir_all(dir.join(crate::bounds::BOUNDS_DIR)).ok();
+            pool.install(|| crate::bounds::write_index_bounds(dir, &index))
+                .unwrap();
+            write_index_dups(dir, &index, 500).unwrap();
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+    let (most, samples) = (most.into_inner(), samples.into_inner());
+    assert!(samples > 0, "the sampler never saw a segment mapped");
+    assert!(most <= 2, "{most} of 8 segments mapped at once");
 }
 
 /// The lines the cluster column should hold, from the in-memory reference
