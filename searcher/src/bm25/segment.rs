@@ -1266,7 +1266,7 @@ impl SegmentScan<'_> {
     /// Offers `doc` with `score` to active variant `i`'s heap (its docid
     /// ordinal read once per document, into `ord`) and refreshes the
     /// variant's threshold; true when the threshold changed.
-    #[inline]
+    #[inline(always)]
     fn offer(&mut self, i: usize, doc: DocId, score: Score, ord: &mut Option<u32>) -> bool {
         let docids = self.docids;
         // Ordinals are below the segment's document count (a `u32`).
@@ -1275,7 +1275,10 @@ impl SegmentScan<'_> {
             None => docids.term_ords(doc).next().unwrap_or(0) as u32,
         });
         let heap = &mut self.heaps[self.active[i].0];
-        heap.push(Candidate { score, ord });
+        // The heap's threshold only changes when it cuts its buffer.
+        if !heap.push(Candidate { score, ord }) {
+            return false;
+        }
         let t = heap.threshold().unwrap_or(Score::NEG_INFINITY);
         let changed = t != self.thresholds[i];
         self.thresholds[i] = t;
