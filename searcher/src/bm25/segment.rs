@@ -217,10 +217,16 @@ fn non_essential_groups(
             return;
         }
         column.clear();
-        column.extend(bounds.iter().skip(g).step_by(ng));
+        column.extend(bounds.chunks_exact(ng).map(|b| b[g]));
         non_essential(column, t, order, group_skip);
+        let mut any = false;
         for (s, &gs) in skip.iter_mut().zip(group_skip.iter()) {
             *s &= gs;
+            any |= *s;
+        }
+        if !any {
+            // Every cursor is essential for some group already.
+            return;
         }
     }
 }
