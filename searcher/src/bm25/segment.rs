@@ -46,6 +46,17 @@
 //! that may return a document is cached per word, and a document whose
 //! score is below it is dropped before any variant is looked at.
 //!
+//! **Several groups.** Each group also has its own bounds (per term and per
+//! block-max entry) and its own threshold (the lowest of its variants'): a
+//! term is non-essential only when it is for every group (so the skipped
+//! terms' bounds sum, for every group, below its threshold), a window is
+//! skipped when no group's bounds reach its threshold, and a variant is
+//! live when its group's bounds reach its threshold. With 2 to [`LANES`]
+//! groups and nothing filtered (several k1/b settings of one query), the
+//! groups' scores are computed side by side, one lane of a fixed-size
+//! array per group, by the same f32 operations in the same order as one
+//! group's score (see [`SegmentScan::documents_lanes`]).
+//!
 //! Every comparison of a bound with a threshold drops a document only when
 //! the bound is *strictly* below, with a relative margin ([`margin`]) that
 //! covers the rounding of any f32 summation order, so ties (broken by
