@@ -8,7 +8,7 @@
 //! dictionary, the one with bounds from the sidecar's docid table, so the
 //! two are compared too; `bm25::tests` compares the scorer with brute force.
 
-use super::tests::{BLOCK_PRUNED_WINDOWS, brute_force, build, query, shard};
+use super::tests::{BLOCK_PRUNED_WINDOWS, PRUNED_WINDOWS, brute_force, build, query, shard};
 use super::*;
 use crate::stats::{GlobalStats, SubsetStats};
 use proptest::prelude::*;
@@ -307,8 +307,11 @@ fn block_max_skips_windows_and_equals_brute_force() {
         Bm25Params { k1: 0.0, b: 0.0 },
         Bm25Params { k1: 3.0, b: 1.0 },
     ];
+    let mut several = 0;
     for text in ["alpha", "alpha beta", "beta alpha gamma"] {
         let q = query(text);
+        let skipped = BLOCK_PRUNED_WINDOWS.with(|n| n.get());
+        // Three settings in one pass with bounds, and without.
         compare(
             shards,
             Mode::Full,
@@ -317,6 +320,19 @@ fn block_max_skips_windows_and_equals_brute_force() {
             std::slice::from_ref(&q),
             10,
         );
+        // k1 = 0 scores every document with the term alike: with it no
+        // window can be skipped, so the count is taken without it.
+        let skipped = BLOCK_PRUNED_WINDOWS.with(|n| n.get()) - skipped;
+        let before_graded = BLOCK_PRUNED_WINDOWS.with(|n| n.get());
+        compare(
+            shards,
+            Mode::Full,
+            None,
+            &[params[0], Bm25Params { k1: 1.2, b: 0.75 }, params[2]],
+            std::slice::from_ref(&q),
+            10,
+        );
+        several += skipped + BLOCK_PRUNED_WINDOWS.with(|n| n.get()) - before_graded;
         for p in params {
             let ours = run(shards, &q, p, 10);
             let want = brute_force(&docs, &|_| true, &q, p, 10);
@@ -326,6 +342,10 @@ fn block_max_skips_windows_and_equals_brute_force() {
     assert!(
         BLOCK_PRUNED_WINDOWS.with(|n| n.get()) > before,
         "no window was skipped: the test does not exercise block-max bounds"
+    );
+    assert!(
+        several > 0,
+        "no window was skipped with several settings in one pass"
     );
 }
 
@@ -366,6 +386,133 @@ fn plain_path_with_ties_across_windows_and_segments_equals_brute_force() {
                 let ours = run(shards, &q, p, k);
                 let want = brute_force(&docs, &|_| true, &q, p, k);
                 assert_identical(&[ours], &[want], &format!("{text} {p:?} k={k}"));
+            }
+        }
+    }
+}
+
+/// Several k1/b settings in one pass, nothing filtered (the lanes path:
+/// every group's score side by side, MaxScore and block-max with each
+/// group's own bounds and threshold), on the tied windows of
+/// `plain_path_with_ties_across_windows_and_segments_equals_brute_force`:
+/// 2, 4, 6 and 8 settings, and 9 (more groups than lanes: the general
+/// path), each setting's hits identical to brute force's.
+#[test]
+fn settings_side_by_side_with_ties_equal_brute_force() {
+    let bodies = [
+        "alpha beta filler filler filler",
+        "alpha filler filler filler filler",
+        "beta filler filler filler filler",
+        "alpha alpha beta beta gamma",
+        "gamma filler",
+        "alpha gamma gamma filler filler filler filler filler filler",
+    ];
+    let docs: Vec<(String, String)> = (0..9000)
+        .map(|i| {
+            let body = match i {
+                _ if i % 97 == 0 => bodies[3],
+                _ if i % 11 == 0 => bodies[4],
+                _ if i % 13 == 0 => bodies[5],
+                _ => bodies[(i * 31 / 7) % 3],
+            };
+            (format!("t{:05}", (i * 7919) % 100_003), body.to_string())
+        })
+        .collect();
+    let index = build(&docs, 3);
+    let s = with_bounds("s", &index);
+    let shards = std::slice::from_ref(&s);
+    let stats = GlobalStats::new(shards);
+    let all: Vec<Bm25Params> = [
+        (0.9, 0.4),
+        (1.2, 0.75),
+        (0.0, 0.0),
+        (3.0, 1.0),
+        (0.5, 0.0),
+        (2.0, 0.3),
+        (1.2, 0.4),
+        (0.9, 0.75),
+        (1.6, 1.0),
+    ]
+    .into_iter()
+    .map(|(k1, b)| Bm25Params { k1, b })
+    .collect();
+    let before = PRUNED_WINDOWS.with(|n| n.get());
+    for text in [
+        "alpha beta",
+        "beta alpha gamma",
+        "gamma",
+        "gamma beta filler",
+    ] {
+        let q = query(text);
+        let every: Vec<Vec<Hit>> = all
+            .iter()
+            .map(|&p| brute_force(&docs, &|_| true, &q, p, usize::MAX))
+            .collect();
+        for count in [2, 4, 6, 8, 9] {
+            let params = &all[..count];
+            let vs: Vec<Variant<'_>> = params
+                .iter()
+                .map(|&params| Variant {
+                    params,
+                    stats: &stats,
+                    subset: None,
+                })
+                .collect();
+            for k in [1, 7, 100, 1000] {
+                let together = search(shards, TextField::Body, &q, &vs, k).unwrap();
+                for ((p, ours), want) in params.iter().zip(together).zip(&every) {
+                    let want = want[..k.min(want.len())].to_vec();
+                    assert_identical(&[ours], &[want], &format!("{text} {count} {p:?} k={k}"));
+                }
+            }
+        }
+    }
+    assert!(
+        PRUNED_WINDOWS.with(|n| n.get()) > before,
+        "no term was ever non-essential: the test does not exercise MaxScore"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(10))]
+
+    /// Two to nine random k1/b settings (0 and 1 included) in one pass,
+    /// nothing filtered, full or global statistics over one or two
+    /// shards: each setting's hits equal brute force's (same documents,
+    /// order and score bits).
+    #[test]
+    fn settings_side_by_side_equal_brute_force(
+        seed in any::<u64>(),
+        n in 1500usize..3500,
+        segments in 1usize..3,
+        two_shards in any::<bool>(),
+        k_pick in 0usize..3,
+        settings in proptest::collection::vec((0u8..3, 0.0f32..3.0, 0u8..3, 0.0f32..=1.0), 2..10),
+    ) {
+        let docs = corpus(seed, n);
+        let k = [1, 10, 1000][k_pick];
+        let params: Vec<Bm25Params> =
+            settings.iter().map(|&(kp, k1, bp, b)| setting(kp, k1, bp, b)).collect();
+        let cut = n / 3;
+        let indexes = if two_shards {
+            vec![build(&docs[..cut], 1), build(&docs[cut..], segments)]
+        } else {
+            vec![build(&docs, segments)]
+        };
+        let shards: Vec<Shard> =
+            indexes.iter().enumerate().map(|(i, x)| with_bounds(&format!("s{i}"), x)).collect();
+        let stats = GlobalStats::new(&shards);
+        let vs: Vec<Variant<'_>> = params
+            .iter()
+            .map(|&params| Variant { params, stats: &stats, subset: None })
+            .collect();
+        let mut r = Rng(seed.rotate_left(41) | 1);
+        for _ in 0..3 {
+            let q = random_query(&mut r);
+            let together = search(&shards, TextField::Body, &q, &vs, k).unwrap();
+            for (p, ours) in params.iter().zip(together) {
+                let want = brute_force(&docs, &|_| true, &q, *p, k);
+                assert_identical(&[ours], &[want], &format!("{p:?} k={k} {q:?}"));
             }
         }
     }

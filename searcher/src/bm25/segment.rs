@@ -46,6 +46,17 @@
 //! that may return a document is cached per word, and a document whose
 //! score is below it is dropped before any variant is looked at.
 //!
+//! **Several groups.** Each group also has its own bounds (per term and per
+//! block-max entry) and its own threshold (the lowest of its variants'): a
+//! term is non-essential only when it is for every group (so the skipped
+//! terms' bounds sum, for every group, below its threshold), a window is
+//! skipped when no group's bounds reach its threshold, and a variant is
+//! live when its group's bounds reach its threshold. With 2 to [`LANES`]
+//! groups and nothing filtered (several k1/b settings of one query), the
+//! groups' scores are computed side by side, one lane of a fixed-size
+//! array per group, by the same f32 operations in the same order as one
+//! group's score (see [`SegmentScan::documents_lanes`]).
+//!
 //! Every comparison of a bound with a threshold drops a document only when
 //! the bound is *strictly* below, with a relative margin ([`margin`]) that
 //! covers the rounding of any f32 summation order, so ties (broken by
@@ -69,6 +80,10 @@ use crate::{Error, Result};
 
 /// Doc ids per window when the segment has no block-max bounds.
 const WINDOW: u32 = 4096;
+
+/// The most groups whose scores [`SegmentScan::documents_lanes`] computes
+/// side by side (as the lanes of a fixed-size array).
+const LANES: usize = 8;
 
 /// Relative inflation of a bound computed from frontier points. The real
 /// BM25 term score is monotonic in tf and fieldnorm; its f32 evaluation is
@@ -104,6 +119,13 @@ struct Cursor {
     entry_bounds: Vec<Score>,
     /// The first entry not before the current window.
     next_entry: usize,
+    /// With several groups: the term's bound for each group alone
+    /// (`bound` is at least their largest).
+    group_bound: Vec<Score>,
+    /// With several groups and block-max bounds: each entry's bound for
+    /// each group alone, entry-major (`entry_bounds` is at least their
+    /// largest).
+    group_entry_bounds: Vec<Score>,
 }
 
 /// The largest score contribution of term `term_idx` over the groups'
@@ -146,6 +168,77 @@ impl Cursor {
             i += 1;
         }
         m
+    }
+
+    /// [`Cursor::window_bound`] for each group alone, into `out` (one per
+    /// group); returns their largest.
+    #[inline]
+    fn window_group_bounds(&mut self, base: DocId, end: DocId, out: &mut [Score]) -> Score {
+        if self.postings.doc() >= end {
+            out.fill(0.0);
+            return 0.0;
+        }
+        if self.lasts.is_empty() {
+            out.copy_from_slice(&self.group_bound);
+            return out.iter().copied().fold(0.0, Score::max);
+        }
+        let (first, last) = (base / BLOCK_DOCS, (end - 1) / BLOCK_DOCS);
+        while self.next_entry < self.lasts.len() && self.lasts[self.next_entry] < first {
+            self.next_entry += 1;
+        }
+        let ng = out.len();
+        out.fill(0.0);
+        let mut i = self.next_entry;
+        while i < self.lasts.len() {
+            for (m, &b) in out
+                .iter_mut()
+                .zip(&self.group_entry_bounds[i * ng..(i + 1) * ng])
+            {
+                *m = m.max(b);
+            }
+            if self.lasts[i] >= last {
+                break;
+            }
+            i += 1;
+        }
+        out.iter().copied().fold(0.0, Score::max)
+    }
+}
+
+/// Marks in `skip` the cursors that are not essential for any group: a
+/// cursor is skipped only when [`non_essential`] marks it for every group,
+/// given the group's own bounds (`bounds`, cursor-major, `thresholds.len()`
+/// per cursor) and threshold (negative infinity: none yet). The skipped
+/// cursors' bounds sum, for every group, below the group's threshold, so a
+/// document with only those terms enters no top k. `order`, `column` and
+/// `group_skip` are scratch space.
+fn non_essential_groups(
+    bounds: &[Score],
+    thresholds: &[Score],
+    order: &mut Vec<usize>,
+    column: &mut Vec<Score>,
+    group_skip: &mut [bool],
+    skip: &mut [bool],
+) {
+    let ng = thresholds.len();
+    skip.fill(true);
+    for (g, &t) in thresholds.iter().enumerate() {
+        if t == Score::NEG_INFINITY {
+            skip.fill(false);
+            return;
+        }
+        column.clear();
+        column.extend(bounds.chunks_exact(ng).map(|b| b[g]));
+        non_essential(column, t, order, group_skip);
+        let mut any = false;
+        for (s, &gs) in skip.iter_mut().zip(group_skip.iter()) {
+            *s &= gs;
+            any |= *s;
+        }
+        if !any {
+            // Every cursor is essential for some group already.
+            return;
+        }
     }
 }
 
@@ -237,6 +330,12 @@ fn open_cursors(
             continue;
         }
         let (mut lasts, mut entry_bounds) = (Vec::new(), Vec::new());
+        let mut group_bound: Vec<Score> = if groups.len() > 1 {
+            groups.iter().map(|w| w.term_weight[term_idx]).collect()
+        } else {
+            Vec::new()
+        };
+        let mut group_entry_bounds = Vec::new();
         if let Some(b) = seg.bounds
             && info.doc_freq >= sieve_indexer::bounds::MIN_DOC_FREQ
         {
@@ -253,6 +352,20 @@ fn open_cursors(
                 entry_bounds = (0..tb.lasts.len())
                     .map(|i| frontier_bound(tb.entry(i), term_idx, groups, bound))
                     .collect();
+                if groups.len() > 1 {
+                    for (g, b) in group_bound.iter_mut().enumerate() {
+                        *b = frontier_bound(&tb.global, term_idx, &groups[g..=g], *b);
+                    }
+                    group_entry_bounds = (0..tb.lasts.len())
+                        .flat_map(|i| {
+                            let points = tb.entry(i);
+                            (0..groups.len()).map(move |g| (points, g))
+                        })
+                        .map(|(points, g)| {
+                            frontier_bound(points, term_idx, &groups[g..=g], group_bound[g])
+                        })
+                        .collect();
+                }
                 lasts = tb.lasts;
             }
         }
@@ -263,6 +376,8 @@ fn open_cursors(
             lasts,
             entry_bounds,
             next_entry: 0,
+            group_bound,
+            group_entry_bounds,
         });
     }
     Ok(cursors)
@@ -318,6 +433,28 @@ struct SegmentScan<'a> {
     /// Scratch, per window: whether each active variant may take any of
     /// its documents (the window's bounds reach its threshold).
     live: Vec<bool>,
+    /// With several groups, per window: each cursor's bound for each
+    /// group alone, cursor-major (`groups.len()` per cursor).
+    group_bounds: Vec<Score>,
+    /// Scratch, per window with several groups: the sum of each group's
+    /// bounds.
+    group_sums: Vec<Score>,
+    /// With 2 to [`LANES`] groups and nothing filtered (see
+    /// [`SegmentScan::documents_lanes`]): per fieldnorm id, each group's
+    /// `norm` (1 in the unused lanes).
+    lane_norms: Vec<[Score; LANES]>,
+    /// Per cursor (in query-term order), each group's weight of its term
+    /// (0 in the unused lanes).
+    lane_weights: Vec<[Score; LANES]>,
+    /// Per window: the essential cursors with their weights per group.
+    lane_essential: Vec<(usize, [Score; LANES])>,
+    /// Per window: the non-essential cursors in lookup order, with their
+    /// weights per group and the sums, per group, of the bounds of the
+    /// cursors from each on.
+    lane_lookups: Vec<(usize, [Score; LANES], [Score; LANES])>,
+    /// Each group's lowest threshold over its live variants (infinity in
+    /// the unused lanes), refreshed after every offer that changes one.
+    lane_thresholds: [Score; LANES],
     /// True when some document may be refused by a variant (deleted
     /// documents, or a variant with a subset).
     filtering: bool,
@@ -376,6 +513,17 @@ pub(super) fn score_segment(
         group_docs: vec![TERMINATED; groups.weights.len()],
         thresholds: Vec::new(),
         doc_terms: Vec::with_capacity(cursors.len()),
+        group_bounds: if groups.weights.len() > 1 {
+            vec![0.0; cursors.len() * groups.weights.len()]
+        } else {
+            Vec::new()
+        },
+        group_sums: Vec::with_capacity(groups.weights.len()),
+        lane_norms: Vec::new(),
+        lane_weights: Vec::new(),
+        lane_essential: Vec::with_capacity(cursors.len()),
+        lane_lookups: Vec::with_capacity(cursors.len()),
+        lane_thresholds: [Score::INFINITY; LANES],
         filtering: false,
         live: Vec::new(),
         effective_cache: vec![None; 32],
@@ -384,15 +532,58 @@ pub(super) fn score_segment(
     scan.accepts = vec![true; scan.active.len()];
     scan.filtering =
         scan.alive.is_some() || scan.active.iter().any(|(v, _)| scan.subsets[*v].is_some());
+    if scan.lanes() {
+        let ws = &groups.weights;
+        scan.lane_norms = (0..256)
+            .map(|fid| std::array::from_fn(|g| ws.get(g).map_or(1.0, |w| w.norm[fid])))
+            .collect();
+        scan.lane_weights = cursors
+            .iter()
+            .map(|c| std::array::from_fn(|g| ws.get(g).map_or(0.0, |w| w.term_weight[c.term_idx])))
+            .collect();
+    }
     let mut order = Vec::with_capacity(cursors.len());
     let mut skip = vec![false; cursors.len()];
     let mut window_skip = vec![false; cursors.len()];
     let mut window_bounds = vec![0.0 as Score; cursors.len()];
     let mut last_threshold: Option<Score> = None;
+    // With several groups, each group's own bounds and threshold decide
+    // which cursors are essential (see `non_essential_groups`).
+    let ng = groups.weights.len();
+    let multi = ng > 1;
+    let global_groups: Vec<Score> = cursors
+        .iter()
+        .flat_map(|c| c.group_bound.iter().copied())
+        .collect();
+    let mut group_t = vec![Score::NEG_INFINITY; ng];
+    let mut last_group_t = vec![Score::NAN; ng];
+    let mut column = Vec::with_capacity(cursors.len());
+    let mut group_skip = vec![false; cursors.len()];
     loop {
         // The lowest threshold over the variants, once each has one.
         let threshold = scan.threshold();
-        if threshold != last_threshold {
+        if multi {
+            scan.group_threshold_floors(&mut group_t);
+            let changed = group_t
+                .iter()
+                .zip(&last_group_t)
+                .any(|(a, b)| a.to_bits() != b.to_bits());
+            if changed {
+                non_essential_groups(
+                    &global_groups,
+                    &group_t,
+                    &mut order,
+                    &mut column,
+                    &mut group_skip,
+                    &mut skip,
+                );
+                #[cfg(test)]
+                if skip.iter().any(|s| *s) {
+                    super::tests::PRUNED_WINDOWS.with(|n| n.set(n.get() + 1));
+                }
+                last_group_t.copy_from_slice(&group_t);
+            }
+        } else if threshold != last_threshold {
             if let Some(t) = threshold {
                 non_essential(&global, t, &mut order, &mut skip);
                 #[cfg(test)]
@@ -416,10 +607,28 @@ pub(super) fn score_segment(
         let end = base.saturating_add(window);
         match threshold {
             Some(t) if blockmax => {
-                for (b, c) in window_bounds.iter_mut().zip(cursors.iter_mut()) {
-                    *b = c.window_bound(base, end);
+                if multi {
+                    for ((b, c), out) in window_bounds
+                        .iter_mut()
+                        .zip(cursors.iter_mut())
+                        .zip(scan.group_bounds.chunks_exact_mut(ng))
+                    {
+                        *b = c.window_group_bounds(base, end, out);
+                    }
+                    non_essential_groups(
+                        &scan.group_bounds,
+                        &group_t,
+                        &mut order,
+                        &mut column,
+                        &mut group_skip,
+                        &mut window_skip,
+                    );
+                } else {
+                    for (b, c) in window_bounds.iter_mut().zip(cursors.iter_mut()) {
+                        *b = c.window_bound(base, end);
+                    }
+                    non_essential(&window_bounds, t, &mut order, &mut window_skip);
                 }
-                non_essential(&window_bounds, t, &mut order, &mut window_skip);
                 if window_skip.iter().any(|s| !*s) {
                     scan.window(
                         &mut cursors,
@@ -434,7 +643,12 @@ pub(super) fn score_segment(
                     super::tests::BLOCK_PRUNED_WINDOWS.with(|n| n.set(n.get() + 1));
                 }
             }
-            _ => scan.window(&mut cursors, &skip, &global, threshold, base, end),
+            _ => {
+                if multi {
+                    scan.group_bounds.copy_from_slice(&global_groups);
+                }
+                scan.window(&mut cursors, &skip, &global, threshold, base, end)
+            }
         }
         // The essential cursors this window did not scan: past it.
         for (c, s) in cursors.iter_mut().zip(&skip) {
@@ -454,6 +668,16 @@ impl SegmentScan<'_> {
             .iter()
             .map(|&(v, _)| self.heaps[v].threshold())
             .try_fold(Score::INFINITY, |m, t| t.map(|t| m.min(t)))
+    }
+
+    /// Each group's lowest threshold over its variants, into `out`
+    /// (negative infinity when one of them has none yet).
+    fn group_threshold_floors(&self, out: &mut [Score]) {
+        out.fill(Score::INFINITY);
+        for &(v, g) in &self.active {
+            let t = self.heaps[v].threshold().unwrap_or(Score::NEG_INFINITY);
+            out[g] = out[g].min(t);
+        }
     }
 
     /// Scores the documents `base..end` that the cursors not in `skip`
@@ -528,10 +752,26 @@ impl SegmentScan<'_> {
         // sweep, the lax thresholds are high: most windows are then only
         // for the documents of the strict subsets, and the others are not
         // scored).
-        let bound_sum: Score = bounds.iter().sum();
         self.live.clear();
-        for &t in &self.thresholds {
-            self.live.push(may_reach(bound_sum, n, t));
+        let ng = self.groups.len();
+        if ng > 1 {
+            // Each group's own bounds (`group_bounds`): a variant is live
+            // when its group's sum may reach its threshold.
+            self.group_sums.clear();
+            self.group_sums.resize(ng, 0.0);
+            for b in self.group_bounds.chunks_exact(ng) {
+                for (s, &b) in self.group_sums.iter_mut().zip(b) {
+                    *s += b;
+                }
+            }
+            for (&(_, g), &t) in self.active.iter().zip(&self.thresholds) {
+                self.live.push(may_reach(self.group_sums[g], n, t));
+            }
+        } else {
+            let bound_sum: Score = bounds.iter().sum();
+            for &t in &self.thresholds {
+                self.live.push(may_reach(bound_sum, n, t));
+            }
         }
         self.effective_cache.fill(None);
         if !self.filtering {
@@ -546,6 +786,15 @@ impl SegmentScan<'_> {
         }
         if !self.filtering && self.masks.is_none() && self.groups.len() == 1 {
             self.documents_plain(cursors, threshold.is_some(), base, n);
+            return;
+        }
+        if self.lanes() {
+            self.prepare_lanes();
+            if ng <= 4 {
+                self.documents_lanes::<4>(cursors, base, n);
+            } else {
+                self.documents_lanes::<LANES>(cursors, base, n);
+            }
             return;
         }
         for word_idx in 0..self.touched.len() {
@@ -636,6 +885,159 @@ impl SegmentScan<'_> {
                 }
             }
         }
+    }
+
+    /// True when the documents are scored by
+    /// [`SegmentScan::documents_lanes`]: 2 to [`LANES`] groups, nothing
+    /// filtered, no membership words.
+    fn lanes(&self) -> bool {
+        !self.filtering && self.masks.is_none() && (2..=LANES).contains(&self.groups.len())
+    }
+
+    /// The window's lane scratch for [`SegmentScan::documents_lanes`]:
+    /// the essential cursors' weights, the lookups' weights and bounds per
+    /// group, and the groups' thresholds.
+    fn prepare_lanes(&mut self) {
+        let ng = self.groups.len();
+        self.lane_essential.clear();
+        for &c in &self.essential {
+            self.lane_essential.push((c, self.lane_weights[c]));
+        }
+        self.lane_lookups.clear();
+        let mut rest = [0.0 as Score; LANES];
+        for &c in self.lookups.iter().rev() {
+            for (r, &b) in rest
+                .iter_mut()
+                .zip(&self.group_bounds[c * ng..(c + 1) * ng])
+            {
+                *r += b;
+            }
+            self.lane_lookups.push((c, self.lane_weights[c], rest));
+        }
+        self.lane_lookups.reverse();
+        self.refresh_lane_thresholds();
+    }
+
+    /// `lane_thresholds` from the live variants' thresholds.
+    #[inline]
+    fn refresh_lane_thresholds(&mut self) {
+        self.lane_thresholds = [Score::INFINITY; LANES];
+        for ((&(_, g), &t), &live) in self.active.iter().zip(&self.thresholds).zip(&self.live) {
+            if live {
+                self.lane_thresholds[g] = self.lane_thresholds[g].min(t);
+            }
+        }
+    }
+
+    /// [`SegmentScan::window`]'s loop over the window's documents with 2
+    /// to `L` groups, nothing filtered and no membership words (several
+    /// k1/b settings of one query): every group's score is computed side
+    /// by side, one lane per group, with the same operations in the same
+    /// order as [`SegmentScan::group_score`] (so bit for bit the same).
+    /// MaxScore's lookups go on while some group's score so far plus its
+    /// own bounds of the terms not yet looked up may reach its threshold.
+    fn documents_lanes<const L: usize>(&mut self, cursors: &mut [Cursor], base: DocId, n: usize) {
+        let m = 1.0 + margin(n);
+        let mut t: [Score; L] = std::array::from_fn(|g| self.lane_thresholds[g]);
+        for word_idx in 0..self.touched.len() {
+            let mut bits = std::mem::take(&mut self.touched[word_idx]);
+            while bits != 0 {
+                let local = word_idx * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let doc = base + local as DocId;
+                let fid = self.fieldnorms.fieldnorm_id(doc) as usize;
+                if let Some(score) = self.lanes_score::<L>(cursors, doc, local, fid, m, &t)
+                    && self.offer_lanes(doc, &score)
+                {
+                    t = std::array::from_fn(|g| self.lane_thresholds[g]);
+                }
+                for tf in self.tfs.iter_mut() {
+                    tf[local] = 0;
+                }
+            }
+        }
+    }
+
+    /// Every group's score of `doc` (at `local`, fieldnorm id `fid`),
+    /// one lane per group, or `None` when no group's score may reach its
+    /// threshold in `t` (`m`: one plus the margin).
+    #[inline(always)]
+    fn lanes_score<const L: usize>(
+        &mut self,
+        cursors: &mut [Cursor],
+        doc: DocId,
+        local: usize,
+        fid: usize,
+        m: Score,
+        t: &[Score; L],
+    ) -> Option<[Score; L]> {
+        let norm: [Score; L] = std::array::from_fn(|g| self.lane_norms[fid][g]);
+        let mut p = [0.0 as Score; L];
+        for (c, w) in &self.lane_essential {
+            let tf = self.tfs[*c][local];
+            if tf != 0 {
+                let tf = tf as Score;
+                for g in 0..L {
+                    p[g] += w[g] * (tf / (tf + norm[g]));
+                }
+            }
+        }
+        if self.lane_lookups.is_empty() {
+            // Every term scanned, in query-term order: `p` is the score.
+            return (0..L).any(|g| p[g] >= t[g]).then_some(p);
+        }
+        let mut found = false;
+        for (c, w, rest) in &self.lane_lookups {
+            if !(0..L).any(|g| (p[g] + rest[g]) * m >= t[g]) {
+                return None;
+            }
+            if let Some(tf) = look_up_tf(&mut cursors[*c].postings, doc, &mut self.tfs[*c][local]) {
+                found = true;
+                for g in 0..L {
+                    p[g] += w[g] * (tf / (tf + norm[g]));
+                }
+            }
+        }
+        if !found {
+            // No non-essential term in the document: `p` summed the
+            // essential ones in query-term order, so it is the score.
+            return (0..L).any(|g| p[g] >= t[g]).then_some(p);
+        }
+        // Summed in another order than the query's, which the margin
+        // covers.
+        if !(0..L).any(|g| p[g] * m >= t[g]) {
+            return None;
+        }
+        let mut score = [0.0 as Score; L];
+        for (w, tf) in self.lane_weights.iter().zip(&self.tfs) {
+            let tf = tf[local];
+            if tf != 0 {
+                let tf = tf as Score;
+                for g in 0..L {
+                    score[g] += w[g] * (tf / (tf + norm[g]));
+                }
+            }
+        }
+        Some(score)
+    }
+
+    /// Offers `doc` with its groups' `score` to every live variant whose
+    /// threshold its group's score reaches; true when a threshold changed
+    /// (`lane_thresholds` is then refreshed).
+    #[inline]
+    fn offer_lanes<const L: usize>(&mut self, doc: DocId, score: &[Score; L]) -> bool {
+        let mut ord: Option<u32> = None;
+        let mut changed = false;
+        for i in 0..self.active.len() {
+            let g = self.active[i].1;
+            if self.live[i] && score[g] >= self.thresholds[i] {
+                changed |= self.offer(i, doc, score[g], &mut ord);
+            }
+        }
+        if changed {
+            self.refresh_lane_thresholds();
+        }
+        changed
     }
 
     /// Each group's lowest threshold over its live variants that accept
@@ -881,7 +1283,7 @@ impl SegmentScan<'_> {
     /// Offers `doc` with `score` to active variant `i`'s heap (its docid
     /// ordinal read once per document, into `ord`) and refreshes the
     /// variant's threshold; true when the threshold changed.
-    #[inline]
+    #[inline(always)]
     fn offer(&mut self, i: usize, doc: DocId, score: Score, ord: &mut Option<u32>) -> bool {
         let docids = self.docids;
         // Ordinals are below the segment's document count (a `u32`).
@@ -890,7 +1292,10 @@ impl SegmentScan<'_> {
             None => docids.term_ords(doc).next().unwrap_or(0) as u32,
         });
         let heap = &mut self.heaps[self.active[i].0];
-        heap.push(Candidate { score, ord });
+        // The heap's threshold only changes when it cuts its buffer.
+        if !heap.push(Candidate { score, ord }) {
+            return false;
+        }
         let t = heap.threshold().unwrap_or(Score::NEG_INFINITY);
         let changed = t != self.thresholds[i];
         self.thresholds[i] = t;

@@ -116,15 +116,19 @@ impl TopK {
         }
     }
 
+    /// Adds a candidate; true when the buffer was cut, the only time the
+    /// [`TopK::threshold`] can change.
     #[inline]
-    pub(super) fn push(&mut self, c: Candidate) {
+    pub(super) fn push(&mut self, c: Candidate) -> bool {
         if self.k == 0 || self.own.is_some_and(|t| c.score < t) {
-            return;
+            return false;
         }
         self.buf.push(pack(c));
         if self.buf.len() >= self.limit {
             self.cut();
+            return true;
         }
+        false
     }
 
     /// Cuts the buffer to its best `k` and refreshes the threshold.
