@@ -731,6 +731,20 @@ mod tests {
         '"',
     ];
 
+    /// Regression (found by `cjk_runs_segment_as_the_whole_text` while the
+    /// CJK path was written): ideographic spaces join (WB3d) and a spacing
+    /// mark after the last one attaches to them, making the spaces part of a
+    /// word, so the CJK path must not cut between two of them.
+    #[test]
+    fn ideographic_spaces_before_a_mark_stay_one_segment() {
+        for text in [
+            "中\u{3000}\u{3000}\u{FF9E}",
+            "中\u{3000}\u{3000}\u{3000}\u{FF9E}中",
+        ] {
+            assert_eq!(chunked_raw(text), whole_text_raw(text), "{text:?}");
+        }
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig {
             cases: 2000, ..proptest::prelude::ProptestConfig::default()
