@@ -242,6 +242,24 @@ fn non_essential_groups(
     }
 }
 
+/// Each group's lowest threshold over the variants picked (`active[i]`
+/// is variant i's (variant, group), `thresholds[i]` its threshold,
+/// `picked[i]` whether it counts), into `out` (infinity: none picked).
+#[inline]
+fn lowest_per_group(
+    out: &mut [Score],
+    active: &[(usize, usize)],
+    thresholds: &[Score],
+    picked: &[bool],
+) {
+    out.fill(Score::INFINITY);
+    for ((&(_, g), &t), &p) in active.iter().zip(thresholds).zip(picked) {
+        if p {
+            out[g] = out[g].min(t);
+        }
+    }
+}
+
 /// Moves `postings` to the first document at or after `target`: by a few
 /// `advance`s when it is near (a lookup in a dense list usually is), else
 /// by `seek` (tantivy's seek costs a skip-list step and a search in the
@@ -777,12 +795,12 @@ impl SegmentScan<'_> {
         if !self.filtering {
             // Every variant may return every document: each group's
             // threshold is its live variants' lowest, for the whole window.
-            self.group_thresholds.fill(Score::INFINITY);
-            for ((&(_, g), &t), &live) in self.active.iter().zip(&self.thresholds).zip(&self.live) {
-                if live {
-                    self.group_thresholds[g] = self.group_thresholds[g].min(t);
-                }
-            }
+            lowest_per_group(
+                &mut self.group_thresholds,
+                &self.active,
+                &self.thresholds,
+                &self.live,
+            );
         }
         if !self.filtering && self.masks.is_none() && self.groups.len() == 1 {
             self.documents_plain(cursors, threshold.is_some(), base, n);
@@ -797,72 +815,60 @@ impl SegmentScan<'_> {
             }
             return;
         }
-        for word_idx in 0..self.touched.len() {
-            let mut bits = std::mem::take(&mut self.touched[word_idx]);
-            while bits != 0 {
-                let local = word_idx * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let doc = base + local as DocId;
-                if let Some((masks, _)) = self.masks
-                    && self.groups.len() == 1
-                {
-                    // One group (a sweep with full statistics): the
-                    // document's membership word gives, through a small
-                    // cache, the lowest threshold of the live variants
-                    // that may return it, and a document scoring below it
-                    // is dropped without looking at the variants.
-                    if self.alive.is_none_or(|a| a.is_alive(doc)) {
-                        let bits = masks.get(doc);
-                        let eff = self.effective(bits);
-                        if eff != Score::INFINITY {
-                            let fid = self.fieldnorms.fieldnorm_id(doc) as usize;
-                            self.group_thresholds[0] = eff;
-                            if threshold.is_none() || self.lookup(cursors, doc, local, fid, n) {
-                                let score = self.one_group_score(cursors, local, fid);
-                                self.score_doc_one_group(doc, score, bits);
-                            }
-                        }
-                    }
-                    for tf in self.tfs.iter_mut() {
-                        tf[local] = 0;
-                    }
-                    continue;
-                }
-                let fid = self.fieldnorms.fieldnorm_id(doc) as usize;
-                // Which variants may return the document (deleted, or
-                // filtered out): none, and it is not looked at further.
-                let wanted = !self.filtering || {
-                    let alive = self.alive.is_none_or(|a| a.is_alive(doc));
-                    let accepts = self.accepts.iter_mut().zip(&self.active).zip(&self.live);
-                    if let Some((masks, need)) = self.masks {
-                        let bits = masks.get(doc);
-                        for ((a, &(v, _)), &live) in accepts {
-                            *a = alive && live && bits & need[v] == need[v];
-                        }
-                    } else {
-                        for ((a, &(v, _)), &live) in accepts {
-                            *a = alive && live && self.subsets[v].is_none_or(|s| s.contains(doc));
-                        }
-                    }
-                    self.accepts.iter().any(|a| *a)
-                };
-                if wanted {
-                    if threshold.is_none() {
-                        self.score_doc(cursors, doc, local, fid, false);
-                    } else {
-                        if self.filtering {
-                            self.accepting_group_thresholds();
-                        }
-                        if self.lookup(cursors, doc, local, fid, n) {
-                            self.score_doc(cursors, doc, local, fid, true);
+        self.for_each_touched(base, |s, doc, local| {
+            if let Some((masks, _)) = s.masks
+                && s.groups.len() == 1
+            {
+                // One group (a sweep with full statistics): the
+                // document's membership word gives, through a small
+                // cache, the lowest threshold of the live variants
+                // that may return it, and a document scoring below it
+                // is dropped without looking at the variants.
+                if s.alive.is_none_or(|a| a.is_alive(doc)) {
+                    let bits = masks.get(doc);
+                    let eff = s.effective(bits);
+                    if eff != Score::INFINITY {
+                        let fid = s.fieldnorms.fieldnorm_id(doc) as usize;
+                        s.group_thresholds[0] = eff;
+                        if threshold.is_none() || s.lookup(cursors, doc, local, fid, n) {
+                            let score = s.one_group_score(cursors, local, fid);
+                            s.score_doc_one_group(doc, score, bits);
                         }
                     }
                 }
-                for tf in self.tfs.iter_mut() {
-                    tf[local] = 0;
+                return;
+            }
+            let fid = s.fieldnorms.fieldnorm_id(doc) as usize;
+            // Which variants may return the document (deleted, or
+            // filtered out): none, and it is not looked at further.
+            let wanted = !s.filtering || {
+                let alive = s.alive.is_none_or(|a| a.is_alive(doc));
+                let accepts = s.accepts.iter_mut().zip(&s.active).zip(&s.live);
+                if let Some((masks, need)) = s.masks {
+                    let bits = masks.get(doc);
+                    for ((a, &(v, _)), &live) in accepts {
+                        *a = alive && live && bits & need[v] == need[v];
+                    }
+                } else {
+                    for ((a, &(v, _)), &live) in accepts {
+                        *a = alive && live && s.subsets[v].is_none_or(|set| set.contains(doc));
+                    }
+                }
+                s.accepts.iter().any(|a| *a)
+            };
+            if wanted {
+                if threshold.is_none() {
+                    s.score_doc(cursors, doc, local, fid, false);
+                } else {
+                    if s.filtering {
+                        s.accepting_group_thresholds();
+                    }
+                    if s.lookup(cursors, doc, local, fid, n) {
+                        s.score_doc(cursors, doc, local, fid, true);
+                    }
                 }
             }
-        }
+        });
     }
 
     /// [`SegmentScan::window`]'s loop over the window's documents with one
@@ -870,16 +876,26 @@ impl SegmentScan<'_> {
     /// MaxScore's lookups when `lookups` (see [`SegmentScan::lookup_one`]),
     /// then the score (see [`SegmentScan::score_doc_unfiltered`]).
     fn documents_plain(&mut self, cursors: &mut [Cursor], lookups: bool, base: DocId, n: usize) {
+        self.for_each_touched(base, |s, doc, local| {
+            let fid = s.fieldnorms.fieldnorm_id(doc) as usize;
+            if !lookups || s.lookup_one(cursors, doc, local, fid, n) {
+                s.score_doc_unfiltered(cursors, doc, local, fid);
+            }
+        });
+    }
+
+    /// Calls `f(self, doc, local)` for every document of the window at
+    /// `base` that a cursor touched, in doc id order, clearing the touched
+    /// bits, and then clears the document's term frequencies (so the
+    /// window's arrays are all zero again at the end).
+    #[inline(always)]
+    fn for_each_touched(&mut self, base: DocId, mut f: impl FnMut(&mut Self, DocId, usize)) {
         for word_idx in 0..self.touched.len() {
             let mut bits = std::mem::take(&mut self.touched[word_idx]);
             while bits != 0 {
                 let local = word_idx * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let doc = base + local as DocId;
-                let fid = self.fieldnorms.fieldnorm_id(doc) as usize;
-                if !lookups || self.lookup_one(cursors, doc, local, fid, n) {
-                    self.score_doc_unfiltered(cursors, doc, local, fid);
-                }
+                f(self, base + local as DocId, local);
                 for tf in self.tfs.iter_mut() {
                     tf[local] = 0;
                 }
@@ -921,12 +937,12 @@ impl SegmentScan<'_> {
     /// `lane_thresholds` from the live variants' thresholds.
     #[inline]
     fn refresh_lane_thresholds(&mut self) {
-        self.lane_thresholds = [Score::INFINITY; LANES];
-        for ((&(_, g), &t), &live) in self.active.iter().zip(&self.thresholds).zip(&self.live) {
-            if live {
-                self.lane_thresholds[g] = self.lane_thresholds[g].min(t);
-            }
-        }
+        lowest_per_group(
+            &mut self.lane_thresholds,
+            &self.active,
+            &self.thresholds,
+            &self.live,
+        );
     }
 
     /// [`SegmentScan::window`]'s loop over the window's documents with 2
@@ -939,23 +955,14 @@ impl SegmentScan<'_> {
     fn documents_lanes<const L: usize>(&mut self, cursors: &mut [Cursor], base: DocId, n: usize) {
         let m = 1.0 + margin(n);
         let mut t: [Score; L] = std::array::from_fn(|g| self.lane_thresholds[g]);
-        for word_idx in 0..self.touched.len() {
-            let mut bits = std::mem::take(&mut self.touched[word_idx]);
-            while bits != 0 {
-                let local = word_idx * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let doc = base + local as DocId;
-                let fid = self.fieldnorms.fieldnorm_id(doc) as usize;
-                if let Some(score) = self.lanes_score::<L>(cursors, doc, local, fid, m, &t)
-                    && self.offer_lanes(doc, &score)
-                {
-                    t = std::array::from_fn(|g| self.lane_thresholds[g]);
-                }
-                for tf in self.tfs.iter_mut() {
-                    tf[local] = 0;
-                }
+        self.for_each_touched(base, |s, doc, local| {
+            let fid = s.fieldnorms.fieldnorm_id(doc) as usize;
+            if let Some(score) = s.lanes_score::<L>(cursors, doc, local, fid, m, &t)
+                && s.offer_lanes(doc, &score)
+            {
+                t = std::array::from_fn(|g| s.lane_thresholds[g]);
             }
-        }
+        });
     }
 
     /// Every group's score of `doc` (at `local`, fieldnorm id `fid`),
@@ -1045,12 +1052,12 @@ impl SegmentScan<'_> {
     /// `group_thresholds`.
     #[inline]
     fn accepting_group_thresholds(&mut self) {
-        self.group_thresholds.fill(Score::INFINITY);
-        for ((&(_, g), &t), &a) in self.active.iter().zip(&self.thresholds).zip(&self.accepts) {
-            if a {
-                self.group_thresholds[g] = self.group_thresholds[g].min(t);
-            }
-        }
+        lowest_per_group(
+            &mut self.group_thresholds,
+            &self.active,
+            &self.thresholds,
+            &self.accepts,
+        );
     }
 
     /// Looks the non-essential cursors up for `doc` while its score so far
