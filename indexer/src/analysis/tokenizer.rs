@@ -206,7 +206,8 @@ impl<'a> Segments<'a> {
 fn is_cut(b: &[u8], p: usize) -> bool {
     match b[p - 1] {
         b'\n' => true,
-        b' ' => b[p] < 0x80 && b[p] != b' ',
+        b' ' if b[p] < 0x80 => b[p] != b' ',
+        // Also after a space: the cut before these holds whatever precedes.
         _ => matches!(cjk_class(b, p), Cjk::Single | Cjk::Other),
     }
 }
