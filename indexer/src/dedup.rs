@@ -36,6 +36,15 @@
 //!    representative (its smallest docid), written back per document by
 //!    one more sort.
 //!
+//! A key given twice for one document links it to nothing. When at most
+//! twice [`RUN_LINES`] documents have keys (12 bytes each, the memory of
+//! one sorted run: 2 million documents), steps 2 to 4 are replaced by a
+//! union-find over the sorted pairs of step 1, in memory: the connected
+//! components are the same (each still labelled with its smallest
+//! document), so the clusters, representatives and every call made are
+//! the same, without the rounds of sorts (`rounds` is then 0; a test
+//! runs both on the same documents and compares everything they say).
+//!
 //! Each round is two external sorts of one 24-byte record per key of a
 //! clustered document; the first sort has one 16-byte record per key of
 //! every document (16 per document). A sort's last run is not written
@@ -80,7 +89,7 @@ use sieve_filters::minhash::{MinHashParams, MinHasher};
 use tantivy::index::SegmentId;
 use tantivy::{Index, Segment, SegmentReader};
 
-use crate::extsort::{RecordRuns, SortedRuns, merge_sorted_lines};
+use crate::extsort::{RecordRuns, Records, SortedRuns, merge_sorted_lines};
 use crate::index::{create_private_dir, docid_column, io_err};
 use crate::schema::MINHASH;
 use crate::{Error, Result};
@@ -131,7 +140,8 @@ pub struct ClusterSummary {
     /// Near-duplicates: clustered documents that are not their cluster's
     /// representative (`clustered - clusters`).
     pub duplicates: u64,
-    /// Label-propagation rounds.
+    /// Label-propagation rounds (0: the documents were few enough to be
+    /// clustered in memory).
     pub rounds: u32,
     /// Documents whose docid holds a control character (never clustered).
     pub unclusterable: u64,
@@ -145,6 +155,10 @@ pub struct Clusterer {
     run_records: usize,
     documents: u64,
     unclusterable: u64,
+    /// The documents given keys, in increasing order, while they are few
+    /// enough to be clustered in memory ([`Clusterer::memory_docs`]);
+    /// `None` once they are not.
+    in_memory: Option<Vec<DocRef>>,
 }
 
 impl Clusterer {
@@ -177,7 +191,15 @@ impl Clusterer {
             run_records,
             documents: 0,
             unclusterable: 0,
+            in_memory: Some(Vec::new()),
         })
+    }
+
+    /// The most documents clustered in memory: 12 bytes each (a
+    /// [`DocRef`] and a parent), as much memory as one sorted run of
+    /// 24-byte records.
+    fn memory_docs(&self) -> usize {
+        self.run_records.saturating_mul(2)
     }
 
     /// Adds one document (`docid` is only checked here: the docids of
@@ -198,6 +220,14 @@ impl Clusterer {
         if !clusterable {
             self.unclusterable += 1;
             return Ok(());
+        }
+        let limit = self.memory_docs();
+        if let Some(refs) = &mut self.in_memory {
+            if refs.len() >= limit || refs.last().is_some_and(|&last| last >= r) {
+                self.in_memory = None;
+            } else {
+                refs.push(r);
+            }
         }
         for &k in keys {
             self.runs.push([k, r])?;
@@ -225,6 +255,7 @@ impl Clusterer {
             run_records,
             documents,
             unclusterable,
+            in_memory,
         } = self;
         let dir = tmp.path().to_path_buf();
         let mut summary = ClusterSummary {
@@ -234,69 +265,13 @@ impl Clusterer {
         };
         // Labels are document numbers: a cluster's label ends as its
         // smallest DocRef; its smallest docid is found at the end.
-        // Round 1, step 2 on (key, doc): the label of a document is itself.
         let pairs = runs.finish()?;
-        let mut b = RecordRuns::<3>::new(&dir, "docs", run_records);
-        let mut group: Option<(u64, u64)> = None; // (key, min label)
-        let mut pending: Option<u64> = None;
-        pairs.merge(|[key, r]| {
-            match group {
-                Some((k, m)) if k == key => {
-                    if let Some(p) = pending.take() {
-                        b.push([p, m, key])?;
-                    }
-                    b.push([r, m, key])?;
-                }
-                _ => {
-                    group = Some((key, r));
-                    pending = Some(r);
-                }
-            }
-            Ok(())
-        })?;
-        let mut b_runs = b.finish()?;
-        let mut changed = true;
-        // (lookup key, document, label) of the clustered documents, once
-        // converged.
+        // (lookup key, document, label) of the clustered documents.
         let mut labels = RecordRuns::<3>::new(&dir, "labels", run_records);
-        loop {
-            summary.rounds += 1;
-            // Step 3: per document, the smallest label over its keys.
-            let mut a = RecordRuns::<3>::new(&dir, "keys", run_records);
-            let mut cur: Option<(u64, u64)> = None; // (doc, label)
-            b_runs.merge(|[r, m, key]| {
-                let first = cur.is_none_or(|(d, _)| d != r);
-                if first {
-                    cur = Some((r, m));
-                }
-                let l = cur.map_or(m, |(_, l)| l);
-                if changed {
-                    a.push([key, l, r])?;
-                } else if first {
-                    labels.push([lookup_key(r)?, r, l])?;
-                }
-                Ok(())
-            })?;
-            let a_runs = a.finish()?;
-            if !changed {
-                break;
-            }
-            // Step 2: per key, the smallest label of its documents.
-            changed = false;
-            let mut b = RecordRuns::<3>::new(&dir, "docs", run_records);
-            let mut group: Option<(u64, u64)> = None;
-            a_runs.merge(|[key, l, r]| {
-                let m = match group {
-                    Some((k, m)) if k == key => m,
-                    _ => {
-                        group = Some((key, l));
-                        l
-                    }
-                };
-                changed |= l != m;
-                b.push([r, m, key])
-            })?;
-            b_runs = b.finish()?;
+        let mut label = |r: DocRef, l: DocRef| labels.push([lookup_key(r)?, r, l]);
+        match in_memory {
+            Some(refs) => union_find(pairs, &refs, &dir, &mut label)?,
+            None => summary.rounds = propagate(pairs, &dir, run_records, &mut label)?,
         }
         // The smallest docid of each cluster: (label, docid, doc) lines
         // sorted, the first of each label names the representative.
@@ -330,6 +305,148 @@ impl Clusterer {
         summary.duplicates = summary.clustered - summary.clusters;
         Ok(summary)
     }
+}
+
+/// Label propagation over sorted runs (steps 2-4 of the module docs) from
+/// the sorted (key, document) pairs: calls `label(document, its label)`
+/// for every clustered document, in increasing document order, and
+/// returns the rounds taken.
+fn propagate(
+    pairs: Records<2>,
+    dir: &Path,
+    run_records: usize,
+    label: &mut impl FnMut(DocRef, DocRef) -> Result<()>,
+) -> Result<u32> {
+    // Round 1, step 2 on (key, doc): the label of a document is itself.
+    let mut b = RecordRuns::<3>::new(dir, "docs", run_records);
+    let mut group: Option<(u64, u64)> = None; // (key, min label)
+    let mut pending: Option<u64> = None;
+    let mut previous = None;
+    pairs.merge(|[key, r]| {
+        // A key given twice for one document does not link it to itself.
+        if previous.replace([key, r]) == Some([key, r]) {
+            return Ok(());
+        }
+        match group {
+            Some((k, m)) if k == key => {
+                if let Some(p) = pending.take() {
+                    b.push([p, m, key])?;
+                }
+                b.push([r, m, key])?;
+            }
+            _ => {
+                group = Some((key, r));
+                pending = Some(r);
+            }
+        }
+        Ok(())
+    })?;
+    let mut b_runs = b.finish()?;
+    let mut changed = true;
+    let mut rounds = 0;
+    loop {
+        rounds += 1;
+        // Step 3: per document, the smallest label over its keys.
+        let mut a = RecordRuns::<3>::new(dir, "keys", run_records);
+        let mut cur: Option<(u64, u64)> = None; // (doc, label)
+        b_runs.merge(|[r, m, key]| {
+            let first = cur.is_none_or(|(d, _)| d != r);
+            if first {
+                cur = Some((r, m));
+            }
+            let l = cur.map_or(m, |(_, l)| l);
+            if changed {
+                a.push([key, l, r])?;
+            } else if first {
+                label(r, l)?;
+            }
+            Ok(())
+        })?;
+        let a_runs = a.finish()?;
+        if !changed {
+            break;
+        }
+        // Step 2: per key, the smallest label of its documents.
+        changed = false;
+        let mut b = RecordRuns::<3>::new(dir, "docs", run_records);
+        let mut group: Option<(u64, u64)> = None;
+        a_runs.merge(|[key, l, r]| {
+            let m = match group {
+                Some((k, m)) if k == key => m,
+                _ => {
+                    group = Some((key, l));
+                    l
+                }
+            };
+            changed |= l != m;
+            b.push([r, m, key])
+        })?;
+        b_runs = b.finish()?;
+    }
+    Ok(rounds)
+}
+
+/// Union-find over the sorted (key, document) pairs, for documents few
+/// enough to hold (`refs`, increasing): the same connected components as
+/// [`propagate`], each labelled with its smallest [`DocRef`]; calls
+/// `label(document, its label)` for every clustered document, in
+/// increasing document order.
+fn union_find(
+    pairs: Records<2>,
+    refs: &[DocRef],
+    dir: &Path,
+    label: &mut impl FnMut(DocRef, DocRef) -> Result<()>,
+) -> Result<()> {
+    // parent[i] <= i always: a union links the larger root under the
+    // smaller, and halving only points a document at an ancestor.
+    let mut parent: Vec<u32> = (0..refs.len() as u32).collect();
+    fn find(p: &mut [u32], mut x: u32) -> u32 {
+        while p[x as usize] != x {
+            p[x as usize] = p[p[x as usize] as usize];
+            x = p[x as usize];
+        }
+        x
+    }
+    let dense = |r: DocRef| -> Result<u32> {
+        refs.binary_search(&r)
+            .map(|i| i as u32)
+            .map_err(|_| Error::NearDuplicates {
+                path: dir.to_path_buf(),
+                what: "sorted (key, document) record",
+                expected: "a document that was added".into(),
+                found: format!("{r:016x}"),
+            })
+    };
+    let mut group: Option<(u64, u32)> = None; // (key, its first document)
+    pairs.merge(|[key, r]| {
+        let d = dense(r)?;
+        match group {
+            Some((k, first)) if k == key => {
+                let (a, b) = (find(&mut parent, first), find(&mut parent, d));
+                if a != b {
+                    parent[a.max(b) as usize] = a.min(b);
+                }
+            }
+            _ => group = Some((key, d)),
+        }
+        Ok(())
+    })?;
+    // Every parent now a root (parents come before their children), and
+    // which roots have members.
+    let mut has_member = vec![0u64; refs.len().div_ceil(64)];
+    for i in 0..parent.len() {
+        let root = parent[parent[i] as usize];
+        parent[i] = root;
+        if root as usize != i {
+            has_member[root as usize / 64] |= 1 << (root % 64);
+        }
+    }
+    for (i, (&r, &root)) in refs.iter().zip(&parent).enumerate() {
+        if root as usize != i || has_member[i / 64] & (1 << (i % 64)) != 0 {
+            label(r, refs[root as usize])?;
+        }
+    }
+    Ok(())
 }
 
 fn hex(s: &str, path: &Path) -> Result<u64> {

@@ -324,3 +324,113 @@ proptest! {
         prop_assert!(left.is_empty());
     }
 }
+
+/// Everything [`Clusterer::finish`] says about `docs` (runs of
+/// `run_lines` records): the documents asked for a lookup key, the
+/// docids asked for, each (document, docid, representative) given, and
+/// the summary.
+type Trace = (
+    Vec<u64>,
+    Vec<u64>,
+    Vec<(u64, String, String)>,
+    ClusterSummary,
+);
+
+fn trace(docs: &[(String, Vec<u64>)], run_lines: usize) -> Trace {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut c = Clusterer::new(tmp.path(), run_lines).unwrap();
+    for (i, (id, keys)) in docs.iter().enumerate() {
+        c.add(doc_ref(3, i as u32), id, keys).unwrap();
+    }
+    let (mut lookups, mut asked, mut given) = (Vec::new(), Vec::new(), Vec::new());
+    let summary = c
+        .finish(
+            |r| {
+                lookups.push(r);
+                Ok(r ^ 0xFF)
+            },
+            |k, r| {
+                asked.push(k);
+                assert_eq!(k, r ^ 0xFF);
+                Ok(docs[(r & 0xFFFF_FFFF) as usize].0.clone())
+            },
+            |r, own, rep| {
+                given.push((r, own.to_string(), rep.to_string()));
+                Ok(())
+            },
+        )
+        .unwrap();
+    (lookups, asked, given, summary)
+}
+
+/// Documents few enough for memory (at most twice the records of a run)
+/// are clustered by union-find, more by label propagation over sorted
+/// runs: the two say exactly the same (only `rounds` tells them apart:
+/// 0 in memory).
+fn in_memory_and_external_agree(docs: &[(String, Vec<u64>)]) -> Result<(), TestCaseError> {
+    let keyed = docs
+        .iter()
+        .filter(|(id, k)| !k.is_empty() && !id.bytes().any(|b| b < 0x20))
+        .count();
+    let (ml, ma, mg, mut ms) = trace(docs, keyed.max(1));
+    let (el, ea, eg, mut es) = trace(docs, 1);
+    prop_assert_eq!(ms.rounds, 0);
+    prop_assert!(keyed < 3 || es.rounds > 0, "{:?}", es);
+    (ms.rounds, es.rounds) = (0, 0);
+    prop_assert_eq!(ml, el);
+    prop_assert_eq!(ma, ea);
+    prop_assert_eq!(mg, eg);
+    prop_assert_eq!(ms, es);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Random documents over a small key space (keys repeated within a
+    /// document too, docids with a tab, documents without keys).
+    #[test]
+    fn union_find_in_memory_says_what_label_propagation_says(
+        docs in proptest::collection::vec(
+            ("[a-e]{1,3}(\t)?", proptest::collection::vec(0u64..50, 0..5)),
+            0..90,
+        ),
+    ) {
+        in_memory_and_external_agree(&docs)?;
+    }
+}
+
+/// A band key given twice for one document (and for no other) does not
+/// make the document a cluster of its own (label propagation named it the
+/// representative of a one-document cluster, counted in `clusters`).
+#[test]
+fn a_key_repeated_in_one_document_does_not_cluster_it_with_itself() {
+    let docs: Vec<(String, Vec<u64>)> = vec![
+        ("a".into(), vec![7, 7, 1]),
+        ("b".into(), vec![2]),
+        ("c".into(), vec![2, 9, 9]),
+    ];
+    for run_lines in [1, 100] {
+        let (_, _, given, s) = trace(&docs, run_lines);
+        let names: Vec<&str> = given.iter().map(|(_, own, _)| own.as_str()).collect();
+        assert_eq!(names, ["b", "c"], "runs of {run_lines}");
+        assert_eq!((s.clustered, s.clusters, s.duplicates), (2, 1, 1));
+    }
+    in_memory_and_external_agree(&docs).unwrap();
+}
+
+/// The clusters of [`a_long_chain_takes_several_rounds_and_ends_at_the_smallest_docid`]
+/// found in memory.
+#[test]
+fn a_long_chain_in_memory_ends_at_the_smallest_docid() {
+    let docs: Vec<(String, Vec<u64>)> = (0..40u64)
+        .map(|i| (format!("d{:03}", 100 - i), vec![i, i + 1, 1000 + i * 7]))
+        .collect();
+    let (got, s) = external(&docs, 1000);
+    assert!(got.iter().all(|r| r == "d061"), "{got:?}");
+    assert_eq!(
+        (s.clustered, s.clusters, s.duplicates, s.rounds),
+        (40, 1, 39, 0)
+    );
+    in_memory_and_external_agree(&docs).unwrap();
+}
