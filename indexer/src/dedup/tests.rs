@@ -434,3 +434,19 @@ fn a_long_chain_in_memory_ends_at_the_smallest_docid() {
     );
     in_memory_and_external_agree(&docs).unwrap();
 }
+
+/// In memory up to exactly twice a run's records of documents with keys
+/// (`rounds` 0), label propagation from one more.
+#[test]
+fn documents_cluster_in_memory_up_to_twice_the_run_records() {
+    let docs = |n: u64| -> Vec<(String, Vec<u64>)> {
+        (0..n)
+            .map(|i| (format!("d{i:03}"), vec![i / 2, 500 + i]))
+            .collect()
+    };
+    let (_, _, _, s) = trace(&docs(14), 7);
+    assert_eq!((s.clustered, s.rounds), (14, 0));
+    let (_, _, _, s) = trace(&docs(15), 7);
+    assert_eq!(s.clustered, 14);
+    assert!(s.rounds > 0, "{s:?}");
+}
