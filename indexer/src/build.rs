@@ -86,7 +86,6 @@ use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
-use std::sync::mpsc::Receiver;
 use std::time::Instant;
 
 use tantivy::{Index, IndexWriter};
@@ -104,7 +103,7 @@ use crate::options::{BuildOptions, Progress, check_threads};
 use crate::order::{SegmentOrder, seal_order};
 use crate::pipeline::{DocWriter, FileSink, Pipeline};
 use crate::quarantine::Quarantine;
-use crate::readahead::{Feed, for_each_file, write_file};
+use crate::readahead::{FeedRx, for_each_file, write_file};
 use crate::schema::{Fields, SCHEMA_VERSION, build_schema, register_analyzers};
 use crate::stats::{BuildStats, FileStats};
 use crate::{Error, Result};
@@ -166,20 +165,27 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     let last = todo.last().map(|(i, _)| *i);
     let mut group = CommitGroup::new(opts.commit_bytes);
     let mut early = EarlyBounds::default();
-    for_each_file(&pool, &pipeline, &todo, threads.get(), |i, path, feed| {
-        progress.file(path, i, total);
-        let name = path.to_string_lossy().into_owned();
-        let fs = out.index_file(&pipeline, feed, &mut writer, &name, i)?;
-        completed.push(fs);
-        if group.add(manifest.inputs[i].size) || Some(i) == last {
-            out.commit(&mut writer, &completed)?;
-            order.after_commit(&index, &mut writer)?;
-            if Some(i) != last {
-                early.start(&opts.index, &index);
+    for_each_file(
+        &pool,
+        &pipeline,
+        &todo,
+        threads.get(),
+        |i, path, feed, room| {
+            progress.file(path, i, total);
+            let name = path.to_string_lossy().into_owned();
+            let fs = out.index_file(&pipeline, feed, &mut writer, &name, i)?;
+            completed.push(fs);
+            if group.add(manifest.inputs[i].size) || Some(i) == last {
+                // The next files are read and processed on meanwhile.
+                room.widened(|| out.commit(&mut writer, &completed))?;
+                order.after_commit(&index, &mut writer)?;
+                if Some(i) != last {
+                    early.start(&opts.index, &index);
+                }
             }
-        }
-        Ok(())
-    })?;
+            Ok(())
+        },
+    )?;
     early.finish();
     writer.wait_merging_threads()?;
     seal_order(&index, &mut order)?;
@@ -379,7 +385,7 @@ impl Outputs {
     pub(crate) fn index_file(
         &mut self,
         pipeline: &Pipeline<'_>,
-        feed: Receiver<Feed>,
+        feed: FeedRx,
         writer: &mut dyn DocWriter,
         name: &str,
         i: usize,

@@ -663,17 +663,23 @@ pub fn extract(opts: &ExtractOptions, progress: &dyn Progress) -> Result<BuildSt
         .collect();
     // As in `build`: files read and processed ahead of the writer (this
     // thread), which takes them in order, one checkpoint per file.
-    for_each_file(&pool, &pipeline, &todo, threads.get(), |i, path, feed| {
-        progress.file(path, i, total);
-        let name = path.to_string_lossy().into_owned();
-        let mut file = FileOut::create(&b.index, i, path, &opts.spec)?;
-        let mut fs = out.index_file(&pipeline, feed, &mut file, &name, i)?;
-        let mut log = Vec::new();
-        file.finish(opts.spec.max_paragraph_docs, &mut fs, &mut log)?;
-        out.append_losses(&log)?;
-        completed.push(fs);
-        write_json(&b.index.join(CHECKPOINT), &out.checkpoint(&completed))
-    })?;
+    for_each_file(
+        &pool,
+        &pipeline,
+        &todo,
+        threads.get(),
+        |i, path, feed, _| {
+            progress.file(path, i, total);
+            let name = path.to_string_lossy().into_owned();
+            let mut file = FileOut::create(&b.index, i, path, &opts.spec)?;
+            let mut fs = out.index_file(&pipeline, feed, &mut file, &name, i)?;
+            let mut log = Vec::new();
+            file.finish(opts.spec.max_paragraph_docs, &mut fs, &mut log)?;
+            out.append_losses(&log)?;
+            completed.push(fs);
+            write_json(&b.index.join(CHECKPOINT), &out.checkpoint(&completed))
+        },
+    )?;
     // On the pool, whose threads its sorts use.
     let dups = if b.near_duplicates {
         Some(pool.install(|| write_near_duplicates(&b.index, b.inputs.len(), RUN_LINES))?)

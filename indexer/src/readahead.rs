@@ -19,7 +19,14 @@
 //!   and the reader (gunzip and WARC parsing) is not one serial stage;
 //! * each file's queue holds at most [`Plan::queue`] batches, so memory is
 //!   bounded: at most `files × (queue + 1)` batches are read and not yet
-//!   written, `4 × threads + 8` or so (see [`Plan::new`]).
+//!   written, `4 × threads + 8` or so (see [`Plan::new`]);
+//! * while the writer commits (`build`: tantivy's one indexing thread
+//!   writes its segment, a third of a second per 256 MB of input, and
+//!   takes no document), each queue may grow to [`Plan::wide`] batches
+//!   ([`Room::widened`]): before, the queues were full when a commit began,
+//!   so the readers and the pool stopped and one of two cores idled for the
+//!   whole commit. Memory is then at most `files × (wide + 1)` batches,
+//!   less than five times the bound above.
 //!
 //! Nothing about the output changes: the writer takes every event of
 //! every file in record order, exactly as before, so the index, its
@@ -29,8 +36,10 @@
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::Duration;
 
 use crate::crawl::{CrawlEvent, CrawlReader, RawDoc};
 use crate::pipeline::{FileSink, Pipeline, Processed, event_bytes, process};
@@ -50,16 +59,122 @@ pub(crate) struct Plan {
     pub(crate) files: usize,
     /// Batches queued per file.
     pub(crate) queue: usize,
+    /// Batches queued per file while the writer commits.
+    pub(crate) wide: usize,
 }
 
 impl Plan {
-    /// The plan for `threads` workers: `2 + threads / 4` files at once
-    /// (one reader keeps about four workers busy), and `4 × threads + 4`
-    /// batches queued in all, shared among them (at least 2 per file).
+    /// The plan for `threads` workers: `3 + threads / 4` files at once
+    /// (one reader keeps about four workers busy; a commit comes after a
+    /// file is written, and the two files after it are then read on), and
+    /// `4 × threads + 4` batches queued in all, shared among them (at
+    /// least 2 per file); five times as many during a commit.
     pub(crate) fn new(threads: usize) -> Self {
-        let files = 2 + threads / 4;
+        let files = 3 + threads / 4;
         let queue = (4 * threads + 4).div_ceil(files).max(2);
-        Plan { files, queue }
+        Plan {
+            files,
+            queue,
+            wide: 5 * queue,
+        }
+    }
+}
+
+/// How many batches each file's reader may queue: [`Plan::queue`], or
+/// [`Plan::wide`] while the writer runs [`Room::widened`].
+pub(crate) struct Room {
+    wide: Mutex<bool>,
+    changed: Condvar,
+    plan: Plan,
+}
+
+/// One file's queue: the batches in it, and whether the writer dropped it.
+#[derive(Default)]
+struct Queue {
+    batches: AtomicUsize,
+    closed: AtomicBool,
+}
+
+impl Room {
+    fn new(plan: Plan) -> Self {
+        Room {
+            wide: Mutex::new(false),
+            changed: Condvar::new(),
+            plan,
+        }
+    }
+
+    /// Runs `f` (a commit) with every queue allowed to grow to
+    /// [`Plan::wide`] batches.
+    pub(crate) fn widened<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.set_wide(true);
+        let r = f();
+        self.set_wide(false);
+        r
+    }
+
+    fn set_wide(&self, wide: bool) {
+        *self.wide.lock().unwrap_or_else(PoisonError::into_inner) = wide;
+        self.changed.notify_all();
+    }
+
+    /// Waits until `q` has room for one more batch and counts it; false
+    /// when the writer has dropped the queue. (Each queue has one reader,
+    /// so nothing else adds to it between the check and the count.)
+    fn take(&self, q: &Queue) -> bool {
+        let mut wide = self.wide.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if q.closed.load(Ordering::Acquire) {
+                return false;
+            }
+            let limit = if *wide {
+                self.plan.wide
+            } else {
+                self.plan.queue
+            };
+            if q.batches.load(Ordering::Acquire) < limit {
+                q.batches.fetch_add(1, Ordering::AcqRel);
+                return true;
+            }
+            // Woken by the writer; the timeout is only a safety net.
+            wide = (self.changed)
+                .wait_timeout(wide, Duration::from_millis(100))
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    /// Wakes the readers after `q` changed (under the lock, so that a
+    /// reader between its check and its wait cannot miss it).
+    fn notify(&self) {
+        drop(self.wide.lock().unwrap_or_else(PoisonError::into_inner));
+        self.changed.notify_all();
+    }
+}
+
+/// The writer's end of one file's queue.
+pub(crate) struct FeedRx {
+    rx: Receiver<Feed>,
+    queue: Arc<Queue>,
+    room: Arc<Room>,
+}
+
+impl FeedRx {
+    /// The next message of the file, `None` once its reader is done.
+    pub(crate) fn recv(&self) -> Option<Feed> {
+        let feed = self.rx.recv().ok()?;
+        if matches!(feed, Feed::Batch(_)) {
+            self.queue.batches.fetch_sub(1, Ordering::AcqRel);
+            self.room.notify();
+        }
+        Some(feed)
+    }
+}
+
+impl Drop for FeedRx {
+    fn drop(&mut self) {
+        self.queue.closed.store(true, Ordering::Release);
+        self.room.notify();
     }
 }
 
@@ -100,9 +215,9 @@ pub(crate) struct ReadAhead<'s, 'e, 'env> {
     pool: &'s rayon::Scope<'env>,
     pipeline: &'env Pipeline<'env>,
     files: &'env [(usize, PathBuf)],
-    plan: Plan,
+    room: Arc<Room>,
     started: usize,
-    queues: VecDeque<Receiver<Feed>>,
+    queues: VecDeque<FeedRx>,
 }
 
 impl<'s, 'e, 'env: 's> ReadAhead<'s, 'e, 'env> {
@@ -112,14 +227,14 @@ impl<'s, 'e, 'env: 's> ReadAhead<'s, 'e, 'env> {
         pool: &'s rayon::Scope<'env>,
         pipeline: &'env Pipeline<'env>,
         files: &'env [(usize, PathBuf)],
-        plan: Plan,
+        room: Arc<Room>,
     ) -> Self {
         ReadAhead {
             threads,
             pool,
             pipeline,
             files,
-            plan,
+            room,
             started: 0,
             queues: VecDeque::new(),
         }
@@ -127,22 +242,48 @@ impl<'s, 'e, 'env: 's> ReadAhead<'s, 'e, 'env> {
 
     /// The feed of the next file (files are taken in order), with readers
     /// started for the files after it, up to the plan.
-    pub(crate) fn next_file(&mut self) -> Option<Receiver<Feed>> {
-        while self.started < self.files.len() && self.queues.len() < self.plan.files {
+    pub(crate) fn next_file(&mut self) -> Option<FeedRx> {
+        while self.started < self.files.len() && self.queues.len() < self.room.plan.files {
             let (_, path) = &self.files[self.started];
-            let (tx, rx) = sync_channel(self.plan.queue);
+            // The room, not the channel, bounds the batches; the channel
+            // only holds them (and a last error).
+            let (tx, rx) = sync_channel(self.room.plan.wide + 1);
+            let queue = Arc::new(Queue::default());
             let (pipeline, pool) = (self.pipeline, self.pool);
             let name = path.to_string_lossy().into_owned();
+            let sender = Sender {
+                tx,
+                queue: Arc::clone(&queue),
+                room: Arc::clone(&self.room),
+            };
             std::thread::Builder::new()
                 .name(format!("sieve-read-{}", self.started))
                 .spawn_scoped(self.threads, move || {
-                    read_file(pipeline, pool, path, name, &tx);
+                    read_file(pipeline, pool, path, name, &sender);
                 })
                 .ok()?;
-            self.queues.push_back(rx);
+            self.queues.push_back(FeedRx {
+                rx,
+                queue,
+                room: Arc::clone(&self.room),
+            });
             self.started += 1;
         }
         self.queues.pop_front()
+    }
+}
+
+/// A reader's end of its file's queue.
+struct Sender {
+    tx: SyncSender<Feed>,
+    queue: Arc<Queue>,
+    room: Arc<Room>,
+}
+
+impl Sender {
+    /// Sends `feed`; false when the writer has hung up.
+    fn send(&self, feed: Feed) -> bool {
+        self.tx.send(feed).is_ok()
     }
 }
 
@@ -156,18 +297,18 @@ pub(crate) fn for_each_file<'env>(
     pipeline: &'env Pipeline<'env>,
     files: &'env [(usize, PathBuf)],
     threads: usize,
-    mut write: impl FnMut(usize, &std::path::Path, Receiver<Feed>) -> Result<()>,
+    mut write: impl FnMut(usize, &std::path::Path, FeedRx, &Room) -> Result<()>,
 ) -> Result<()> {
-    let plan = Plan::new(threads);
+    let room = Arc::new(Room::new(Plan::new(threads)));
     pool.in_place_scope(|jobs| {
         std::thread::scope(|readers| -> Result<()> {
-            let mut ahead = ReadAhead::new(readers, jobs, pipeline, files, plan);
+            let mut ahead = ReadAhead::new(readers, jobs, pipeline, files, Arc::clone(&room));
             for (i, path) in files {
                 let feed = ahead.next_file().ok_or_else(|| Error::Input {
                     path: path.clone(),
                     detail: "could not start a reader thread".into(),
                 })?;
-                write(*i, path, feed)?;
+                write(*i, path, feed, &room)?;
             }
             Ok(())
         })
@@ -181,7 +322,7 @@ fn read_file<'env>(
     pool: &rayon::Scope<'env>,
     path: &std::path::Path,
     name: String,
-    tx: &SyncSender<Feed>,
+    tx: &Sender,
 ) {
     let mut crawl_opts = pipeline.opts.crawl.clone();
     crawl_opts.keep_skipped |= pipeline.opts.quarantine.is_some();
@@ -189,7 +330,7 @@ fn read_file<'env>(
     let reader: CrawlReader = match crate::crawl::open(path, &crawl_opts) {
         Ok(r) => r,
         Err(e) => {
-            let _ = tx.send(Feed::Open(e));
+            tx.send(Feed::Open(e));
             return;
         }
     };
@@ -211,7 +352,7 @@ fn read_file<'env>(
             }
             Err(e) => {
                 if send_batch(pipeline, pool, &name, batch, tx) {
-                    let _ = tx.send(Feed::Stopped(e));
+                    tx.send(Feed::Stopped(e));
                 }
                 return;
             }
@@ -227,7 +368,7 @@ fn send_batch<'env>(
     pool: &rayon::Scope<'env>,
     name: &Arc<str>,
     events: Vec<CrawlEvent>,
-    tx: &SyncSender<Feed>,
+    tx: &Sender,
 ) -> bool {
     let mut raws: Vec<RawDoc> = Vec::new();
     let mut order = Vec::with_capacity(events.len());
@@ -241,6 +382,9 @@ fn send_batch<'env>(
         }
     }
     let docs = raws.iter().map(|d| (d.offset, d.docid.clone())).collect();
+    if !tx.room.take(&tx.queue) {
+        return false;
+    }
     let (rtx, results) = sync_channel(1);
     let (p, name) = (pipeline, Arc::clone(name));
     pool.spawn(move |_| {
@@ -252,7 +396,6 @@ fn send_batch<'env>(
         docs,
         results,
     }))
-    .is_ok()
 }
 
 /// Writes the batches of one file, read and processed ahead, into `sink`,
@@ -260,10 +403,10 @@ fn send_batch<'env>(
 /// named in [`crate::stats::FileStats::error`], not an error.
 pub(crate) fn write_file(
     pipeline: &Pipeline<'_>,
-    feed: Receiver<Feed>,
+    feed: FeedRx,
     sink: &mut FileSink<'_>,
 ) -> Result<()> {
-    for msg in feed {
+    while let Some(msg) = feed.recv() {
         match msg {
             Feed::Open(e) => return sink.open_error(&e),
             Feed::Stopped(e) => {
@@ -307,28 +450,81 @@ mod tests {
 
     #[test]
     fn plan_bounds_the_batches_in_flight() {
-        assert_eq!(Plan::new(1), Plan { files: 2, queue: 4 });
-        assert_eq!(Plan::new(2), Plan { files: 2, queue: 6 });
-        assert_eq!(
-            Plan::new(16),
-            Plan {
-                files: 6,
-                queue: 12
-            }
-        );
-        assert_eq!(
-            Plan::new(48),
-            Plan {
-                files: 14,
-                queue: 14
-            }
-        );
+        let plan = |files, queue| Plan {
+            files,
+            queue,
+            wide: 5 * queue,
+        };
+        assert_eq!(Plan::new(1), plan(3, 3));
+        assert_eq!(Plan::new(2), plan(3, 4));
+        assert_eq!(Plan::new(16), plan(7, 10));
+        assert_eq!(Plan::new(48), plan(15, 14));
         for t in 1..200 {
             let p = Plan::new(t);
             // Batches read and not yet written: queued, plus one being
             // read per file.
             assert!(p.files * (p.queue + 1) <= 5 * t + 24, "{t}: {p:?}");
-            assert!(p.files >= 2 && p.queue >= 2);
+            // During a commit.
+            assert!(p.files * (p.wide + 1) <= 5 * (5 * t + 24), "{t}: {p:?}");
+            assert!(p.files >= 2 && p.queue >= 2 && p.wide > p.queue);
         }
+    }
+
+    /// Counts how many batches a reader thread gets room for in `queue`,
+    /// taking until the room says the writer hung up.
+    fn reader(room: &Arc<Room>, queue: &Arc<Queue>) -> std::thread::JoinHandle<usize> {
+        let (room, queue) = (Arc::clone(room), Arc::clone(queue));
+        std::thread::spawn(move || {
+            let mut taken = 0;
+            while room.take(&queue) {
+                taken += 1;
+            }
+            taken
+        })
+    }
+
+    fn settle(queue: &Queue, want: usize) {
+        for _ in 0..500 {
+            if queue.batches.load(Ordering::Acquire) == want {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(queue.batches.load(Ordering::Acquire), want);
+    }
+
+    /// A reader queues `queue` batches, `wide` while the writer commits,
+    /// one more per batch taken after; and stops at once (not after its
+    /// safety timeout) when the writer drops the file.
+    #[test]
+    fn a_commit_widens_the_queues_and_a_hang_up_frees_the_reader() {
+        let room = Arc::new(Room::new(Plan {
+            files: 1,
+            queue: 2,
+            wide: 5,
+        }));
+        let (tx, rx) = sync_channel(1);
+        drop(tx);
+        let feed = FeedRx {
+            rx,
+            queue: Arc::new(Queue::default()),
+            room: Arc::clone(&room),
+        };
+        let queue = Arc::clone(&feed.queue);
+        let handle = reader(&room, &queue);
+        settle(&queue, 2);
+        room.widened(|| settle(&queue, 5));
+        // Taking batches below the narrow limit again makes no room.
+        queue.batches.store(3, Ordering::Release);
+        room.notify();
+        settle(&queue, 3);
+        queue.batches.store(1, Ordering::Release);
+        room.notify();
+        settle(&queue, 2);
+        let hung_up = std::time::Instant::now();
+        drop(feed);
+        assert_eq!(handle.join().unwrap(), 5 + 1);
+        assert!(hung_up.elapsed() < Duration::from_millis(90));
     }
 }
