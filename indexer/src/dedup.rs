@@ -407,9 +407,29 @@ fn union_find(
         }
         x
     }
+    // Where each group's documents start in `refs`: (group, index), for a
+    // first guess at a document's index (a group's positions are mostly
+    // consecutive: an index's documents without text are few).
+    let mut starts: Vec<(u64, usize)> = Vec::new();
+    for (i, &r) in refs.iter().enumerate() {
+        if starts.last().is_none_or(|&(g, _)| g != r >> 32) {
+            starts.push((r >> 32, i));
+        }
+    }
     let dense = |r: DocRef| -> Result<u32> {
-        refs.binary_search(&r)
-            .map(|i| i as u32)
+        let at = starts.partition_point(|&(g, _)| g <= r >> 32);
+        let (from, to) = match at.checked_sub(1).map(|a| starts[a]) {
+            Some((g, from)) if g == r >> 32 => (from, starts.get(at).map_or(refs.len(), |s| s.1)),
+            _ => (0, 0),
+        };
+        let first = refs.get(from).map_or(0, |&f| f & 0xFFFF_FFFF);
+        let guess = from.saturating_add(((r & 0xFFFF_FFFF).saturating_sub(first)) as usize);
+        if guess < to && refs[guess] == r {
+            return Ok(guess as u32);
+        }
+        refs[from..to.min(guess.saturating_add(1))]
+            .binary_search(&r)
+            .map(|i| (from + i) as u32)
             .map_err(|_| Error::NearDuplicates {
                 path: dir.to_path_buf(),
                 what: "sorted (key, document) record",
