@@ -160,12 +160,9 @@ impl Out {
         self.pending = self.pending.max(level.min(self.max_break));
     }
 
-    /// Appends `s`, which contains no whitespace that should collapse.
-    fn word(&mut self, s: &str) {
-        if self.truncated || s.is_empty() {
-            return;
-        }
-        let sep = if self.buf.is_empty() {
+    /// The separator the next word gets.
+    fn sep(&self) -> &'static str {
+        if self.buf.is_empty() {
             ""
         } else {
             match self.pending {
@@ -174,7 +171,42 @@ impl Out {
                 LINE => "\n",
                 _ => "\n\n",
             }
-        };
+        }
+    }
+
+    /// Appends `n` words joined by single spaces (`span`), as `n` calls of
+    /// [`Out::word`] with a [`SPACE`] break between them would, in one
+    /// copy when it fits under the cap.
+    fn words(&mut self, span: &str, n: usize) {
+        if n > 1 && !self.truncated {
+            let sep = self.sep();
+            if self.buf.len() + sep.len() + span.len() <= self.cap {
+                self.pending = 0;
+                self.words += n;
+                self.buf.push_str(sep);
+                self.buf.push_str(span);
+                return;
+            }
+            for (k, w) in span.split(' ').enumerate() {
+                if self.truncated {
+                    return;
+                }
+                if k > 0 {
+                    self.brk(SPACE);
+                }
+                self.word(w);
+            }
+            return;
+        }
+        self.word(span);
+    }
+
+    /// Appends `s`, which contains no whitespace that should collapse.
+    fn word(&mut self, s: &str) {
+        if self.truncated || s.is_empty() {
+            return;
+        }
+        let sep = self.sep();
         self.pending = 0;
         self.words += 1;
         if self.buf.len() + sep.len() + s.len() <= self.cap {
@@ -207,17 +239,20 @@ impl Out {
                 }
                 let nl = pre && b[start..i].iter().any(|&c| c == b'\n' || c == b'\r');
                 self.brk(if nl { LINE } else { SPACE });
-            } else if c == 0xC2 && b.get(i + 1) == Some(&0xA0) {
+            } else if is_nbsp(b, i) {
                 self.brk(SPACE);
                 i += 2;
             } else {
                 let start = i;
-                while i < b.len() && !is_ws(b[i]) && !(b[i] == 0xC2 && b.get(i + 1) == Some(&0xA0))
-                {
-                    i += 1;
+                i = word_end(b, i);
+                // Words joined by single spaces go in as one span.
+                let mut n = 1;
+                while i + 1 < b.len() && b[i] == b' ' && !is_ws(b[i + 1]) && !is_nbsp(b, i + 1) {
+                    i = word_end(b, i + 1);
+                    n += 1;
                 }
                 // Splits only at ASCII bytes or before U+00A0: char boundaries.
-                self.word(&s[start..i]);
+                self.words(&s[start..i], n);
             }
         }
     }
@@ -240,6 +275,22 @@ impl Out {
 
 fn is_ws(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0C)
+}
+
+/// U+00A0 (no-break space) starts at `b[i]`.
+#[inline]
+fn is_nbsp(b: &[u8], i: usize) -> bool {
+    b[i] == 0xC2 && b.get(i + 1) == Some(&0xA0)
+}
+
+/// The end of the word starting at `b[i]`: the next whitespace byte or
+/// U+00A0, or the end.
+#[inline]
+fn word_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && !is_ws(b[i]) && !is_nbsp(b, i) {
+        i += 1;
+    }
+    i
 }
 
 /// Where the scanner sends the body text: [`Out`] for all text, the

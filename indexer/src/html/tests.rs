@@ -458,3 +458,62 @@ fn deadline_stops_the_scan_and_keeps_the_text_so_far() {
     // Short input finishes before the first look at the clock.
     assert!(!extract_until("<p>x</p>", &opts, Some(Instant::now())).timed_out);
 }
+
+/// [`Out::text`] as it was before words joined by single spaces went in
+/// as one span: word by word (the reference for the test below).
+fn text_word_by_word(out: &mut Out, s: &str, pre: bool) {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() && !out.truncated {
+        let c = b[i];
+        if is_ws(c) {
+            let start = i;
+            while i < b.len() && is_ws(b[i]) {
+                i += 1;
+            }
+            let nl = pre && b[start..i].iter().any(|&c| c == b'\n' || c == b'\r');
+            out.brk(if nl { LINE } else { SPACE });
+        } else if c == 0xC2 && b.get(i + 1) == Some(&0xA0) {
+            out.brk(SPACE);
+            i += 2;
+        } else {
+            let start = i;
+            while i < b.len() && !is_ws(b[i]) && !(b[i] == 0xC2 && b.get(i + 1) == Some(&0xA0)) {
+                i += 1;
+            }
+            out.word(&s[start..i]);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    /// Appending text in spans of words leaves the output exactly as word
+    /// by word did: text, pending break, word count, truncation, for any
+    /// cap, starting state and mix of spaces, tabs, line breaks and U+00A0.
+    #[test]
+    fn text_in_spans_equals_word_by_word(
+        before in "(ab| |\n){0,4}",
+        parts in proptest::collection::vec("( |  |\t|\n|\r\n|\u{a0}|©|é|ab|x|日本|\u{c2})", 0..40),
+        cap in 0usize..80,
+        pre in any::<bool>(),
+        max_break in prop_oneof![Just(SPACE), Just(LINE), Just(PARA)],
+        pending in 0u8..4,
+    ) {
+        let s: String = parts.concat();
+        let start = |out: &mut Out| {
+            out.text(&before, false);
+            out.brk(pending);
+        };
+        let (mut a, mut b) = (Out::new(cap, max_break), Out::new(cap, max_break));
+        start(&mut a);
+        start(&mut b);
+        a.text(&s, pre);
+        text_word_by_word(&mut b, &s, pre);
+        prop_assert_eq!(&a.buf, &b.buf);
+        prop_assert_eq!(a.pending, b.pending);
+        prop_assert_eq!(a.words, b.words);
+        prop_assert_eq!(a.truncated, b.truncated);
+    }
+}
