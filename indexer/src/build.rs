@@ -25,7 +25,9 @@
 //! The writer commits after a group of whole files: once the files indexed
 //! since the last commit hold at least [`BuildOptions::commit_bytes`] bytes
 //! of input (their sizes on disk), and after the last file (0: after every
-//! file). The commit payload records the statistics of every file completed
+//! file); also before the last file once a quarter of the mark is pending,
+//! so that the final commit, which nothing overlaps, writes one file's
+//! segment. The commit payload records the statistics of every file completed
 //! so far and the lengths of `losses.jsonl` and the quarantine index. A
 //! build killed at any point and rerun with `resume` starts from the last
 //! commit: uncommitted documents (of the files since that commit) were never
@@ -163,6 +165,7 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     // the writer (this thread) takes them in order and commits after each
     // group of files of `commit_bytes` (see the module docs, "Resume").
     let last = todo.last().map(|(i, _)| *i);
+    let before_last = todo.len().checked_sub(2).map(|k| todo[k].0);
     let mut group = CommitGroup::new(opts.commit_bytes);
     let mut early = EarlyBounds::default();
     for_each_file(
@@ -175,7 +178,7 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
             let name = path.to_string_lossy().into_owned();
             let fs = out.index_file(&pipeline, feed, &mut writer, &name, i)?;
             completed.push(fs);
-            if group.add(manifest.inputs[i].size) || Some(i) == last {
+            if group.add(manifest.inputs[i].size, Some(i) == before_last) || Some(i) == last {
                 // The next files are read and processed on meanwhile.
                 room.widened(|| out.commit(&mut writer, &completed))?;
                 order.after_commit(&index, &mut writer)?;
@@ -265,10 +268,13 @@ impl CommitGroup {
     }
 
     /// Adds a file of `size` bytes; true when the group is due for a commit
-    /// (then a new group starts).
-    fn add(&mut self, size: u64) -> bool {
+    /// (then a new group starts). Before the last file (`before_last`) a
+    /// group of a quarter of the mark is due too: the final commit, which
+    /// no reading or processing can overlap, then writes the last file's
+    /// segment only, while this one is overlapped by the last file's work.
+    fn add(&mut self, size: u64, before_last: bool) -> bool {
         self.pending = self.pending.saturating_add(size);
-        let due = self.pending >= self.bytes;
+        let due = self.pending >= self.bytes || (before_last && self.pending >= self.bytes / 4);
         if due {
             self.pending = 0;
         }
@@ -500,12 +506,17 @@ mod tests {
         let mut g = CommitGroup::new(100);
         let due: Vec<bool> = [40, 40, 40, 100, 0, 99, 1, 250]
             .into_iter()
-            .map(|s| g.add(s))
+            .map(|s| g.add(s, false))
             .collect();
         assert_eq!(due, [false, false, true, true, false, false, true, true]);
         // 0: every file commits.
         let mut g = CommitGroup::new(0);
-        assert!(g.add(0) && g.add(5));
+        assert!(g.add(0, false) && g.add(5, false));
+        // Before the last file, from a quarter of the mark.
+        let mut g = CommitGroup::new(100);
+        assert!(!g.add(24, true));
+        assert!(g.add(1, true));
+        assert!(!g.add(10, false) && !g.add(14, true) && g.add(1, true));
     }
 
     #[test]
