@@ -657,10 +657,19 @@ impl SegmentBounds {
             }
             out.truncate(shared as usize);
             let suffix = r.varint("docid suffix length")?;
-            out.extend_from_slice(r.take(
+            let suffix = r.take(
                 usize::try_from(suffix).unwrap_or(usize::MAX),
                 "docid suffix",
-            )?);
+            )?;
+            // Suffixes of neighbouring docids are a few bytes: a byte loop
+            // is cheaper there than a call to memcpy.
+            if suffix.len() <= 8 {
+                for &b in suffix {
+                    out.push(b);
+                }
+            } else {
+                out.extend_from_slice(suffix);
+            }
         }
         Ok(())
     }

@@ -421,6 +421,9 @@ struct SegmentScan<'a> {
     ords: Option<Arc<dyn ColumnValues<u64>>>,
     tfs: Vec<Vec<u32>>,
     touched: [u64; WINDOW as usize / 64],
+    /// The words of `touched` the current window uses (a block-max window
+    /// is shorter than [`WINDOW`]).
+    touched_words: usize,
     /// Scratch, per window: the essential cursors, the non-essential ones
     /// in lookup order, and the sums of the latter's bounds from each on.
     essential: Vec<usize>,
@@ -521,6 +524,7 @@ pub(super) fn score_segment(
         },
         tfs: vec![vec![0; WINDOW as usize]; cursors.len()],
         touched: [0u64; WINDOW as usize / 64],
+        touched_words: 0,
         essential: Vec::with_capacity(cursors.len()),
         essential_weights: Vec::with_capacity(cursors.len()),
         lookups: Vec::with_capacity(cursors.len()),
@@ -722,12 +726,18 @@ impl SegmentScan<'_> {
             if c.postings.doc() < base {
                 c.postings.seek(base);
             }
+            // `local` is below `end - base <= WINDOW`: the masks only spare
+            // the bounds checks.
+            let tf: &mut [u32; WINDOW as usize] = tf
+                .as_mut_slice()
+                .try_into()
+                .expect("a window's frequency array holds WINDOW entries");
             loop {
                 let doc = c.postings.doc();
                 if doc >= end {
                     break;
                 }
-                let local = (doc - base) as usize;
+                let local = (doc - base) as usize & (WINDOW as usize - 1);
                 self.touched[local / 64] |= 1 << (local % 64);
                 tf[local] = c.postings.term_freq();
                 c.postings.advance();
@@ -791,7 +801,10 @@ impl SegmentScan<'_> {
                 self.live.push(may_reach(bound_sum, n, t));
             }
         }
-        self.effective_cache.fill(None);
+        if self.masks.is_some() {
+            self.effective_cache.fill(None);
+        }
+        self.touched_words = ((end - base) as usize).div_ceil(64);
         if !self.filtering {
             // Every variant may return every document: each group's
             // threshold is its live variants' lowest, for the whole window.
@@ -890,7 +903,7 @@ impl SegmentScan<'_> {
     /// window's arrays are all zero again at the end).
     #[inline(always)]
     fn for_each_touched(&mut self, base: DocId, mut f: impl FnMut(&mut Self, DocId, usize)) {
-        for word_idx in 0..self.touched.len() {
+        for word_idx in 0..self.touched_words {
             let mut bits = std::mem::take(&mut self.touched[word_idx]);
             while bits != 0 {
                 let local = word_idx * 64 + bits.trailing_zeros() as usize;
