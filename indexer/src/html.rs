@@ -178,27 +178,23 @@ impl Out {
     /// [`Out::word`] with a [`SPACE`] break between them would, in one
     /// copy when it fits under the cap.
     fn words(&mut self, span: &str, n: usize) {
-        if n > 1 && !self.truncated {
-            let sep = self.sep();
-            if self.buf.len() + sep.len() + span.len() <= self.cap {
-                self.pending = 0;
-                self.words += n;
-                self.buf.push_str(sep);
-                self.buf.push_str(span);
-                return;
-            }
-            for (k, w) in span.split(' ').enumerate() {
-                if self.truncated {
-                    return;
-                }
-                if k > 0 {
-                    self.brk(SPACE);
-                }
-                self.word(w);
-            }
+        let sep = self.sep();
+        if n > 1 && !self.truncated && self.buf.len() + sep.len() + span.len() <= self.cap {
+            self.pending = 0;
+            self.words += n;
+            self.buf.push_str(sep);
+            self.buf.push_str(span);
             return;
         }
-        self.word(span);
+        for (k, w) in span.split(' ').enumerate() {
+            if self.truncated {
+                return;
+            }
+            if k > 0 {
+                self.brk(SPACE);
+            }
+            self.word(w);
+        }
     }
 
     /// Appends `s`, which contains no whitespace that should collapse.
