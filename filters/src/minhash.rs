@@ -177,43 +177,80 @@ fn fnv_bytes(mut h: u64, bytes: &[u8]) -> u64 {
 /// Calls `f` with the 64-bit hash of each word of `text` in order (the
 /// word rule of the [module docs](self)). The hash of a word is FNV-1a
 /// over the UTF-8 bytes of its lower-cased characters, then mixed.
+///
+/// ASCII bytes are taken one at a time through a table (no character is
+/// decoded); other characters are decoded and go through the exact path.
 pub fn for_each_word(text: &str, mut f: impl FnMut(u64)) {
+    let bytes = text.as_bytes();
     let mut h = FNV_OFFSET;
     let mut in_word = false;
-    let mut buf = [0u8; 4];
-    for c in text.chars() {
-        if c.is_ascii() {
-            if c.is_ascii_alphanumeric() {
-                h = (h ^ u64::from(c.to_ascii_lowercase() as u8)).wrapping_mul(FNV_PRIME);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x80 {
+            i += 1;
+            let l = ASCII_WORD[b as usize];
+            if l != 0 {
+                h = (h ^ u64::from(l)).wrapping_mul(FNV_PRIME);
                 in_word = true;
-                continue;
-            }
-        } else if is_char_word(c) {
-            if in_word {
+            } else if in_word {
                 f(mix64(h));
+                h = FNV_OFFSET;
                 in_word = false;
             }
-            f(mix64(fnv_bytes(
-                FNV_OFFSET,
-                c.encode_utf8(&mut buf).as_bytes(),
-            )));
-            h = FNV_OFFSET;
-            continue;
-        } else if c.is_alphanumeric() {
-            for l in c.to_lowercase() {
-                h = fnv_bytes(h, l.encode_utf8(&mut buf).as_bytes());
-            }
-            in_word = true;
             continue;
         }
-        if in_word {
-            f(mix64(h));
-            h = FNV_OFFSET;
-            in_word = false;
-        }
+        // `i` is at a character boundary: every step is a whole character.
+        let Some(c) = text.get(i..).and_then(|t| t.chars().next()) else {
+            break;
+        };
+        i += c.len_utf8();
+        word_char(c, &mut h, &mut in_word, &mut f);
     }
     if in_word {
         f(mix64(h));
+    }
+}
+
+/// Each ASCII byte lower-cased when it is alphanumeric, 0 when it is not
+/// (it then separates words).
+const ASCII_WORD: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric() {
+            t[b] = c.to_ascii_lowercase();
+        }
+        b += 1;
+    }
+    t
+};
+
+/// The word rule for one non-ASCII character: `h` is the hash of the word
+/// being read, `in_word` whether there is one.
+#[cold]
+fn word_char(c: char, h: &mut u64, in_word: &mut bool, f: &mut impl FnMut(u64)) {
+    let mut buf = [0u8; 4];
+    if is_char_word(c) {
+        if *in_word {
+            f(mix64(*h));
+            *in_word = false;
+        }
+        f(mix64(fnv_bytes(
+            FNV_OFFSET,
+            c.encode_utf8(&mut buf).as_bytes(),
+        )));
+        *h = FNV_OFFSET;
+    } else if c.is_alphanumeric() {
+        for l in c.to_lowercase() {
+            *h = fnv_bytes(*h, l.encode_utf8(&mut buf).as_bytes());
+        }
+        *in_word = true;
+    } else if *in_word {
+        f(mix64(*h));
+        *h = FNV_OFFSET;
+        *in_word = false;
     }
 }
 
@@ -227,38 +264,45 @@ pub fn shingles(text: &str, k: usize) -> Vec<u64> {
 }
 
 /// Calls `f` with each shingle hash of [`shingles`], without collecting.
+///
+/// A shingle of the words `w_0 .. w_{len-1}` (oldest first) hashes to
+/// `mix64(len · φ ^ S)` with `S = ⊕_j rotl(w_j, 13 j)`. `S` is kept as the
+/// window slides (rotations distribute over xor): dropping the oldest word
+/// and rotating right by 13 moves every word down one place, and the new
+/// word comes in at place `len - 1`; two rotations per word, whatever `len`.
 pub fn for_each_shingle(text: &str, k: usize, mut f: impl FnMut(u64)) {
     // The last (up to) 64 word hashes, as a ring indexed by the word's
     // number modulo 64 (a mask, not a division per word).
     let mut ring = [0u64; RING];
     let k = k.clamp(1, RING);
+    let top = ((k as u32 - 1) * 13) % 64;
+    let seed = (k as u64).wrapping_mul(SHINGLE_LEN);
+    let mut sum = 0u64;
     let mut n = 0usize;
     for_each_word(text, |w| {
+        if n < k {
+            sum ^= w.rotate_left((n as u32 * 13) % 64);
+        } else {
+            // Word `n - k` leaves (read before word `n` may take its slot).
+            let oldest = ring[(n - k) & (RING - 1)];
+            sum = (sum ^ oldest).rotate_right(13) ^ w.rotate_left(top);
+        }
         ring[n & (RING - 1)] = w;
         n += 1;
         if n >= k {
-            f(shingle_hash(&ring, n, k));
+            f(mix64(seed ^ sum));
         }
     });
     if n > 0 && n < k {
-        f(shingle_hash(&ring, n, n));
+        f(mix64((n as u64).wrapping_mul(SHINGLE_LEN) ^ sum));
     }
 }
 
 /// Words a shingle may have at most (the ring's size, a power of two).
 const RING: usize = 64;
 
-/// Hashes the last `len` words of the ring (oldest first); `n` words seen.
-#[inline]
-fn shingle_hash(ring: &[u64; RING], n: usize, len: usize) -> u64 {
-    // Word hashes are already mixed: rotating each by its place in the
-    // shingle keeps the order, and one mix at the end spreads the xor.
-    let mut h = (len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    for j in 0..len {
-        h ^= ring[(n - len + j) & (RING - 1)].rotate_left((j as u32 * 13) % 64);
-    }
-    mix64(h)
-}
+/// A shingle's length, times this, seeds its hash.
+const SHINGLE_LEN: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// The exact Jaccard similarity of two lists of shingle hashes read as
 /// sets: `|A ∩ B| / |A ∪ B|`, and 0 when both are empty. The brute-force

@@ -34,7 +34,10 @@
 //! 5. the clustered documents, named by their docids, are sorted by
 //!    (label, docid): the first of each label is the cluster's
 //!    representative (its smallest docid), written back per document by
-//!    one more sort.
+//!    one more sort. At most a run of docid lines (a quarter of
+//!    [`RUN_LINES`]) are sorted in memory as (label, docid, document)
+//!    triples; more go through sorted runs of text lines. The two give
+//!    the same calls (tested on the same documents).
 //!
 //! A key given twice for one document links it to nothing. When at most
 //! twice [`RUN_LINES`] documents have keys (12 bytes each, the memory of
@@ -84,6 +87,7 @@ use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
+use rayon::slice::ParallelSliceMut;
 use serde::{Deserialize, Serialize};
 use sieve_filters::minhash::{MinHashParams, MinHasher};
 use tantivy::index::SegmentId;
@@ -246,8 +250,8 @@ impl Clusterer {
     pub fn finish(
         self,
         mut lookup_key: impl FnMut(DocRef) -> Result<u64>,
-        mut docid_of: impl FnMut(u64, DocRef) -> Result<String>,
-        mut f: impl FnMut(DocRef, &str, &str) -> Result<()>,
+        docid_of: impl FnMut(u64, DocRef) -> Result<String>,
+        f: impl FnMut(DocRef, &str, &str) -> Result<()>,
     ) -> Result<ClusterSummary> {
         let Clusterer {
             tmp,
@@ -273,38 +277,95 @@ impl Clusterer {
             Some(refs) => union_find(pairs, &refs, &dir, &mut label)?,
             None => summary.rounds = propagate(pairs, &dir, run_records, &mut label)?,
         }
-        // The smallest docid of each cluster: (label, docid, doc) lines
-        // sorted, the first of each label names the representative.
+        // The smallest docid of each cluster: (label, docid, doc) sorted,
+        // the first of each label names the representative; then each
+        // document is told its representative in document order.
         let label_runs = labels.finish()?;
         let run_lines = (run_records / 4).max(1);
-        let mut by_label = SortedRuns::new(&dir, "named", run_lines);
-        label_runs.merge(|[k, r, l]| {
-            let own = docid_of(k, r)?;
-            by_label.push(format!("{l:016x}\t{own}\t{r:016x}"))
-        })?;
-        let named = by_label.finish()?;
-        let mut by_doc = SortedRuns::new(&dir, "reps", run_lines);
-        let mut rep: Option<(String, String)> = None; // (label, docid)
-        merge_sorted_lines(&named, |line| {
-            let [l, own, r] = fields3(line, &dir)?;
-            if rep.as_ref().is_none_or(|(x, _)| x != l) {
-                rep = Some((l.to_string(), own.to_string()));
-                summary.clusters += 1;
-            }
-            let (_, rd) = rep.as_ref().expect("set above");
-            summary.clustered += 1;
-            by_doc.push(format!("{r}\t{own}\t{rd}"))
-        })?;
-        remove(&named)?;
-        let reps = by_doc.finish()?;
-        merge_sorted_lines(&reps, |line| {
-            let [r, own, rd] = fields3(line, &dir)?;
-            f(hex(r, &dir)?, own, rd)
-        })?;
-        remove(&reps)?;
+        if label_runs.len() <= run_lines {
+            name_in_memory(label_runs, &mut summary, docid_of, f)?;
+        } else {
+            name_in_runs(label_runs, &dir, run_lines, &mut summary, docid_of, f)?;
+        }
         summary.duplicates = summary.clustered - summary.clusters;
         Ok(summary)
     }
+}
+
+/// Step 5 of the module docs for at most a run of labelled documents
+/// (the memory of one run of docid lines): sorted in memory as (label,
+/// docid, document) triples, in the order of [`name_in_runs`]'s lines
+/// (docids of clustered documents hold no control character, so a docid
+/// sorts before any longer one it begins), with the same calls.
+fn name_in_memory(
+    labels: Records<3>,
+    summary: &mut ClusterSummary,
+    mut docid_of: impl FnMut(u64, DocRef) -> Result<String>,
+    mut f: impl FnMut(DocRef, &str, &str) -> Result<()>,
+) -> Result<()> {
+    let mut named: Vec<(DocRef, DocRef, String)> = Vec::with_capacity(labels.len());
+    labels.merge(|[k, r, l]| {
+        named.push((l, r, docid_of(k, r)?));
+        Ok(())
+    })?;
+    named.par_sort_unstable_by(|a, b| {
+        (a.0.cmp(&b.0))
+            .then_with(|| a.2.as_bytes().cmp(b.2.as_bytes()))
+            .then(a.1.cmp(&b.1))
+    });
+    // (document, its place in `named`, its representative's place).
+    let mut by_doc: Vec<(DocRef, u32, u32)> = Vec::with_capacity(named.len());
+    let mut rep = 0usize;
+    for (i, (l, r, _)) in named.iter().enumerate() {
+        if i == 0 || named[i - 1].0 != *l {
+            rep = i;
+            summary.clusters += 1;
+        }
+        summary.clustered += 1;
+        by_doc.push((*r, i as u32, rep as u32));
+    }
+    by_doc.par_sort_unstable_by_key(|&(r, _, _)| r);
+    for (r, own, rep) in by_doc {
+        f(r, &named[own as usize].2, &named[rep as usize].2)?;
+    }
+    Ok(())
+}
+
+/// Step 5 of the module docs over sorted runs of text lines: (label,
+/// docid, document) lines sorted, then (document, docid, representative).
+fn name_in_runs(
+    labels: Records<3>,
+    dir: &Path,
+    run_lines: usize,
+    summary: &mut ClusterSummary,
+    mut docid_of: impl FnMut(u64, DocRef) -> Result<String>,
+    mut f: impl FnMut(DocRef, &str, &str) -> Result<()>,
+) -> Result<()> {
+    let mut by_label = SortedRuns::new(dir, "named", run_lines);
+    labels.merge(|[k, r, l]| {
+        let own = docid_of(k, r)?;
+        by_label.push(format!("{l:016x}\t{own}\t{r:016x}"))
+    })?;
+    let named = by_label.finish()?;
+    let mut by_doc = SortedRuns::new(dir, "reps", run_lines);
+    let mut rep: Option<(String, String)> = None; // (label, docid)
+    merge_sorted_lines(&named, |line| {
+        let [l, own, r] = fields3(line, dir)?;
+        if rep.as_ref().is_none_or(|(x, _)| x != l) {
+            rep = Some((l.to_string(), own.to_string()));
+            summary.clusters += 1;
+        }
+        let (_, rd) = rep.as_ref().expect("set above");
+        summary.clustered += 1;
+        by_doc.push(format!("{r}\t{own}\t{rd}"))
+    })?;
+    remove(&named)?;
+    let reps = by_doc.finish()?;
+    merge_sorted_lines(&reps, |line| {
+        let [r, own, rd] = fields3(line, dir)?;
+        f(hex(r, dir)?, own, rd)
+    })?;
+    remove(&reps)
 }
 
 /// Label propagation over sorted runs (steps 2-4 of the module docs) from

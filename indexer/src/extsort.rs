@@ -92,6 +92,8 @@ pub(crate) struct Runs<T> {
     run_len: usize,
     buf: Vec<T>,
     runs: Vec<PathBuf>,
+    /// Items written to run files.
+    spilled: usize,
 }
 
 impl<T: RunItem> Runs<T> {
@@ -102,6 +104,7 @@ impl<T: RunItem> Runs<T> {
             run_len: run_len.max(1),
             buf: Vec::new(),
             runs: Vec::new(),
+            spilled: 0,
         }
     }
 
@@ -125,6 +128,7 @@ impl<T: RunItem> Runs<T> {
             item.write_to(&mut w).map_err(io_err(&p))?;
         }
         w.flush().map_err(io_err(&p))?;
+        self.spilled += self.buf.len();
         self.buf.clear();
         self.runs.push(p);
         Ok(())
@@ -152,6 +156,7 @@ impl<const N: usize> Runs<[u64; N]> {
     pub(crate) fn finish(mut self) -> Result<Records<N>> {
         <[u64; N] as RunItem>::sort(&mut self.buf);
         Ok(Records {
+            len: self.spilled + self.buf.len(),
             files: self.runs,
             last: self.buf,
         })
@@ -175,6 +180,7 @@ fn cmp_record<const N: usize>(a: &[u64; N], b: &[u64; N]) -> std::cmp::Ordering 
 pub(crate) struct Records<const N: usize> {
     files: Vec<PathBuf>,
     last: Vec<[u64; N]>,
+    len: usize,
 }
 
 /// Reads the next record of a run file, `None` at its end.
@@ -208,11 +214,16 @@ fn read_record<const N: usize>(
 }
 
 impl<const N: usize> Records<N> {
+    /// The number of records (in files and in memory).
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
     /// Calls `f` on every record in order (duplicates included), then
     /// removes the run files. Memory is the run in memory and one record
     /// (and a read buffer) per file.
     pub(crate) fn merge(self, mut f: impl FnMut([u64; N]) -> Result<()>) -> Result<()> {
-        let Records { files, last } = self;
+        let Records { files, last, .. } = self;
         if files.is_empty() {
             return last.into_iter().try_for_each(f);
         }

@@ -292,3 +292,87 @@ proptest! {
         prop_assert_eq!(shingles(&plain, 5), shingles(&odd, 5));
     }
 }
+
+/// The word rule as first written (every character decoded), the oracle
+/// of [`for_each_word`]'s ASCII table.
+fn reference_words(text: &str) -> Vec<u64> {
+    let mut out = Vec::new();
+    let mut h = FNV_OFFSET;
+    let mut in_word = false;
+    let mut buf = [0u8; 4];
+    for c in text.chars() {
+        if c.is_ascii() {
+            if c.is_ascii_alphanumeric() {
+                h = (h ^ u64::from(c.to_ascii_lowercase() as u8)).wrapping_mul(FNV_PRIME);
+                in_word = true;
+                continue;
+            }
+        } else if is_char_word(c) {
+            if in_word {
+                out.push(mix64(h));
+                in_word = false;
+            }
+            out.push(mix64(fnv_bytes(
+                FNV_OFFSET,
+                c.encode_utf8(&mut buf).as_bytes(),
+            )));
+            h = FNV_OFFSET;
+            continue;
+        } else if c.is_alphanumeric() {
+            for l in c.to_lowercase() {
+                h = fnv_bytes(h, l.encode_utf8(&mut buf).as_bytes());
+            }
+            in_word = true;
+            continue;
+        }
+        if in_word {
+            out.push(mix64(h));
+            h = FNV_OFFSET;
+            in_word = false;
+        }
+    }
+    if in_word {
+        out.push(mix64(h));
+    }
+    out
+}
+
+/// Shingles hashed from scratch, each from its own `len` words, the oracle
+/// of [`for_each_shingle`]'s sliding sum.
+fn reference_shingles(text: &str, k: usize) -> Vec<u64> {
+    let words = reference_words(text);
+    let k = k.clamp(1, RING);
+    let hash = |ws: &[u64]| {
+        let mut h = (ws.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        for (j, w) in ws.iter().enumerate() {
+            h ^= w.rotate_left((j as u32 * 13) % 64);
+        }
+        mix64(h)
+    };
+    if words.is_empty() {
+        return Vec::new();
+    }
+    if words.len() < k {
+        return vec![hash(&words)];
+    }
+    words.windows(k).map(hash).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    /// Words and shingles are those of the reference (every character
+    /// decoded, every shingle hashed from scratch) on text mixing ASCII,
+    /// Latin with accents and case, CJK, marks and separators, for any
+    /// shingle length up to past the ring.
+    #[test]
+    fn words_and_shingles_equal_the_reference(
+        text in "([ -~\\n\\t\\x00\\x7f]|[àÉßİǅΣσς]|[一-龥ぁ-ゟァ-ヿ]|[\u{300}-\u{36f}\u{200d}]|[\u{1F600}-\u{1F64F}\u{20000}-\u{20010}]){0,160}",
+        k in 1usize..70,
+    ) {
+        let mut got = Vec::new();
+        for_each_word(&text, |w| got.push(w));
+        prop_assert_eq!(&got, &reference_words(&text));
+        prop_assert_eq!(shingles(&text, k), reference_shingles(&text, k));
+    }
+}

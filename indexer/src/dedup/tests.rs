@@ -247,7 +247,13 @@ fn final_passes_map_at_most_two_segments_at_a_time() {
             .num_threads(1)
             .build()
             .unwrap();
-        for _ in 0..3 {
+        // At least 3 rounds, and until the sampler has seen a segment
+        // mapped (the passes are quick: on a busy machine the sampler may
+        // not be scheduled during one).
+        for round in 0..200 {
+            if round >= 3 && samples.load(Ordering::Relaxed) > 0 {
+                break;
+            }
             std::fs::remove_dir_all(dir.join(crate::bounds::BOUNDS_DIR)).ok();
             pool.install(|| crate::bounds::write_index_bounds(dir, &index))
                 .unwrap();
@@ -370,14 +376,15 @@ fn trace(docs: &[(String, Vec<u64>)], run_lines: usize) -> Trace {
 
 /// Documents few enough for memory (at most twice the records of a run)
 /// are clustered by union-find, more by label propagation over sorted
-/// runs: the two say exactly the same (only `rounds` tells them apart:
-/// 0 in memory).
+/// runs; and named by a sort in memory when at most a run of docid lines
+/// (a quarter of a run's records), by sorted runs of lines when more: the
+/// two say exactly the same (only `rounds` tells them apart: 0 in memory).
 fn in_memory_and_external_agree(docs: &[(String, Vec<u64>)]) -> Result<(), TestCaseError> {
     let keyed = docs
         .iter()
         .filter(|(id, k)| !k.is_empty() && !id.bytes().any(|b| b < 0x20))
         .count();
-    let (ml, ma, mg, mut ms) = trace(docs, keyed.max(1));
+    let (ml, ma, mg, mut ms) = trace(docs, (4 * keyed).max(1));
     let (el, ea, eg, mut es) = trace(docs, 1);
     prop_assert_eq!(ms.rounds, 0);
     prop_assert!(keyed < 3 || es.rounds > 0, "{:?}", es);
