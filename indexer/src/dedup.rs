@@ -597,7 +597,9 @@ fn header_of(id: SegmentId, max_doc: u32) -> String {
 struct ColumnWriter {
     path: PathBuf,
     tmp: PathBuf,
-    w: flate2::write::GzEncoder<BufWriter<File>>,
+    /// Lines are buffered before the compressor: it would otherwise run
+    /// (and update its CRC) once per line, for lines of a byte or two.
+    w: BufWriter<flate2::write::GzEncoder<File>>,
     next: u32,
     max_doc: u32,
 }
@@ -607,8 +609,10 @@ impl ColumnWriter {
         let path = segment_dups_path(dir, segment.id());
         let tmp = path.with_extension("gz.tmp");
         let file = File::create(&tmp).map_err(io_err(&tmp))?;
-        let mut w =
-            flate2::write::GzEncoder::new(BufWriter::new(file), flate2::Compression::fast());
+        let mut w = BufWriter::with_capacity(
+            1 << 16,
+            flate2::write::GzEncoder::new(file, flate2::Compression::fast()),
+        );
         let max_doc = segment.meta().max_doc();
         writeln!(w, "{}", header_of(segment.id(), max_doc)).map_err(io_err(&tmp))?;
         Ok(ColumnWriter {
@@ -638,10 +642,8 @@ impl ColumnWriter {
 
     fn finish(mut self) -> Result<()> {
         self.skip_to(self.max_doc)?;
-        let inner = self.w.finish().map_err(io_err(&self.tmp))?;
-        let file = inner
-            .into_inner()
-            .map_err(|e| io_err(&self.tmp)(e.into_error()))?;
+        let gz = (self.w.into_inner()).map_err(|e| io_err(&self.tmp)(e.into_error()))?;
+        let file = gz.finish().map_err(io_err(&self.tmp))?;
         file.sync_all().map_err(io_err(&self.tmp))?;
         std::fs::rename(&self.tmp, &self.path).map_err(io_err(&self.path))
     }

@@ -332,21 +332,27 @@ fn bands_path(dir: &Path, i: usize) -> PathBuf {
     dir.join(BANDS_DIR).join(format!("{i:05}.bands.gz"))
 }
 
-type Gz = flate2::write::GzEncoder<BufWriter<File>>;
+/// A gzip file written through a buffer before the compressor, which would
+/// otherwise run (and update its CRC) once per write, however small (a
+/// line's end, a field of a band line).
+type Gz = BufWriter<flate2::write::GzEncoder<File>>;
 
 fn gz_create(path: &Path) -> Result<Gz> {
     let f = File::create(path).map_err(io_err(path))?;
-    Ok(flate2::write::GzEncoder::new(
-        BufWriter::new(f),
-        flate2::Compression::fast(),
+    Ok(BufWriter::with_capacity(
+        1 << 16,
+        flate2::write::GzEncoder::new(f, flate2::Compression::fast()),
     ))
 }
 
+/// Flushes the buffer and ends the gzip stream: the file, not yet synced.
+fn gz_end(w: Gz, path: &Path) -> Result<File> {
+    let gz = w.into_inner().map_err(|e| io_err(path)(e.into_error()))?;
+    gz.finish().map_err(io_err(path))
+}
+
 fn gz_finish(w: Gz, tmp: &Path, path: &Path) -> Result<()> {
-    let inner = w.finish().map_err(io_err(tmp))?;
-    let f = inner
-        .into_inner()
-        .map_err(|e| io_err(tmp)(e.into_error()))?;
+    let f = gz_end(w, tmp)?;
     f.sync_all().map_err(io_err(tmp))?;
     std::fs::rename(tmp, path).map_err(io_err(path))
 }
@@ -517,11 +523,7 @@ fn spool_path(path: &Path) -> PathBuf {
 
 /// Closes a gzip stream (without renaming it).
 fn finish_gz(w: Gz, path: &Path) -> Result<()> {
-    let inner = w.finish().map_err(io_err(path))?;
-    inner
-        .into_inner()
-        .map_err(|e| io_err(path)(e.into_error()))?;
-    Ok(())
+    gz_end(w, path).map(drop)
 }
 
 impl DocWriter for FileOut {
