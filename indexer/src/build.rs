@@ -189,14 +189,18 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
             Ok(())
         },
     )?;
-    early.finish();
     writer.wait_merging_threads()?;
     seal_order(&index, &mut order)?;
     // The sidecars: block-max bounds and near-duplicate clusters, side by
-    // side on the otherwise idle pool (their sorts use it too).
+    // side on the otherwise idle pool (their sorts use it too). The
+    // clusters need no bounds, so they start while the last early bounds
+    // are still being written (the final bounds pass waits for those).
     let (bounds, dups) = pool.install(|| {
         rayon::join(
-            || crate::bounds::write_index_bounds(&opts.index, &index),
+            || {
+                early.finish();
+                crate::bounds::write_index_bounds(&opts.index, &index)
+            },
             || {
                 opts.near_duplicates
                     .then(|| {
