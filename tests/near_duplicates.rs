@@ -242,6 +242,49 @@ pub(crate) fn made_up_copies(dir: &Dir) -> (PathBuf, Vec<String>) {
     (dir.write("dups.trec", trec.as_bytes()), words)
 }
 
+sieve_test!(clusters_do_not_depend_on_commits_and_merges, |dir| {
+    // The made-up copies (`made_up_copies`) dealt round-robin into 9 files,
+    // so that clusters span files. A commit per file makes 9 segments, and
+    // the near-duplicate keys of those committed before the last file are
+    // read while it is indexed (build.rs, `EarlyKeysThread`); with a merge
+    // cap of 4 documents no merge runs, otherwise merges may take some of
+    // those segments in meanwhile. The clusters are the same as one
+    // commit's, either way.
+    let (input, _) = made_up_copies(&dir);
+    let text = std::fs::read_to_string(&input).unwrap();
+    let docs: Vec<&str> = text.split_inclusive("</DOC>\n").collect();
+    assert_eq!(docs.len(), 40);
+    let files: Vec<PathBuf> = (0..9)
+        .map(|f| {
+            let part: String = docs.iter().skip(f).step_by(9).copied().collect();
+            dir.write(&format!("part{f}.trec"), part.as_bytes())
+        })
+        .collect();
+    let clusters = |name: &str, extra: &[&str]| {
+        let index = dir.join(name);
+        let mut c = dir.cmd("sieve-index");
+        c.args(["build", "--threads", "2", "--index"])
+            .arg(&index)
+            .args(extra);
+        for f in &files {
+            c.arg("--input").arg(f);
+        }
+        ok(&mut c);
+        index_clusters(&dir, &index)
+    };
+    let one = clusters("one", &[]);
+    assert_eq!(one.len(), 40, "{one:?}");
+    for (name, extra) in [
+        ("each", &["--commit-every-mb", "0"][..]),
+        (
+            "each-unmerged",
+            &["--commit-every-mb", "0", "--max-merge-docs", "4"][..],
+        ),
+    ] {
+        assert_eq!(clusters(name, extra), one, "{extra:?}");
+    }
+});
+
 sieve_test!(copies_of_pages_cluster_with_their_originals, |dir| {
     // Made-up documents: see `made_up_copies`.
     let (input, words) = made_up_copies(&dir);

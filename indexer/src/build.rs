@@ -168,6 +168,7 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     let before_last = todo.len().checked_sub(2).map(|k| todo[k].0);
     let mut group = CommitGroup::new(opts.commit_bytes);
     let mut early = EarlyBounds::default();
+    let mut early_keys = EarlyKeysThread::default();
     for_each_file(
         &pool,
         &pipeline,
@@ -184,6 +185,9 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
                 order.after_commit(&index, &mut writer)?;
                 if Some(i) != last {
                     early.start(&opts.index, &index);
+                }
+                if Some(i) == before_last && opts.near_duplicates {
+                    early_keys.start(&opts.index, &index, order.settled(&index)?);
                 }
             }
             Ok(())
@@ -204,7 +208,12 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
             || {
                 opts.near_duplicates
                     .then(|| {
-                        crate::dedup::write_index_dups(&opts.index, &index, crate::dedup::RUN_LINES)
+                        crate::dedup::write_index_dups_from(
+                            &opts.index,
+                            &index,
+                            crate::dedup::RUN_LINES,
+                            early_keys.take(),
+                        )
                     })
                     .transpose()
             },
@@ -255,6 +264,49 @@ impl EarlyBounds {
 impl Drop for EarlyBounds {
     fn drop(&mut self) {
         self.finish();
+    }
+}
+
+/// The near-duplicate band keys of the segments committed with the files
+/// before the last one, read on a thread of their own while the last file
+/// is indexed and committed (in the final commit the pool is otherwise
+/// idle), so that the final pass reads only the last segments' keys (see
+/// [`crate::dedup::write_index_dups_from`], which reads them all again if
+/// a merge has changed those segments). A failed read leaves the keys to
+/// the final pass. Dropping it waits for the thread (whose temporary
+/// files are inside the index directory) and removes what it read.
+#[derive(Default)]
+struct EarlyKeysThread {
+    thread: Option<std::thread::JoinHandle<Option<crate::dedup::EarlyKeys>>>,
+}
+
+impl EarlyKeysThread {
+    fn start(
+        &mut self,
+        dir: &std::path::Path,
+        index: &Index,
+        segments: Vec<tantivy::index::SegmentMeta>,
+    ) {
+        if self.thread.is_some() || segments.is_empty() {
+            return;
+        }
+        let (dir, index) = (dir.to_path_buf(), index.clone());
+        self.thread = std::thread::Builder::new()
+            .name("sieve-keys".into())
+            .spawn(move || {
+                crate::dedup::EarlyKeys::read(&dir, &index, &segments, crate::dedup::RUN_LINES).ok()
+            })
+            .ok();
+    }
+
+    fn take(&mut self) -> Option<crate::dedup::EarlyKeys> {
+        self.thread.take().and_then(|t| t.join().ok().flatten())
+    }
+}
+
+impl Drop for EarlyKeysThread {
+    fn drop(&mut self) {
+        drop(self.take());
     }
 }
 

@@ -61,6 +61,10 @@
 //! pool, a thread per core). An index built in shards and merged
 //! ([`crate::shard::merge_shards`]) is clustered again over all its
 //! documents, so the clusters of a merged index are those of one build.
+//! `build` reads the keys of the segments committed before its last file
+//! while that file is indexed and committed ([`EarlyKeys`]), so that its
+//! final pass reads only the last segments' keys; the clusters are the
+//! same (tested).
 //!
 //! Docids containing a control character (below U+0020: a tab or a line
 //! break) cannot be written in the sorted lines and are never clustered
@@ -842,29 +846,105 @@ impl OrdLookup<'_> {
 /// written), so the index files mapped are at most one segment's, however
 /// many segments the index has; the sorts hold what [`Clusterer`] says.
 pub fn write_index_dups(dir: &Path, index: &Index, run_lines: usize) -> Result<ClusterSummary> {
+    write_index_dups_from(dir, index, run_lines, None)
+}
+
+/// The band keys of the first segments of an index, read while a build
+/// goes on (see [`EarlyKeys::read`]), for [`write_index_dups_from`].
+pub struct EarlyKeys {
+    clusterer: Clusterer,
+    segments: Vec<SegmentId>,
+    run_lines: usize,
+}
+
+impl EarlyKeys {
+    /// Reads the band keys of `segments` (of the index in `dir`), which
+    /// should be the first segments of the finished index, in its order,
+    /// into a new clusterer with runs of `run_lines` records.
+    pub fn read(
+        dir: &Path,
+        index: &Index,
+        segments: &[tantivy::index::SegmentMeta],
+        run_lines: usize,
+    ) -> Result<EarlyKeys> {
+        let mut clusterer = Clusterer::new(dir, run_lines)?;
+        let mut keys = Vec::new();
+        for (s, meta) in segments.iter().enumerate() {
+            add_segment_keys(
+                &mut clusterer,
+                dir,
+                &index.segment(meta.clone()),
+                s,
+                &mut keys,
+            )?;
+        }
+        Ok(EarlyKeys {
+            clusterer,
+            segments: segments.iter().map(|m| m.id()).collect(),
+            run_lines,
+        })
+    }
+}
+
+/// Adds the band keys of every document of `segment`, the index's `s`-th.
+fn add_segment_keys(
+    c: &mut Clusterer,
+    dir: &Path,
+    segment: &Segment,
+    s: usize,
+    keys: &mut Vec<u64>,
+) -> Result<()> {
+    let seg = SegmentReader::open(segment)?;
+    let ids = docid_column(&seg, dir)?;
+    let unclusterable = control_ords(&ids, dir)?;
+    let col = seg.fast_fields().u64(MINHASH)?;
+    for doc in 0..seg.max_doc() {
+        keys.clear();
+        keys.extend(col.values_for_doc(doc));
+        if keys.is_empty() {
+            continue;
+        }
+        let clusterable = unclusterable.as_ref().is_none_or(|bits| {
+            ids.term_ords(doc)
+                .next()
+                .is_none_or(|ord| bits[(ord / 64) as usize] & (1 << (ord % 64)) == 0)
+        });
+        c.add_checked(doc_ref(s as u32, doc), clusterable, keys)?;
+    }
+    Ok(())
+}
+
+/// [`write_index_dups`], starting from the keys `early` read of the
+/// index's first segments when they are still its first segments, in the
+/// same order, with runs of `run_lines` records (else `early` is dropped
+/// and every segment is read). The clusters are the same either way: the
+/// documents are numbered, and their keys added, in the same order.
+pub fn write_index_dups_from(
+    dir: &Path,
+    index: &Index,
+    run_lines: usize,
+    early: Option<EarlyKeys>,
+) -> Result<ClusterSummary> {
     let segments = index.searchable_segments()?;
     let ddir = dir.join(DUPS_DIR);
     create_private_dir(&ddir)?;
-    let mut c = Clusterer::new(dir, run_lines)?;
+    // Dropped before a new clusterer is made (which removes the
+    // temporary directories of others).
+    let early = early.filter(|e| {
+        e.run_lines == run_lines
+            && segments.len() >= e.segments.len()
+            && segments
+                .iter()
+                .zip(&e.segments)
+                .all(|(s, id)| s.id() == *id)
+    });
+    let (mut c, from) = match early {
+        Some(e) => (e.clusterer, e.segments.len()),
+        None => (Clusterer::new(dir, run_lines)?, 0),
+    };
     let mut keys = Vec::new();
-    for (s, segment) in segments.iter().enumerate() {
-        let seg = SegmentReader::open(segment)?;
-        let ids = docid_column(&seg, dir)?;
-        let unclusterable = control_ords(&ids, dir)?;
-        let col = seg.fast_fields().u64(MINHASH)?;
-        for doc in 0..seg.max_doc() {
-            keys.clear();
-            keys.extend(col.values_for_doc(doc));
-            if keys.is_empty() {
-                continue;
-            }
-            let clusterable = unclusterable.as_ref().is_none_or(|bits| {
-                ids.term_ords(doc)
-                    .next()
-                    .is_none_or(|ord| bits[(ord / 64) as usize] & (1 << (ord % 64)) == 0)
-            });
-            c.add_checked(doc_ref(s as u32, doc), clusterable, &keys)?;
-        }
+    for (s, segment) in segments.iter().enumerate().skip(from) {
+        add_segment_keys(&mut c, dir, segment, s, &mut keys)?;
     }
     // Columns are written segment after segment (documents come in
     // increasing DocRef order): one open at a time.

@@ -97,6 +97,21 @@ impl SegmentOrder {
         Ok(keyed.into_iter().map(|(_, m)| m).collect())
     }
 
+    /// The committed segments of `index` in input order, up to the first
+    /// one in a merge this order started that may still be running: the
+    /// first segments of the finished index, unless a later merge takes
+    /// them in.
+    pub fn settled(&mut self, index: &Index) -> Result<Vec<SegmentMeta>> {
+        let busy: HashSet<SegmentId> = self.merging.iter().flatten().copied().collect();
+        let mut segments = self.ordered(index)?;
+        let first_busy = segments
+            .iter()
+            .position(|m| busy.contains(&m.id()))
+            .unwrap_or(segments.len());
+        segments.truncate(first_busy);
+        Ok(segments)
+    }
+
     /// Called after each commit: starts at most one merge of neighbouring
     /// segments (see the module docs). The merge runs in tantivy's merge
     /// threads; [`IndexWriter::wait_merging_threads`] waits for it.

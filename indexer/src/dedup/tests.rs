@@ -128,6 +128,11 @@ fn index_columns(
 ) -> (Vec<String>, ClusterSummary) {
     let index = made_up_index(dir, docs, segments);
     let summary = write_index_dups(dir, &index, run_lines).unwrap();
+    (index_lines(dir, &index), summary)
+}
+
+/// Each document's line of its segment's cluster column, in index order.
+fn index_lines(dir: &Path, index: &Index) -> Vec<String> {
     let searcher = index.reader().unwrap().searcher();
     let mut segs: Vec<&SegmentReader> = searcher.segment_readers().iter().collect();
     // Index order: segments by their first document's offset.
@@ -150,7 +155,7 @@ fn index_columns(
         })
         .unwrap();
     }
-    (lines, summary)
+    lines
 }
 
 /// A new index in `dir` of `docs` (docid, band keys; made up), committed
@@ -264,6 +269,65 @@ fn final_passes_map_at_most_two_segments_at_a_time() {
     let (most, samples) = (most.into_inner(), samples.into_inner());
     assert!(samples > 0, "the sampler never saw a segment mapped");
     assert!(most <= 2, "{most} of 8 segments mapped at once");
+}
+
+/// Keys read early of the index's first segments ([`EarlyKeys`], as a
+/// build reads them while its last file is indexed) give the same columns
+/// and summary as a pass that reads every segment, for any such prefix;
+/// keys read of segments that are not the index's first, or with other
+/// runs, are dropped and every segment is read again. (An early clusterer
+/// holding no keys but claiming the first segments shows that a matching
+/// one is used.)
+#[test]
+fn early_keys_give_the_same_clusters() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // 3,000 documents in 6 segments; keys shared 400 documents apart, so
+    // clusters span segments; every 97th docid holds a tab.
+    let docs: Vec<(String, Vec<u64>)> = (0..3000u64)
+        .map(|i| {
+            let tab = if i % 97 == 0 { "\t" } else { "" };
+            (
+                format!("doc-{:05}{tab}", 2999 - i),
+                vec![i % 400, 10_000 + i],
+            )
+        })
+        .collect();
+    let index = made_up_index(dir, &docs, 6);
+    let metas = index.searchable_segment_metas().unwrap();
+    assert_eq!(metas.len(), 6);
+    // Runs of 500 records: label propagation; of 2,000: union-find.
+    for lines in [500, 2000] {
+        let want = write_index_dups(dir, &index, lines).unwrap();
+        let want_lines = index_lines(dir, &index);
+        assert!(want.clusters > 100 && want.unclusterable > 0, "{want:?}");
+        let run = |early: EarlyKeys| {
+            let got = write_index_dups_from(dir, &index, lines, Some(early)).unwrap();
+            (got, index_lines(dir, &index))
+        };
+        for k in 0..=6 {
+            let early = EarlyKeys::read(dir, &index, &metas[..k], lines).unwrap();
+            let got = run(early);
+            assert_eq!(
+                got,
+                (want.clone(), want_lines.clone()),
+                "first {k} segments"
+            );
+        }
+        // (One clusterer at a time: a new one removes the temporary
+        // directories of others, as a build's final pass relies on.)
+        for (what, from, runs) in [("segments 2 and 3", 1, lines), ("other runs", 0, lines - 1)] {
+            let early = EarlyKeys::read(dir, &index, &metas[from..3], runs).unwrap();
+            let got = run(early);
+            assert_eq!(got, (want.clone(), want_lines.clone()), "{what}");
+        }
+        let empty = EarlyKeys {
+            clusterer: Clusterer::new(dir, lines).unwrap(),
+            segments: metas[..3].iter().map(|m| m.id()).collect(),
+            run_lines: lines,
+        };
+        assert_ne!(run(empty).0, want, "the early keys are used");
+    }
 }
 
 /// The lines the cluster column should hold, from the in-memory reference
