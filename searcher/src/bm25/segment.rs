@@ -946,7 +946,9 @@ impl SegmentScan<'_> {
             }
             let local = (doc - base) as usize & (WINDOW as usize - 1);
             self.tfs[e][local] = tf;
-            if self.lookup_one(cursors, doc, local, fid, n) {
+            // The essential score is `lookup_one`'s, and the threshold
+            // finite (it is reached).
+            if self.look_up_from(cursors, doc, local, fid, n, score) {
                 self.score_doc_unfiltered(cursors, doc, local, fid);
             }
             for tf in self.tfs.iter_mut() {
@@ -1236,6 +1238,25 @@ impl SegmentScan<'_> {
                 score += tw * (tf / (tf + norm));
             }
         }
+        self.look_up_from(cursors, doc, local, fid, n, score)
+    }
+
+    /// The lookups of [`SegmentScan::lookup_one`] given the essential
+    /// terms' `score` (summed as `lookup_one` sums it; the threshold is not
+    /// infinite).
+    #[inline(always)]
+    fn look_up_from(
+        &mut self,
+        cursors: &mut [Cursor],
+        doc: DocId,
+        local: usize,
+        fid: usize,
+        n: usize,
+        mut score: Score,
+    ) -> bool {
+        let t = self.group_thresholds[0];
+        let w = &self.groups[0];
+        let norm = w.norm[fid];
         for (&c, &rest) in self.lookups.iter().zip(&self.rest) {
             if !may_reach(score + rest, n, t) {
                 self.partial[0] = score;
