@@ -8,7 +8,9 @@
 //! dictionary, the one with bounds from the sidecar's docid table, so the
 //! two are compared too; `bm25::tests` compares the scorer with brute force.
 
-use super::tests::{BLOCK_PRUNED_WINDOWS, PRUNED_WINDOWS, brute_force, build, query, shard};
+use super::tests::{
+    BLOCK_PRUNED_WINDOWS, ONE_ESSENTIAL_WINDOWS, PRUNED_WINDOWS, brute_force, build, query, shard,
+};
 use super::*;
 use crate::stats::{GlobalStats, SubsetStats};
 use proptest::prelude::*;
@@ -734,4 +736,67 @@ proptest! {
             }
         }
     }
+}
+
+/// A plain query (one setting, nothing filtered) on random indexes, with
+/// and without block-max bounds, any k1/b, k from 1 to 1000: brute force's
+/// documents, order and score bits. Windows with a single essential term
+/// (a rare word beside common ones) take the scorer's direct path over
+/// that term's postings (`documents_one_essential`), whose windows end
+/// mid-block, at a list's end and past it.
+fn plain_equals_brute_force(seed: u64, n: usize, segments: usize, bounds: bool, p: Bm25Params) {
+    let docs = corpus(seed, n);
+    let index = build(&docs, segments);
+    let s = if bounds {
+        with_bounds("s", &index)
+    } else {
+        shard("s", &index)
+    };
+    let shards = std::slice::from_ref(&s);
+    let mut r = Rng(seed.rotate_left(9) | 1);
+    let mut queries: Vec<BagOfWords> = (0..3).map(|_| random_query(&mut r)).collect();
+    queries.extend(["theta alpha", "eta beta alpha", "zeta gamma", "omega alpha"].map(query));
+    for q in &queries {
+        for k in [1, 10, 100, 1000] {
+            let ours = run(shards, q, p, k);
+            let want = brute_force(&docs, &|_| true, q, p, k);
+            assert_identical(
+                &[ours],
+                &[want],
+                &format!("seed {seed} n {n} bounds {bounds} {p:?} k={k} {q:?}"),
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn plain_query_with_one_essential_term_equals_brute_force(
+        seed in any::<u64>(),
+        n in 1500usize..6000,
+        segments in 1usize..3,
+        bounds in any::<bool>(),
+        k1_pick in 0u8..3,
+        k1 in 0.0f32..3.0,
+        b_pick in 0u8..3,
+        b in 0.0f32..=1.0,
+    ) {
+        plain_equals_brute_force(seed, n, segments, bounds, setting(k1_pick, k1, b_pick, b));
+    }
+}
+
+/// The direct path of single-essential windows really runs on the
+/// corpora of the property test above (else that test would not test it).
+#[test]
+fn one_essential_term_windows_are_scored_directly_and_equal_brute_force() {
+    let before = ONE_ESSENTIAL_WINDOWS.with(|n| n.get());
+    for (seed, bounds) in [(1, true), (2, false), (3, true)] {
+        plain_equals_brute_force(seed, 5000, 2, bounds, Bm25Params::ANSERINI);
+    }
+    assert!(
+        ONE_ESSENTIAL_WINDOWS.with(|n| n.get()) > before,
+        "no window took the single-essential path"
+    );
 }

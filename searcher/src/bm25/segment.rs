@@ -717,32 +717,6 @@ impl SegmentScan<'_> {
         base: DocId,
         end: DocId,
     ) {
-        for ((c, tf), _) in cursors
-            .iter_mut()
-            .zip(self.tfs.iter_mut())
-            .zip(skip)
-            .filter(|(_, s)| !**s)
-        {
-            if c.postings.doc() < base {
-                c.postings.seek(base);
-            }
-            // `local` is below `end - base <= WINDOW`: the masks only spare
-            // the bounds checks.
-            let tf: &mut [u32; WINDOW as usize] = tf
-                .as_mut_slice()
-                .try_into()
-                .expect("a window's frequency array holds WINDOW entries");
-            loop {
-                let doc = c.postings.doc();
-                if doc >= end {
-                    break;
-                }
-                let local = (doc - base) as usize & (WINDOW as usize - 1);
-                self.touched[local / 64] |= 1 << (local % 64);
-                tf[local] = c.postings.term_freq();
-                c.postings.advance();
-            }
-        }
         // The non-essential cursors, largest bound first, and the sums of
         // the bounds from each on.
         self.essential.clear();
@@ -815,6 +789,16 @@ impl SegmentScan<'_> {
                 &self.live,
             );
         }
+        if !self.filtering
+            && self.masks.is_none()
+            && self.groups.len() == 1
+            && threshold.is_some()
+            && self.essential.len() == 1
+        {
+            self.documents_one_essential(cursors, base, end, n);
+            return;
+        }
+        self.gather(cursors, skip, base, end);
         if !self.filtering && self.masks.is_none() && self.groups.len() == 1 {
             self.documents_plain(cursors, threshold.is_some(), base, n);
             return;
@@ -882,6 +866,95 @@ impl SegmentScan<'_> {
                 }
             }
         });
+    }
+
+    /// Gathers the term frequencies of the essential cursors' (those not
+    /// in `skip`) postings in `base..end` into the frequency arrays and
+    /// marks their documents in `touched`.
+    fn gather(&mut self, cursors: &mut [Cursor], skip: &[bool], base: DocId, end: DocId) {
+        for ((c, tf), _) in cursors
+            .iter_mut()
+            .zip(self.tfs.iter_mut())
+            .zip(skip)
+            .filter(|(_, s)| !**s)
+        {
+            if c.postings.doc() < base {
+                c.postings.seek(base);
+            }
+            // `local` is below `end - base <= WINDOW`: the masks only spare
+            // the bounds checks.
+            let tf: &mut [u32; WINDOW as usize] = tf
+                .as_mut_slice()
+                .try_into()
+                .expect("a window's frequency array holds WINDOW entries");
+            loop {
+                let doc = c.postings.doc();
+                if doc >= end {
+                    break;
+                }
+                let local = (doc - base) as usize & (WINDOW as usize - 1);
+                self.touched[local / 64] |= 1 << (local % 64);
+                tf[local] = c.postings.term_freq();
+                c.postings.advance();
+            }
+        }
+    }
+
+    /// [`SegmentScan::documents_plain`] with MaxScore's lookups and a
+    /// single essential cursor (the window of a dense term whose partners
+    /// are all non-essential): its postings are walked directly, in doc id
+    /// order (the order [`SegmentScan::for_each_touched`] would give), and
+    /// MaxScore's first test of [`SegmentScan::lookup_one`] (the
+    /// essential term's score plus every lookup's bound against the
+    /// threshold) is made on the posting, with the same f32 operations, so
+    /// a document that fails it (most of them) is never written to the
+    /// frequency arrays. A document that passes goes through
+    /// [`SegmentScan::lookup_one`] and
+    /// [`SegmentScan::score_doc_unfiltered`] as in `documents_plain`, and
+    /// its frequencies are cleared after.
+    fn documents_one_essential(
+        &mut self,
+        cursors: &mut [Cursor],
+        base: DocId,
+        end: DocId,
+        n: usize,
+    ) {
+        #[cfg(test)]
+        super::tests::ONE_ESSENTIAL_WINDOWS.with(|c| c.set(c.get() + 1));
+        let (e, tw) = self.essential_weights[0];
+        let rest = self.rest[0];
+        if cursors[e].postings.doc() < base {
+            cursors[e].postings.seek(base);
+        }
+        loop {
+            let postings = &mut cursors[e].postings;
+            let doc = postings.doc();
+            if doc >= end {
+                break;
+            }
+            let tf = postings.term_freq();
+            postings.advance();
+            let fid = self.fieldnorms.fieldnorm_id(doc) as usize;
+            // `lookup_one`'s essential sum with one term, and its first
+            // test.
+            let norm = self.groups[0].norm[fid];
+            let mut score: Score = 0.0;
+            let x = tf as Score;
+            score += tw * (x / (x + norm));
+            if !may_reach(score + rest, n, self.group_thresholds[0]) {
+                continue;
+            }
+            let local = (doc - base) as usize & (WINDOW as usize - 1);
+            self.tfs[e][local] = tf;
+            // The essential score is `lookup_one`'s, and the threshold
+            // finite (it is reached).
+            if self.look_up_from(cursors, doc, local, fid, n, score) {
+                self.score_doc_unfiltered(cursors, doc, local, fid);
+            }
+            for tf in self.tfs.iter_mut() {
+                tf[local] = 0;
+            }
+        }
     }
 
     /// [`SegmentScan::window`]'s loop over the window's documents with one
@@ -1165,6 +1238,25 @@ impl SegmentScan<'_> {
                 score += tw * (tf / (tf + norm));
             }
         }
+        self.look_up_from(cursors, doc, local, fid, n, score)
+    }
+
+    /// The lookups of [`SegmentScan::lookup_one`] given the essential
+    /// terms' `score` (summed as `lookup_one` sums it; the threshold is not
+    /// infinite).
+    #[inline(always)]
+    fn look_up_from(
+        &mut self,
+        cursors: &mut [Cursor],
+        doc: DocId,
+        local: usize,
+        fid: usize,
+        n: usize,
+        mut score: Score,
+    ) -> bool {
+        let t = self.group_thresholds[0];
+        let w = &self.groups[0];
+        let norm = w.norm[fid];
         for (&c, &rest) in self.lookups.iter().zip(&self.rest) {
             if !may_reach(score + rest, n, t) {
                 self.partial[0] = score;
