@@ -87,7 +87,7 @@
 
 use std::collections::HashSet;
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
@@ -98,7 +98,7 @@ use tantivy::index::SegmentId;
 use tantivy::{Index, Segment, SegmentReader};
 
 use crate::extsort::{RecordRuns, Records, SortedRuns, merge_sorted_lines};
-use crate::index::{create_private_dir, docid_column, io_err};
+use crate::index::{GzFile, commit_gz, create_gz, create_private_dir, docid_column, io_err};
 use crate::schema::MINHASH;
 use crate::{Error, Result};
 
@@ -601,9 +601,7 @@ fn header_of(id: SegmentId, max_doc: u32) -> String {
 struct ColumnWriter {
     path: PathBuf,
     tmp: PathBuf,
-    /// Lines are buffered before the compressor: it would otherwise run
-    /// (and update its CRC) once per line, for lines of a byte or two.
-    w: BufWriter<flate2::write::GzEncoder<File>>,
+    w: GzFile,
     next: u32,
     max_doc: u32,
 }
@@ -612,11 +610,7 @@ impl ColumnWriter {
     fn create(dir: &Path, segment: &Segment) -> Result<Self> {
         let path = segment_dups_path(dir, segment.id());
         let tmp = path.with_extension("gz.tmp");
-        let file = File::create(&tmp).map_err(io_err(&tmp))?;
-        let mut w = BufWriter::with_capacity(
-            1 << 16,
-            flate2::write::GzEncoder::new(file, flate2::Compression::fast()),
-        );
+        let mut w = create_gz(&tmp)?;
         let max_doc = segment.meta().max_doc();
         writeln!(w, "{}", header_of(segment.id(), max_doc)).map_err(io_err(&tmp))?;
         Ok(ColumnWriter {
@@ -646,10 +640,7 @@ impl ColumnWriter {
 
     fn finish(mut self) -> Result<()> {
         self.skip_to(self.max_doc)?;
-        let gz = (self.w.into_inner()).map_err(|e| io_err(&self.tmp)(e.into_error()))?;
-        let file = gz.finish().map_err(io_err(&self.tmp))?;
-        file.sync_all().map_err(io_err(&self.tmp))?;
-        std::fs::rename(&self.tmp, &self.path).map_err(io_err(&self.path))
+        commit_gz(self.w, &self.tmp, &self.path)
     }
 }
 

@@ -61,7 +61,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -72,7 +72,7 @@ use crate::build::{Outputs, final_stats};
 use crate::crawl::Heads;
 use crate::dedup::{ClusterSummary, Clusterer, PARAMS, RUN_LINES, doc_ref};
 use crate::document::IndexDoc;
-use crate::index::{STATS, create_private_dir, io_err};
+use crate::index::{GzFile, STATS, commit_gz, create_gz, create_private_dir, end_gz, io_err};
 use crate::jsonfile::{only_unfinished, read_json, write_json};
 use crate::lock::{DirLock, claim_dir};
 use crate::manifest::{Checkpoint, Manifest, check_resume, input_info, manifest_options};
@@ -332,31 +332,6 @@ fn bands_path(dir: &Path, i: usize) -> PathBuf {
     dir.join(BANDS_DIR).join(format!("{i:05}.bands.gz"))
 }
 
-/// A gzip file written through a buffer before the compressor, which would
-/// otherwise run (and update its CRC) once per write, however small (a
-/// line's end, a field of a band line).
-type Gz = BufWriter<flate2::write::GzEncoder<File>>;
-
-fn gz_create(path: &Path) -> Result<Gz> {
-    let f = File::create(path).map_err(io_err(path))?;
-    Ok(BufWriter::with_capacity(
-        1 << 16,
-        flate2::write::GzEncoder::new(f, flate2::Compression::fast()),
-    ))
-}
-
-/// Flushes the buffer and ends the gzip stream: the file, not yet synced.
-fn gz_end(w: Gz, path: &Path) -> Result<File> {
-    let gz = w.into_inner().map_err(|e| io_err(path)(e.into_error()))?;
-    gz.finish().map_err(io_err(path))
-}
-
-fn gz_finish(w: Gz, tmp: &Path, path: &Path) -> Result<()> {
-    let f = gz_end(w, tmp)?;
-    f.sync_all().map_err(io_err(tmp))?;
-    std::fs::rename(tmp, path).map_err(io_err(path))
-}
-
 /// Where the documents of one input go as they come.
 #[expect(
     clippy::large_enum_variant,
@@ -365,7 +340,7 @@ fn gz_finish(w: Gz, tmp: &Path, path: &Path) -> Result<()> {
 enum Sink {
     /// JSON lines: the output, or (template removal) the spool read back
     /// at the end.
-    Jsonl(Gz),
+    Jsonl(GzFile),
     /// A Parquet output written directly.
     Parquet(ParquetWriter),
 }
@@ -382,7 +357,7 @@ struct FileOut {
     full: bool,
     bands_path: PathBuf,
     bands_tmp: PathBuf,
-    bands: Gz,
+    bands: GzFile,
     pos: u32,
     /// Documents per paragraph hash (template removal only).
     seen: std::collections::HashMap<u64, u32>,
@@ -394,7 +369,7 @@ impl FileOut {
         let tmp = part(&path);
         let bands_path = bands_path(dir, i);
         let bands_tmp = part(&bands_path);
-        let mut bands = gz_create(&bands_tmp)?;
+        let mut bands = create_gz(&bands_tmp)?;
         writeln!(
             bands,
             "{BANDS_HEADER} params={}w/{}x{}/{:016x}",
@@ -403,8 +378,8 @@ impl FileOut {
         .map_err(io_err(&bands_tmp))?;
         let spool = spec.max_paragraph_docs.map(|_| spool_path(&path));
         let out = match (&spool, spec.format) {
-            (Some(sp), _) => Sink::Jsonl(gz_create(sp)?),
-            (None, Format::Jsonl) => Sink::Jsonl(gz_create(&tmp)?),
+            (Some(sp), _) => Sink::Jsonl(create_gz(sp)?),
+            (None, Format::Jsonl) => Sink::Jsonl(create_gz(&tmp)?),
             (None, Format::Parquet) => {
                 Sink::Parquet(ParquetWriter::create(&tmp, spec.full, Limits::default())?)
             }
@@ -430,10 +405,10 @@ impl FileOut {
     /// text), counting both in `fs` and logging each dropped document in
     /// `log`.
     fn finish(self, max_docs: Option<u32>, fs: &mut FileStats, log: &mut Vec<u8>) -> Result<()> {
-        gz_finish(self.bands, &self.bands_tmp, &self.bands_path)?;
+        commit_gz(self.bands, &self.bands_tmp, &self.bands_path)?;
         let (Some(k), Some(spool)) = (max_docs, &self.spool) else {
             return match self.out {
-                Sink::Jsonl(w) => gz_finish(w, &self.tmp, &self.path),
+                Sink::Jsonl(w) => commit_gz(w, &self.tmp, &self.path),
                 Sink::Parquet(w) => {
                     w.finish()?;
                     std::fs::rename(&self.tmp, &self.path).map_err(io_err(&self.path))
@@ -446,9 +421,9 @@ impl FileOut {
                 detail: "internal: template removal without a spool".into(),
             });
         };
-        finish_gz(w, spool)?;
+        end_gz(w, spool)?;
         let mut out = match self.format {
-            Format::Jsonl => Sink::Jsonl(gz_create(&self.tmp)?),
+            Format::Jsonl => Sink::Jsonl(create_gz(&self.tmp)?),
             Format::Parquet => Sink::Parquet(ParquetWriter::create(
                 &self.tmp,
                 self.full,
@@ -498,7 +473,7 @@ impl FileOut {
             }
         }
         match out {
-            Sink::Jsonl(w) => gz_finish(w, &self.tmp, &self.path)?,
+            Sink::Jsonl(w) => commit_gz(w, &self.tmp, &self.path)?,
             Sink::Parquet(w) => {
                 w.finish()?;
                 std::fs::rename(&self.tmp, &self.path).map_err(io_err(&self.path))?;
@@ -519,11 +494,6 @@ fn spool_path(path: &Path) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
     s.push(".spool.part");
     PathBuf::from(s)
-}
-
-/// Closes a gzip stream (without renaming it).
-fn finish_gz(w: Gz, path: &Path) -> Result<()> {
-    gz_end(w, path).map(drop)
 }
 
 impl DocWriter for FileOut {
@@ -813,7 +783,7 @@ fn cluster_bands(
         )?;
     }
     let tmp = part(out);
-    let mut w = gz_create(&tmp)?;
+    let mut w = create_gz(&tmp)?;
     writeln!(
         w,
         "# sieve-near-duplicates 1 params={}w/{}x{}/{:016x}: docid, representative (smallest docid of its cluster)",
@@ -830,7 +800,7 @@ fn cluster_bands(
         |_, r| cursor.docid(r),
         |_, own, rep| writeln!(w, "{own}\t{rep}").map_err(io_err(&tmp)),
     )?;
-    gz_finish(w, &tmp, out)?;
+    commit_gz(w, &tmp, out)?;
     Ok(summary)
 }
 

@@ -87,6 +87,33 @@ pub fn create_file(path: &Path) -> Result<BufWriter<File>> {
         })
 }
 
+/// A gzip file being written (`Compression::fast`), through a 64 KB buffer
+/// before the compressor, which would otherwise run (and update its CRC)
+/// once per write, however small (a line's end, one field).
+pub(crate) type GzFile = BufWriter<flate2::write::GzEncoder<File>>;
+
+/// Creates `path` as a [`GzFile`].
+pub(crate) fn create_gz(path: &Path) -> Result<GzFile> {
+    let f = File::create(path).map_err(io_err(path))?;
+    Ok(BufWriter::with_capacity(
+        1 << 16,
+        flate2::write::GzEncoder::new(f, flate2::Compression::fast()),
+    ))
+}
+
+/// Flushes `w` (written to `path`) and ends its gzip stream: the file, not
+/// yet synced.
+pub(crate) fn end_gz(w: GzFile, path: &Path) -> Result<File> {
+    let gz = w.into_inner().map_err(|e| io_err(path)(e.into_error()))?;
+    gz.finish().map_err(io_err(path))
+}
+
+/// Ends `w` (written to `tmp`), syncs it and renames it to `path`.
+pub(crate) fn commit_gz(w: GzFile, tmp: &Path, path: &Path) -> Result<()> {
+    end_gz(w, tmp)?.sync_all().map_err(io_err(tmp))?;
+    std::fs::rename(tmp, path).map_err(io_err(path))
+}
+
 /// Every docid of an index, sorted (for scripts and tests; this holds them
 /// all in memory).
 pub fn list_docids(dir: &Path) -> Result<Vec<String>> {
