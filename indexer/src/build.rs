@@ -167,8 +167,8 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     let last = todo.last().map(|(i, _)| *i);
     let before_last = todo.len().checked_sub(2).map(|k| todo[k].0);
     let mut group = CommitGroup::new(opts.commit_bytes);
-    let mut early = EarlyBounds::default();
-    let mut early_keys = EarlyKeysThread::default();
+    let mut early = Background::default();
+    let mut early_keys = Background::default();
     for_each_file(
         &pool,
         &pipeline,
@@ -184,10 +184,10 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
                 room.widened(|| out.commit(&mut writer, &completed))?;
                 order.after_commit(&index, &mut writer)?;
                 if Some(i) != last {
-                    early.start(&opts.index, &index);
+                    start_early_bounds(&mut early, &opts.index, &index);
                 }
                 if Some(i) == before_last && opts.near_duplicates {
-                    early_keys.start(&opts.index, &index, order.settled(&index)?);
+                    start_early_keys(&mut early_keys, &opts.index, &index, order.settled(&index)?);
                 }
             }
             Ok(())
@@ -202,7 +202,7 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     let (bounds, dups) = pool.install(|| {
         rayon::join(
             || {
-                early.finish();
+                early.take();
                 crate::bounds::write_index_bounds(&opts.index, &index)
             },
             || {
@@ -212,7 +212,7 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
                             &opts.index,
                             &index,
                             crate::dedup::RUN_LINES,
-                            early_keys.take(),
+                            early_keys.take().flatten(),
                         )
                     })
                     .transpose()
@@ -227,87 +227,85 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     Ok(stats)
 }
 
-/// The block-max bounds of the segments committed so far, written on a
-/// thread of their own while the build goes on (so that the final pass has
-/// only the last segment left; see [`crate::bounds::write_committed_bounds`]).
-/// At most one such thread runs; a commit that finds it still busy starts
-/// none (the next one, or the final pass, does those segments). Errors are
-/// left to the final pass, which checks every sidecar. Dropping it waits for
-/// the thread, so nothing is written into the index after the build ends.
-#[derive(Default)]
-struct EarlyBounds {
-    thread: Option<std::thread::JoinHandle<()>>,
+/// A thread of the build's own beside the pool, whose result (when it
+/// ended without a panic) is taken at the end. Dropping it waits for the
+/// thread, so nothing is written into the index after the build ends.
+struct Background<T> {
+    thread: Option<std::thread::JoinHandle<T>>,
 }
 
-impl EarlyBounds {
-    fn start(&mut self, dir: &std::path::Path, index: &Index) {
-        if self.thread.as_ref().is_some_and(|t| !t.is_finished()) {
-            return;
-        }
-        self.finish();
-        let (dir, index) = (dir.to_path_buf(), index.clone());
-        self.thread = std::thread::Builder::new()
-            .name("sieve-bounds".into())
-            .spawn(move || {
-                let _ = crate::bounds::write_committed_bounds(&dir, &index);
-            })
-            .ok();
+impl<T> Default for Background<T> {
+    fn default() -> Self {
+        Background { thread: None }
+    }
+}
+
+impl<T: Send + 'static> Background<T> {
+    /// Whether a thread was started and has not ended yet.
+    fn busy(&self) -> bool {
+        self.thread.as_ref().is_some_and(|t| !t.is_finished())
     }
 
-    fn finish(&mut self) {
+    /// Waits for the thread started before (its result is dropped), then
+    /// runs `f` on a new thread named `name` (none when the system refuses
+    /// one: the final pass does the work).
+    fn start(&mut self, name: &str, f: impl FnOnce() -> T + Send + 'static) {
+        drop(self.take());
+        self.thread = std::thread::Builder::new().name(name.into()).spawn(f).ok();
+    }
+
+    /// Waits for the thread and takes its result.
+    fn take(&mut self) -> Option<T> {
+        self.thread.take().and_then(|t| t.join().ok())
+    }
+}
+
+impl<T> Drop for Background<T> {
+    fn drop(&mut self) {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
     }
 }
 
-impl Drop for EarlyBounds {
-    fn drop(&mut self) {
-        self.finish();
+/// Writes the block-max bounds of the segments committed so far on the
+/// thread `early` while the build goes on (so that the final pass has only
+/// the last segment left; see [`crate::bounds::write_committed_bounds`]).
+/// At most one such thread runs; a commit that finds it still busy starts
+/// none (the next one, or the final pass, does those segments). Errors are
+/// left to the final pass, which checks every sidecar.
+fn start_early_bounds(early: &mut Background<()>, dir: &std::path::Path, index: &Index) {
+    if early.busy() {
+        return;
     }
+    let (dir, index) = (dir.to_path_buf(), index.clone());
+    early.start("sieve-bounds", move || {
+        let _ = crate::bounds::write_committed_bounds(&dir, &index);
+    });
 }
 
-/// The near-duplicate band keys of the segments committed with the files
-/// before the last one, read on a thread of their own while the last file
-/// is indexed and committed (in the final commit the pool is otherwise
-/// idle), so that the final pass reads only the last segments' keys (see
+/// Reads the near-duplicate band keys of `segments` (those committed with
+/// the files before the last one, see [`SegmentOrder::settled`]) on the
+/// thread `early` while the last file is indexed and committed (in the
+/// final commit the pool is otherwise idle), so that the final pass reads
+/// only the last segments' keys (see
 /// [`crate::dedup::write_index_dups_from`], which reads them all again if
-/// a merge has changed those segments). A failed read leaves the keys to
-/// the final pass. Dropping it waits for the thread (whose temporary
-/// files are inside the index directory) and removes what it read.
-#[derive(Default)]
-struct EarlyKeysThread {
-    thread: Option<std::thread::JoinHandle<Option<crate::dedup::EarlyKeys>>>,
-}
-
-impl EarlyKeysThread {
-    fn start(
-        &mut self,
-        dir: &std::path::Path,
-        index: &Index,
-        segments: Vec<tantivy::index::SegmentMeta>,
-    ) {
-        if self.thread.is_some() || segments.is_empty() {
-            return;
-        }
-        let (dir, index) = (dir.to_path_buf(), index.clone());
-        self.thread = std::thread::Builder::new()
-            .name("sieve-keys".into())
-            .spawn(move || {
-                crate::dedup::EarlyKeys::read(&dir, &index, &segments, crate::dedup::RUN_LINES).ok()
-            })
-            .ok();
+/// a merge has changed those segments). Started once; a failed read leaves
+/// the keys to the final pass. The keys read hold temporary files inside
+/// the index directory, removed when they are dropped.
+fn start_early_keys(
+    early: &mut Background<Option<crate::dedup::EarlyKeys>>,
+    dir: &std::path::Path,
+    index: &Index,
+    segments: Vec<tantivy::index::SegmentMeta>,
+) {
+    if early.thread.is_some() || segments.is_empty() {
+        return;
     }
-
-    fn take(&mut self) -> Option<crate::dedup::EarlyKeys> {
-        self.thread.take().and_then(|t| t.join().ok().flatten())
-    }
-}
-
-impl Drop for EarlyKeysThread {
-    fn drop(&mut self) {
-        drop(self.take());
-    }
+    let (dir, index) = (dir.to_path_buf(), index.clone());
+    early.start("sieve-keys", move || {
+        crate::dedup::EarlyKeys::read(&dir, &index, &segments, crate::dedup::RUN_LINES).ok()
+    });
 }
 
 /// When to commit: after a group of whole files holding at least `bytes`
