@@ -206,7 +206,8 @@ fn made_up_index(dir: &Path, docs: &[(String, Vec<u64>)], segments: usize) -> In
 }
 
 /// The final passes of a build (block-max bounds on a one-thread pool,
-/// then near-duplicates) keep at most two of the index's segments mapped
+/// then near-duplicates), and the early reading of near-duplicate keys,
+/// keep at most two of the index's segments mapped
 /// at any time, however many it has: a thread samples `/proc/self/maps`
 /// while they run and counts the segments (by id) whose files are mapped.
 /// (Before, one searcher mapped every segment for the whole pass.)
@@ -232,6 +233,7 @@ fn final_passes_map_at_most_two_segments_at_a_time() {
         .map(|s| s.id().uuid_string())
         .collect();
     assert_eq!(ids.len(), 8);
+    let metas = index.searchable_segment_metas().unwrap();
     let (stop, most, samples) = (
         AtomicBool::new(false),
         AtomicUsize::new(0),
@@ -263,6 +265,8 @@ fn final_passes_map_at_most_two_segments_at_a_time() {
             pool.install(|| crate::bounds::write_index_bounds(dir, &index))
                 .unwrap();
             write_index_dups(dir, &index, 500).unwrap();
+            // The keys a build reads early, one segment at a time too.
+            drop(EarlyKeys::read(dir, &index, &metas, 500).unwrap());
         }
         stop.store(true, Ordering::Relaxed);
     });
