@@ -246,7 +246,7 @@ sieve_test!(clusters_do_not_depend_on_commits_and_merges, |dir| {
     // The made-up copies (`made_up_copies`) dealt round-robin into 9 files,
     // so that clusters span files. A commit per file makes 9 segments, and
     // the near-duplicate keys of those committed before the last file are
-    // read while it is indexed (build.rs, `EarlyKeysThread`); with a merge
+    // read while it is indexed (build.rs, `start_early_keys`); with a merge
     // cap of 4 documents no merge runs, otherwise merges may take some of
     // those segments in meanwhile. The clusters are the same as one
     // commit's, either way.
