@@ -21,7 +21,12 @@
 //! When no term is essential the segment is done. Before the
 //! non-essential terms are looked up for a document, the document's
 //! score from the essential terms plus the non-essential terms' bounds
-//! must reach the threshold.
+//! must reach the threshold. With one group and nothing filtered, that
+//! test is made before the document is gathered when a single term is
+//! essential ([`SegmentScan::documents_one_essential`]), and with several
+//! essential terms their sum is accumulated per document while their
+//! postings are gathered ([`SegmentScan::documents_summed`]); either way
+//! it is the same sum, in the same order, as the test's.
 //!
 //! **Block-max.** When the segment has block-max bounds, windows are one
 //! grid block (`BLOCK_DOCS` doc ids), and each window gets its own bounds:
@@ -420,6 +425,9 @@ struct SegmentScan<'a> {
     /// first map the document to its value rows.
     ords: Option<Arc<dyn ColumnValues<u64>>>,
     tfs: Vec<Vec<u32>>,
+    /// Per window of [`SegmentScan::documents_summed`]: each document's
+    /// essential sum (all zero between windows).
+    sums: Vec<Score>,
     touched: [u64; WINDOW as usize / 64],
     /// The words of `touched` the current window uses (a block-max window
     /// is shorter than [`WINDOW`]).
@@ -523,6 +531,7 @@ pub(super) fn score_segment(
             _ => None,
         },
         tfs: vec![vec![0; WINDOW as usize]; cursors.len()],
+        sums: vec![0.0; WINDOW as usize],
         touched: [0u64; WINDOW as usize / 64],
         touched_words: 0,
         essential: Vec::with_capacity(cursors.len()),
@@ -789,13 +798,13 @@ impl SegmentScan<'_> {
                 &self.live,
             );
         }
-        if !self.filtering
-            && self.masks.is_none()
-            && self.groups.len() == 1
-            && threshold.is_some()
-            && self.essential.len() == 1
+        if !self.filtering && self.masks.is_none() && self.groups.len() == 1 && threshold.is_some()
         {
-            self.documents_one_essential(cursors, base, end, n);
+            if self.essential.len() == 1 {
+                self.documents_one_essential(cursors, base, end, n);
+            } else {
+                self.documents_summed(cursors, base, end, n);
+            }
             return;
         }
         self.gather(cursors, skip, base, end);
@@ -953,6 +962,81 @@ impl SegmentScan<'_> {
             }
             for tf in self.tfs.iter_mut() {
                 tf[local] = 0;
+            }
+        }
+    }
+
+    /// [`SegmentScan::documents_plain`] with MaxScore's lookups and two or
+    /// more essential cursors: while their postings are gathered (term at
+    /// a time, in query-term order), each posting's term score is added to
+    /// the document's slot in `sums`, so that a slot ends up holding
+    /// exactly the essential sum of [`SegmentScan::lookup_one`] (the same
+    /// f32 operations, from 0, in the same order). Then, in doc id order,
+    /// MaxScore's first test (that sum plus every lookup's bound against
+    /// the threshold) is one comparison per touched document; a document
+    /// that passes goes through [`SegmentScan::look_up_from`] and
+    /// [`SegmentScan::score_doc_unfiltered`] as in `documents_plain`. Only
+    /// the frequencies that were written are cleared (the essential ones,
+    /// and the lookups' for a document that was looked up).
+    fn documents_summed(&mut self, cursors: &mut [Cursor], base: DocId, end: DocId, n: usize) {
+        #[cfg(test)]
+        super::tests::SUMMED_WINDOWS.with(|c| c.set(c.get() + 1));
+        let norms = &self.groups[0].norm;
+        // `local` is below `end - base <= WINDOW`: the masks and the
+        // fixed-size arrays only spare the bounds checks.
+        const MASK: usize = WINDOW as usize - 1;
+        let sums: &mut [Score; WINDOW as usize] = self
+            .sums
+            .as_mut_slice()
+            .try_into()
+            .expect("the window's sums hold WINDOW entries");
+        for &(c, tw) in &self.essential_weights {
+            let postings = &mut cursors[c].postings;
+            if postings.doc() < base {
+                postings.seek(base);
+            }
+            let tf: &mut [u32; WINDOW as usize] = self.tfs[c]
+                .as_mut_slice()
+                .try_into()
+                .expect("a window's frequency array holds WINDOW entries");
+            loop {
+                let doc = postings.doc();
+                if doc >= end {
+                    break;
+                }
+                let local = (doc - base) as usize & MASK;
+                self.touched[local / 64] |= 1 << (local % 64);
+                let f = postings.term_freq();
+                tf[local] = f;
+                let norm = norms[self.fieldnorms.fieldnorm_id(doc) as usize];
+                let x = f as Score;
+                sums[local] += tw * (x / (x + norm));
+                postings.advance();
+            }
+        }
+        let rest = self.rest[0];
+        for word_idx in 0..self.touched_words {
+            let mut bits = std::mem::take(&mut self.touched[word_idx]);
+            while bits != 0 {
+                let local = (word_idx * 64 + bits.trailing_zeros() as usize) & MASK;
+                bits &= bits - 1;
+                let score = std::mem::take(&mut self.sums[local]);
+                if may_reach(score + rest, n, self.group_thresholds[0]) {
+                    let doc = base + local as DocId;
+                    let fid = self.fieldnorms.fieldnorm_id(doc) as usize;
+                    // The essential score is `lookup_one`'s, and the
+                    // threshold finite (it is reached).
+                    if self.look_up_from(cursors, doc, local, fid, n, score) {
+                        self.score_doc_unfiltered(cursors, doc, local, fid);
+                    }
+                    for tf in self.tfs.iter_mut() {
+                        tf[local] = 0;
+                    }
+                } else {
+                    for &(c, _) in &self.essential_weights {
+                        self.tfs[c][local] = 0;
+                    }
+                }
             }
         }
     }
