@@ -74,11 +74,11 @@ use sieve_indexer::bounds::{BLOCK_DOCS, Point, SegmentBounds};
 use std::sync::Arc;
 
 use tantivy::columnar::{ColumnIndex, ColumnValues, StrColumn};
-use tantivy::postings::{Postings, SegmentPostings};
 use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED, Term};
+use tantivy::{DocId, Score, SegmentReader, TERMINATED, Term};
 
 use super::membership::Masks;
+use super::postings::BlockPostings;
 use super::topk::{Candidate, TopK};
 use super::{Groups, Shard, Weights};
 use crate::{Error, Result};
@@ -114,7 +114,7 @@ fn may_reach(sum: Score, n: usize, threshold: Score) -> bool {
 /// One term's postings cursor in a segment.
 struct Cursor {
     term_idx: usize,
-    postings: SegmentPostings,
+    postings: BlockPostings,
     /// The largest contribution the term can make to any variant's score.
     bound: Score,
     /// The last grid block of each block-max entry (see
@@ -265,29 +265,12 @@ fn lowest_per_group(
     }
 }
 
-/// Moves `postings` to the first document at or after `target`: by a few
-/// `advance`s when it is near (a lookup in a dense list usually is), else
-/// by `seek` (tantivy's seek costs a skip-list step and a search in the
-/// block even when the target is in the current block).
-#[inline]
-fn seek_near(postings: &mut SegmentPostings, target: DocId) {
-    for _ in 0..8 {
-        if postings.doc() >= target {
-            return;
-        }
-        postings.advance();
-    }
-    if postings.doc() < target {
-        postings.seek(target);
-    }
-}
-
 /// MaxScore's lookup of a non-essential cursor: moves `postings` to `doc`
 /// and, if `doc` holds the term, records its frequency in `tf_slot` (the
 /// window's frequency array) and returns it.
 #[inline(always)]
-fn look_up_tf(postings: &mut SegmentPostings, doc: DocId, tf_slot: &mut u32) -> Option<Score> {
-    seek_near(postings, doc);
+fn look_up_tf(postings: &mut BlockPostings, doc: DocId, tf_slot: &mut u32) -> Option<Score> {
+    postings.seek_near(doc);
     (postings.doc() == doc).then(|| {
         let tf = postings.term_freq();
         *tf_slot = tf;
@@ -346,9 +329,11 @@ fn open_cursors(
         let Some(info) = inverted.get_term_info(term).map_err(index_err)? else {
             continue;
         };
-        let postings = inverted
-            .read_postings_from_terminfo(&info, IndexRecordOption::WithFreqs)
-            .map_err(index_err)?;
+        let postings = BlockPostings::new(
+            inverted
+                .read_block_postings_from_terminfo(&info, IndexRecordOption::WithFreqs)
+                .map_err(index_err)?,
+        );
         if postings.doc() == TERMINATED {
             continue;
         }
@@ -896,16 +881,12 @@ impl SegmentScan<'_> {
                 .as_mut_slice()
                 .try_into()
                 .expect("a window's frequency array holds WINDOW entries");
-            loop {
-                let doc = c.postings.doc();
-                if doc >= end {
-                    break;
-                }
+            let touched = &mut self.touched;
+            c.postings.for_each_before(end, |doc, f| {
                 let local = (doc - base) as usize & (WINDOW as usize - 1);
-                self.touched[local / 64] |= 1 << (local % 64);
-                tf[local] = c.postings.term_freq();
-                c.postings.advance();
-            }
+                touched[local / 64] |= 1 << (local % 64);
+                tf[local] = f;
+            });
         }
     }
 
@@ -999,20 +980,15 @@ impl SegmentScan<'_> {
                 .as_mut_slice()
                 .try_into()
                 .expect("a window's frequency array holds WINDOW entries");
-            loop {
-                let doc = postings.doc();
-                if doc >= end {
-                    break;
-                }
+            let (touched, fieldnorms) = (&mut self.touched, &self.fieldnorms);
+            postings.for_each_before(end, |doc, f| {
                 let local = (doc - base) as usize & MASK;
-                self.touched[local / 64] |= 1 << (local % 64);
-                let f = postings.term_freq();
+                touched[local / 64] |= 1 << (local % 64);
                 tf[local] = f;
-                let norm = norms[self.fieldnorms.fieldnorm_id(doc) as usize];
+                let norm = norms[fieldnorms.fieldnorm_id(doc) as usize];
                 let x = f as Score;
                 sums[local] += tw * (x / (x + norm));
-                postings.advance();
-            }
+            });
         }
         let rest = self.rest[0];
         for word_idx in 0..self.touched_words {
