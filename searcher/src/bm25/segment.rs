@@ -990,8 +990,14 @@ impl SegmentScan<'_> {
                 sums[local] += tw * (x / (x + norm));
             });
         }
+        // The touched documents, to clear the essential frequencies after
+        // (one array at a time); the lookups' frequencies (written only for
+        // a document looked up) are cleared per document.
+        let words = self.touched_words;
+        let mut touched = [0u64; WINDOW as usize / 64];
+        touched[..words].copy_from_slice(&self.touched[..words]);
         let rest = self.rest[0];
-        for word_idx in 0..self.touched_words {
+        for word_idx in 0..words {
             let mut bits = std::mem::take(&mut self.touched[word_idx]);
             while bits != 0 {
                 let local = (word_idx * 64 + bits.trailing_zeros() as usize) & MASK;
@@ -1005,13 +1011,22 @@ impl SegmentScan<'_> {
                     if self.look_up_from(cursors, doc, local, fid, n, score) {
                         self.score_doc_unfiltered(cursors, doc, local, fid);
                     }
-                    for tf in self.tfs.iter_mut() {
-                        tf[local] = 0;
-                    }
-                } else {
-                    for &(c, _) in &self.essential_weights {
+                    for &c in &self.lookups {
                         self.tfs[c][local] = 0;
                     }
+                }
+            }
+        }
+        for &(c, _) in &self.essential_weights {
+            let tf: &mut [u32; WINDOW as usize] = self.tfs[c]
+                .as_mut_slice()
+                .try_into()
+                .expect("a window's frequency array holds WINDOW entries");
+            for (word_idx, &word) in touched[..words].iter().enumerate() {
+                let mut bits = word;
+                while bits != 0 {
+                    tf[(word_idx * 64 + bits.trailing_zeros() as usize) & MASK] = 0;
+                    bits &= bits - 1;
                 }
             }
         }
