@@ -9,7 +9,8 @@
 //! two are compared too; `bm25::tests` compares the scorer with brute force.
 
 use super::tests::{
-    BLOCK_PRUNED_WINDOWS, ONE_ESSENTIAL_WINDOWS, PRUNED_WINDOWS, brute_force, build, query, shard,
+    BLOCK_PRUNED_WINDOWS, ONE_ESSENTIAL_WINDOWS, PRUNED_WINDOWS, SUMMED_WINDOWS, brute_force,
+    build, query, shard,
 };
 use super::*;
 use crate::stats::{GlobalStats, SubsetStats};
@@ -745,6 +746,21 @@ proptest! {
 /// that term's postings (`documents_one_essential`), whose windows end
 /// mid-block, at a list's end and past it.
 fn plain_equals_brute_force(seed: u64, n: usize, segments: usize, bounds: bool, p: Bm25Params) {
+    let mut r = Rng(seed.rotate_left(9) | 1);
+    let mut queries: Vec<BagOfWords> = (0..3).map(|_| random_query(&mut r)).collect();
+    queries.extend(["theta alpha", "eta beta alpha", "zeta gamma", "omega alpha"].map(query));
+    plain_queries_equal_brute_force(seed, n, segments, bounds, p, &queries);
+}
+
+/// [`plain_equals_brute_force`] for the given queries.
+fn plain_queries_equal_brute_force(
+    seed: u64,
+    n: usize,
+    segments: usize,
+    bounds: bool,
+    p: Bm25Params,
+    queries: &[BagOfWords],
+) {
     let docs = corpus(seed, n);
     let index = build(&docs, segments);
     let s = if bounds {
@@ -753,10 +769,7 @@ fn plain_equals_brute_force(seed: u64, n: usize, segments: usize, bounds: bool, 
         shard("s", &index)
     };
     let shards = std::slice::from_ref(&s);
-    let mut r = Rng(seed.rotate_left(9) | 1);
-    let mut queries: Vec<BagOfWords> = (0..3).map(|_| random_query(&mut r)).collect();
-    queries.extend(["theta alpha", "eta beta alpha", "zeta gamma", "omega alpha"].map(query));
-    for q in &queries {
+    for q in queries {
         for k in [1, 10, 100, 1000] {
             let ours = run(shards, q, p, k);
             let want = brute_force(&docs, &|_| true, q, p, k);
@@ -798,5 +811,81 @@ fn one_essential_term_windows_are_scored_directly_and_equal_brute_force() {
     assert!(
         ONE_ESSENTIAL_WINDOWS.with(|n| n.get()) > before,
         "no window took the single-essential path"
+    );
+}
+
+/// Three to six distinct words of the corpus, some repeated (`qtf` > 1):
+/// queries whose windows often have two or more essential terms beside
+/// non-essential ones.
+fn long_query(r: &mut Rng) -> BagOfWords {
+    let len = 3 + r.below(4) as usize;
+    let mut words: Vec<&str> = Vec::with_capacity(len + 1);
+    while words.len() < len {
+        let w = WORDS[r.below(WORDS.len() as u64 - 1) as usize];
+        if !words.contains(&w) {
+            words.push(w);
+        }
+    }
+    if r.below(3) == 0 {
+        words.push(words[0]);
+    }
+    query(&words.join(" "))
+}
+
+/// Queries of three to six terms, and fixed ones with two or three rare
+/// terms beside common ones.
+fn long_queries(seed: u64) -> Vec<BagOfWords> {
+    let mut r = Rng(seed.rotate_left(23) | 1);
+    let mut queries: Vec<BagOfWords> = (0..4).map(|_| long_query(&mut r)).collect();
+    queries.extend(
+        [
+            "eta theta alpha beta",
+            "zeta eta theta alpha beta gamma",
+            "delta eps zeta eta",
+        ]
+        .map(query),
+    );
+    queries
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// Windows with two or more essential terms and MaxScore's lookups
+    /// (`documents_summed`): brute force's documents, order and score bits.
+    #[test]
+    fn plain_query_with_several_essential_terms_equals_brute_force(
+        seed in any::<u64>(),
+        n in 1500usize..6000,
+        segments in 1usize..3,
+        bounds in any::<bool>(),
+        k1_pick in 0u8..3,
+        k1 in 0.0f32..3.0,
+        b_pick in 0u8..3,
+        b in 0.0f32..=1.0,
+    ) {
+        let p = setting(k1_pick, k1, b_pick, b);
+        plain_queries_equal_brute_force(seed, n, segments, bounds, p, &long_queries(seed));
+    }
+}
+
+/// The summed path of windows with several essential terms really runs
+/// on the corpora of the property test above.
+#[test]
+fn several_essential_term_windows_are_summed_and_equal_brute_force() {
+    let before = SUMMED_WINDOWS.with(|n| n.get());
+    for (seed, bounds) in [(1, true), (2, false), (3, true)] {
+        plain_queries_equal_brute_force(
+            seed,
+            5000,
+            2,
+            bounds,
+            Bm25Params::ANSERINI,
+            &long_queries(seed),
+        );
+    }
+    assert!(
+        SUMMED_WINDOWS.with(|n| n.get()) > before,
+        "no window took the summed path"
     );
 }

@@ -54,6 +54,7 @@ use tantivy::{Score, Searcher, SegmentReader, Term};
 use crate::{Error, Result};
 
 mod membership;
+mod postings;
 mod segment;
 mod topk;
 pub use membership::{MAX_SELECTIONS, Membership};

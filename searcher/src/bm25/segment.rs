@@ -21,7 +21,12 @@
 //! When no term is essential the segment is done. Before the
 //! non-essential terms are looked up for a document, the document's
 //! score from the essential terms plus the non-essential terms' bounds
-//! must reach the threshold.
+//! must reach the threshold. With one group and nothing filtered, that
+//! test is made before the document is gathered when a single term is
+//! essential ([`SegmentScan::documents_one_essential`]), and with several
+//! essential terms their sum is accumulated per document while their
+//! postings are gathered ([`SegmentScan::documents_summed`]); either way
+//! it is the same sum, in the same order, as the test's.
 //!
 //! **Block-max.** When the segment has block-max bounds, windows are one
 //! grid block (`BLOCK_DOCS` doc ids), and each window gets its own bounds:
@@ -69,11 +74,11 @@ use sieve_indexer::bounds::{BLOCK_DOCS, Point, SegmentBounds};
 use std::sync::Arc;
 
 use tantivy::columnar::{ColumnIndex, ColumnValues, StrColumn};
-use tantivy::postings::{Postings, SegmentPostings};
 use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED, Term};
+use tantivy::{DocId, Score, SegmentReader, TERMINATED, Term};
 
 use super::membership::Masks;
+use super::postings::BlockPostings;
 use super::topk::{Candidate, TopK};
 use super::{Groups, Shard, Weights};
 use crate::{Error, Result};
@@ -109,7 +114,7 @@ fn may_reach(sum: Score, n: usize, threshold: Score) -> bool {
 /// One term's postings cursor in a segment.
 struct Cursor {
     term_idx: usize,
-    postings: SegmentPostings,
+    postings: BlockPostings,
     /// The largest contribution the term can make to any variant's score.
     bound: Score,
     /// The last grid block of each block-max entry (see
@@ -260,29 +265,12 @@ fn lowest_per_group(
     }
 }
 
-/// Moves `postings` to the first document at or after `target`: by a few
-/// `advance`s when it is near (a lookup in a dense list usually is), else
-/// by `seek` (tantivy's seek costs a skip-list step and a search in the
-/// block even when the target is in the current block).
-#[inline]
-fn seek_near(postings: &mut SegmentPostings, target: DocId) {
-    for _ in 0..8 {
-        if postings.doc() >= target {
-            return;
-        }
-        postings.advance();
-    }
-    if postings.doc() < target {
-        postings.seek(target);
-    }
-}
-
 /// MaxScore's lookup of a non-essential cursor: moves `postings` to `doc`
 /// and, if `doc` holds the term, records its frequency in `tf_slot` (the
 /// window's frequency array) and returns it.
 #[inline(always)]
-fn look_up_tf(postings: &mut SegmentPostings, doc: DocId, tf_slot: &mut u32) -> Option<Score> {
-    seek_near(postings, doc);
+fn look_up_tf(postings: &mut BlockPostings, doc: DocId, tf_slot: &mut u32) -> Option<Score> {
+    postings.seek_near(doc);
     (postings.doc() == doc).then(|| {
         let tf = postings.term_freq();
         *tf_slot = tf;
@@ -341,9 +329,11 @@ fn open_cursors(
         let Some(info) = inverted.get_term_info(term).map_err(index_err)? else {
             continue;
         };
-        let postings = inverted
-            .read_postings_from_terminfo(&info, IndexRecordOption::WithFreqs)
-            .map_err(index_err)?;
+        let postings = BlockPostings::new(
+            inverted
+                .read_block_postings_from_terminfo(&info, IndexRecordOption::WithFreqs)
+                .map_err(index_err)?,
+        );
         if postings.doc() == TERMINATED {
             continue;
         }
@@ -420,6 +410,9 @@ struct SegmentScan<'a> {
     /// first map the document to its value rows.
     ords: Option<Arc<dyn ColumnValues<u64>>>,
     tfs: Vec<Vec<u32>>,
+    /// Per window of [`SegmentScan::documents_summed`]: each document's
+    /// essential sum (all zero between windows).
+    sums: Vec<Score>,
     touched: [u64; WINDOW as usize / 64],
     /// The words of `touched` the current window uses (a block-max window
     /// is shorter than [`WINDOW`]).
@@ -523,6 +516,7 @@ pub(super) fn score_segment(
             _ => None,
         },
         tfs: vec![vec![0; WINDOW as usize]; cursors.len()],
+        sums: vec![0.0; WINDOW as usize],
         touched: [0u64; WINDOW as usize / 64],
         touched_words: 0,
         essential: Vec::with_capacity(cursors.len()),
@@ -789,13 +783,13 @@ impl SegmentScan<'_> {
                 &self.live,
             );
         }
-        if !self.filtering
-            && self.masks.is_none()
-            && self.groups.len() == 1
-            && threshold.is_some()
-            && self.essential.len() == 1
+        if !self.filtering && self.masks.is_none() && self.groups.len() == 1 && threshold.is_some()
         {
-            self.documents_one_essential(cursors, base, end, n);
+            if self.essential.len() == 1 {
+                self.documents_one_essential(cursors, base, end, n);
+            } else {
+                self.documents_summed(cursors, base, end, n);
+            }
             return;
         }
         self.gather(cursors, skip, base, end);
@@ -887,16 +881,12 @@ impl SegmentScan<'_> {
                 .as_mut_slice()
                 .try_into()
                 .expect("a window's frequency array holds WINDOW entries");
-            loop {
-                let doc = c.postings.doc();
-                if doc >= end {
-                    break;
-                }
+            let touched = &mut self.touched;
+            c.postings.for_each_before(end, |doc, f| {
                 let local = (doc - base) as usize & (WINDOW as usize - 1);
-                self.touched[local / 64] |= 1 << (local % 64);
-                tf[local] = c.postings.term_freq();
-                c.postings.advance();
-            }
+                touched[local / 64] |= 1 << (local % 64);
+                tf[local] = f;
+            });
         }
     }
 
@@ -953,6 +943,91 @@ impl SegmentScan<'_> {
             }
             for tf in self.tfs.iter_mut() {
                 tf[local] = 0;
+            }
+        }
+    }
+
+    /// [`SegmentScan::documents_plain`] with MaxScore's lookups and two or
+    /// more essential cursors: while their postings are gathered (term at
+    /// a time, in query-term order), each posting's term score is added to
+    /// the document's slot in `sums`, so that a slot ends up holding
+    /// exactly the essential sum of [`SegmentScan::lookup_one`] (the same
+    /// f32 operations, from 0, in the same order). Then, in doc id order,
+    /// MaxScore's first test (that sum plus every lookup's bound against
+    /// the threshold) is one comparison per touched document; a document
+    /// that passes goes through [`SegmentScan::look_up_from`] and
+    /// [`SegmentScan::score_doc_unfiltered`] as in `documents_plain`. Only
+    /// the frequencies that were written are cleared (the essential ones,
+    /// and the lookups' for a document that was looked up).
+    fn documents_summed(&mut self, cursors: &mut [Cursor], base: DocId, end: DocId, n: usize) {
+        #[cfg(test)]
+        super::tests::SUMMED_WINDOWS.with(|c| c.set(c.get() + 1));
+        let norms = &self.groups[0].norm;
+        // `local` is below `end - base <= WINDOW`: the masks and the
+        // fixed-size arrays only spare the bounds checks.
+        const MASK: usize = WINDOW as usize - 1;
+        let sums: &mut [Score; WINDOW as usize] = self
+            .sums
+            .as_mut_slice()
+            .try_into()
+            .expect("the window's sums hold WINDOW entries");
+        for &(c, tw) in &self.essential_weights {
+            let postings = &mut cursors[c].postings;
+            if postings.doc() < base {
+                postings.seek(base);
+            }
+            let tf: &mut [u32; WINDOW as usize] = self.tfs[c]
+                .as_mut_slice()
+                .try_into()
+                .expect("a window's frequency array holds WINDOW entries");
+            let (touched, fieldnorms) = (&mut self.touched, &self.fieldnorms);
+            postings.for_each_before(end, |doc, f| {
+                let local = (doc - base) as usize & MASK;
+                touched[local / 64] |= 1 << (local % 64);
+                tf[local] = f;
+                let norm = norms[fieldnorms.fieldnorm_id(doc) as usize];
+                let x = f as Score;
+                sums[local] += tw * (x / (x + norm));
+            });
+        }
+        // The touched documents, to clear the essential frequencies after
+        // (one array at a time); the lookups' frequencies (written only for
+        // a document looked up) are cleared per document.
+        let words = self.touched_words;
+        let mut touched = [0u64; WINDOW as usize / 64];
+        touched[..words].copy_from_slice(&self.touched[..words]);
+        let rest = self.rest[0];
+        for word_idx in 0..words {
+            let mut bits = std::mem::take(&mut self.touched[word_idx]);
+            while bits != 0 {
+                let local = (word_idx * 64 + bits.trailing_zeros() as usize) & MASK;
+                bits &= bits - 1;
+                let score = std::mem::take(&mut self.sums[local]);
+                if may_reach(score + rest, n, self.group_thresholds[0]) {
+                    let doc = base + local as DocId;
+                    let fid = self.fieldnorms.fieldnorm_id(doc) as usize;
+                    // The essential score is `lookup_one`'s, and the
+                    // threshold finite (it is reached).
+                    if self.look_up_from(cursors, doc, local, fid, n, score) {
+                        self.score_doc_unfiltered(cursors, doc, local, fid);
+                    }
+                    for &c in &self.lookups {
+                        self.tfs[c][local] = 0;
+                    }
+                }
+            }
+        }
+        for &(c, _) in &self.essential_weights {
+            let tf: &mut [u32; WINDOW as usize] = self.tfs[c]
+                .as_mut_slice()
+                .try_into()
+                .expect("a window's frequency array holds WINDOW entries");
+            for (word_idx, &word) in touched[..words].iter().enumerate() {
+                let mut bits = word;
+                while bits != 0 {
+                    tf[(word_idx * 64 + bits.trailing_zeros() as usize) & MASK] = 0;
+                    bits &= bits - 1;
+                }
             }
         }
     }

@@ -484,6 +484,8 @@ thread_local! {
     pub(super) static BLOCK_PRUNED_WINDOWS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     /// Windows scored by `documents_one_essential` on this thread.
     pub(super) static ONE_ESSENTIAL_WINDOWS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Windows scored by `documents_summed` on this thread.
+    pub(super) static SUMMED_WINDOWS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// MaxScore pruning against brute force: a corpus of several windows with
