@@ -151,9 +151,11 @@ fn splitmix(seed: u64, i: u64) -> u64 {
     mix64(seed.wrapping_add((i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)))
 }
 
-/// Scripts written without spaces between words: each character is a word.
-fn is_char_word(c: char) -> bool {
-    matches!(c as u32,
+/// Scripts written without spaces between words: each character (here its
+/// scalar value) is a word.
+#[inline]
+fn is_char_word(c: u32) -> bool {
+    matches!(c,
         0x3040..=0x30FF      // Hiragana, Katakana
         | 0x31F0..=0x31FF    // Katakana phonetic extensions
         | 0x3400..=0x4DBF    // CJK extension A
@@ -200,6 +202,26 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(u64)) {
             }
             continue;
         }
+        // A character of U+3000..=U+9FFF (three bytes, lead E3..E9) that
+        // is a word by itself (Hiragana, Katakana, CJK ideographs: most of
+        // a Chinese or Japanese page) is hashed from its bytes in the
+        // text, which are its UTF-8 encoding: what `word_char` does for
+        // it, without decoding and encoding it again.
+        if (0xE3..=0xE9).contains(&b)
+            && let Some(&[_, b1, b2]) = bytes.get(i..i + 3)
+            && is_char_word(
+                (u32::from(b & 0x0F) << 12) | (u32::from(b1 & 0x3F) << 6) | u32::from(b2 & 0x3F),
+            )
+        {
+            if in_word {
+                f(mix64(h));
+                in_word = false;
+            }
+            f(mix64(fnv_bytes(FNV_OFFSET, &bytes[i..i + 3])));
+            h = FNV_OFFSET;
+            i += 3;
+            continue;
+        }
         // `i` is at a character boundary: every step is a whole character.
         let Some(c) = text.get(i..).and_then(|t| t.chars().next()) else {
             break;
@@ -232,7 +254,7 @@ const ASCII_WORD: [u8; 128] = {
 #[cold]
 fn word_char(c: char, h: &mut u64, in_word: &mut bool, f: &mut impl FnMut(u64)) {
     let mut buf = [0u8; 4];
-    if is_char_word(c) {
+    if is_char_word(c as u32) {
         if *in_word {
             f(mix64(*h));
             *in_word = false;
