@@ -6,7 +6,10 @@
 RESULTS.jsonl is what bench/peers/search_growth.sh collects: one object per system, collection
 size (`docs`) and k (`hits`), with `mean_ms`, `p50_ms` and `p99_ms` over the topics (each topic
 the median of its runs). When a (system, docs, hits) appears more than once, the median of the
-rows is used. Writes a Markdown table (one row per system and size; mean / p99 at each k, and the
+rows is used; rows from `search_growth.sh --rounds N` carry their round, and then the ratio to
+sieve is the median over rounds of the ratio within each round (the two runs a minute apart,
+where the medians of each system's rows would pair runs from different moments of a drifting
+host). The last line of the table says how many rounds it holds. Writes a Markdown table (one row per system and size; mean / p99 at each k, and the
 mean as a ratio to sieve's) to standard output and, with --svg, a two-panel figure (top 10, top
 1000): mean latency against documents, both axes logarithmic, one line per system. The SVG is
 plain (no scripts, no web fonts: `font-family` sans-serif); Okabe-Ito colours, with a distinct
@@ -51,7 +54,23 @@ def load(path):
     out = {}
     for key, rs in rows.items():
         out[key] = {m: statistics.median(r[m] for r in rs) for m in ("mean_ms", "p50_ms", "p99_ms")}
+        out[key]["rounds"] = {r["round"]: r for r in rs if "round" in r}
     return out
+
+
+def ratio_to_sieve(data, key):
+    """The mean of `key` over sieve's ("plain") at the same size and k: the median of the
+    per-round ratios when both were measured in the same rounds, else the ratio of the
+    medians; None without a sieve row."""
+    base = data.get(("plain", key[1], key[2]))
+    if base is None:
+        return None
+    r = data[key]
+    common = sorted(set(r["rounds"]) & set(base["rounds"]))
+    if common:
+        return statistics.median(r["rounds"][i]["mean_ms"] / base["rounds"][i]["mean_ms"]
+                                 for i in common)
+    return r["mean_ms"] / base["mean_ms"]
 
 
 def docs_label(n):
@@ -76,13 +95,18 @@ def table(data):
             cells = []
             for k in hits:
                 r = data.get((s, n, k))
-                base = data.get(("plain", n, k))
                 if r is None:
                     cells += ["", "", ""]
                     continue
-                ratio = f"{r['mean_ms'] / base['mean_ms']:.2f}" if base else ""
+                q = ratio_to_sieve(data, (s, n, k))
+                ratio = "" if q is None else f"{q:.2f}"
                 cells += [f"{r['mean_ms']:.3f}", f"{r['p99_ms']:.2f}", ratio]
             lines.append(f"| {SYSTEMS[s][0]} | {docs_label(n)} | " + " | ".join(cells) + " |")
+    rounds = max((len(v["rounds"]) for v in data.values()), default=0)
+    if rounds > 1:
+        lines.append("")
+        lines.append(f"Rounds: {rounds}; each figure is the median over rounds, each ratio the "
+                     "median of the per-round ratios.")
     return "\n".join(lines) + "\n"
 
 

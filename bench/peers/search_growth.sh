@@ -5,7 +5,7 @@
 #
 #   bench/peers/setup_pisa.sh                       # once
 #   bench/peers/search_growth.sh [--docs "100000 1000000"] [--hits "10 1000"] [--runs 3]
-#                                [--no-pisa] [--no-rust] [--output-dir DIR]
+#                                [--rounds 1] [--no-pisa] [--no-rust] [--output-dir DIR]
 #
 # Per collection size: the Rust search bench (`cargo bench -p sieve-bench --bench search`, which
 # builds the sieve index once under $SIEVE_BENCH_DATA, default target/bench-data) times tantivy's
@@ -15,12 +15,19 @@
 # block_max_maxscore and maxscore at the same k1/b (0.9/0.4). Everything goes to
 # OUT/results.jsonl (one object per system, size and k), then bench/search_growth.py writes
 # OUT/table.md and OUT/search-growth.svg. One thread everywhere. Not part of CI.
+#
+# --rounds N repeats the whole measurement N times, sieve and tantivy then PISA in each round, so
+# the peers alternate every minute or so: on a shared host whose speed drifts by 20% between runs
+# a minute apart (seen here), one run of each says little. Every row carries its round; the table
+# gives the median over rounds of each figure, and the ratio to sieve as the median of the
+# per-round ratios (each taken between runs a minute apart).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 DOCS="100000 1000000"
 HITS="10 1000"
 RUNS=3
+ROUNDS=1
 PISA=1
 RUST=1
 OUT=""
@@ -29,6 +36,7 @@ while [[ $# -gt 0 ]]; do
     --docs) DOCS="$2"; shift 2 ;;
     --hits) HITS="$2"; shift 2 ;;
     --runs) RUNS="$2"; shift 2 ;;
+    --rounds) ROUNDS="$2"; shift 2 ;;
     --no-pisa) PISA=0; shift ;;
     --no-rust) RUST=0; shift ;;
     --output-dir) OUT="$2"; shift 2 ;;
@@ -55,25 +63,26 @@ for l in sys.stdin:
         print(m["executable"])')"
 echo "search_growth: bench binary $BENCH, results in $OUT" >&2
 
+for round in $(seq 1 "$ROUNDS"); do
 for n in $DOCS; do
   for k in $HITS; do
     [[ $RUST == 1 ]] || continue
     log="$OUT/rust-$n-$k.txt"
-    echo "search_growth: $n docs, top $k: sieve and tantivy (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+    echo "search_growth: round $round, $n docs, top $k: sieve and tantivy (load $(cut -d' ' -f1 /proc/loadavg))" >&2
     SIEVE_BENCH_DOCS=$n SIEVE_BENCH_HITS=$k SIEVE_BENCH_RUNS=$RUNS \
       SIEVE_BENCH_CASES="${SIEVE_BENCH_CASES:-tantivy,plain,plain12,full,filtered,four}" \
       "$BENCH" --bench > "$log" 2> "$log.err"
     load="$(cut -d' ' -f1 /proc/loadavg)"
     grep '^RESULT ' "$log" | while read -r _ sys docs hits mean p50 p99; do
-      printf '{"system": "%s", "docs": %s, "hits": %s, "mean_ms": %s, "p50_ms": %s, "p99_ms": %s, "load": %s}\n' \
-        "$sys" "$docs" "$hits" "$mean" "$p50" "$p99" "$load"
+      printf '{"system": "%s", "docs": %s, "hits": %s, "mean_ms": %s, "p50_ms": %s, "p99_ms": %s, "load": %s, "round": %s}\n' \
+        "$sys" "$docs" "$hits" "$mean" "$p50" "$p99" "$load" "$round"
     done >> "$OUT/results.jsonl"
     grep -E '^(bench index|block-max bounds)' "$log" | sed "s/^/  /" >&2 || true
   done
   if [[ $PISA == 1 ]]; then
     idx="$DATA/pisa-$n"
     topics="$DATA/pisa-$n.topics.tsv"
-    echo "search_growth: $n docs: PISA (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+    echo "search_growth: round $round, $n docs: PISA (load $(cut -d' ' -f1 /proc/loadavg))" >&2
     if [[ -f "$idx/pt_meta.json" || -f "$idx/pt_pisa_config.json" ]]; then
       "$ROOT/target/release/examples/synth_export" 0 /dev/null "$topics" 2>/dev/null
       "$PY" "$HERE/pisa_search.py" --index "$idx" --topics "$topics" \
@@ -91,8 +100,10 @@ for l in sys.stdin:
     if r["what"] == "pisa search":
         r["system"] = "pisa_" + r["algorithm"]
         r["docs"] = '"$n"'
+        r["round"] = '"$round"'
     print(json.dumps(r))' >> "$OUT/results.jsonl"
   fi
+done
 done
 "${PYTHON:-python3}" "$ROOT/bench/search_growth.py" "$OUT/results.jsonl" --svg "$OUT/search-growth.svg" \
   > "$OUT/table.md"
