@@ -18,12 +18,14 @@ pub(super) const MAX_ENTRIES: usize = 1 << 16;
 /// Longer raw tokens are not cached (they are rare and rarely repeat).
 pub(super) const MAX_KEY_BYTES: usize = 24;
 
-/// A raw token of at most [`MAX_KEY_BYTES`] bytes, held inline (compared
-/// and hashed without a call or a pointer chase).
+/// A raw token of at most [`MAX_KEY_BYTES`] bytes, held inline as three
+/// little-endian words, zero past its bytes (compared and hashed a word at
+/// a time, without a call or a pointer chase; the length tells apart keys
+/// that differ only by trailing zero bytes).
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Key {
+    words: [u64; MAX_KEY_BYTES / 8],
     len: u8,
-    bytes: [u8; MAX_KEY_BYTES],
 }
 
 impl Key {
@@ -35,9 +37,13 @@ impl Key {
         }
         let mut bytes = [0u8; MAX_KEY_BYTES];
         bytes[..b.len()].copy_from_slice(b);
+        let mut words = [0u64; MAX_KEY_BYTES / 8];
+        for (w, c) in words.iter_mut().zip(bytes.chunks_exact(8)) {
+            *w = u64::from_le_bytes(c.try_into().expect("chunks of eight bytes"));
+        }
         Some(Key {
+            words,
             len: b.len() as u8,
-            bytes,
         })
     }
 }
@@ -45,7 +51,10 @@ impl Key {
 impl std::hash::Hash for Key {
     #[inline]
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        h.write(&self.bytes[..usize::from(self.len)]);
+        for w in self.words {
+            h.write_u64(w);
+        }
+        h.write_u8(self.len);
     }
 }
 
@@ -92,5 +101,35 @@ impl TermCache {
             self.map.clear();
         }
         self.map.insert(key, term.into());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys that share their words but not their length (trailing NUL
+    /// bytes), or differ only in their last byte at each word boundary,
+    /// are distinct entries; a key over [`MAX_KEY_BYTES`] is never cached.
+    #[test]
+    fn keys_differ_by_length_and_by_each_byte() {
+        let mut c = TermCache {
+            config: AnalyzerConfig::default(),
+            map: FxHashMap::default(),
+        };
+        let mut raws: Vec<String> = vec![String::new(), "a".into(), "a\0".into(), "a\0\0".into()];
+        for n in [7, 8, 9, 15, 16, 17, 23, 24] {
+            raws.push("x".repeat(n));
+            raws.push(format!("{}y", "x".repeat(n - 1)));
+        }
+        for (i, raw) in raws.iter().enumerate() {
+            c.insert(raw, &i.to_string());
+        }
+        for (i, raw) in raws.iter().enumerate() {
+            assert_eq!(c.get(raw), Some(i.to_string().as_str()), "{raw:?}");
+        }
+        let long = "x".repeat(MAX_KEY_BYTES + 1);
+        c.insert(&long, "long");
+        assert_eq!(c.get(&long), None);
     }
 }
