@@ -269,7 +269,7 @@ impl Out {
     }
 }
 
-fn is_ws(c: u8) -> bool {
+const fn is_ws(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0C)
 }
 
@@ -280,14 +280,30 @@ fn is_nbsp(b: &[u8], i: usize) -> bool {
 }
 
 /// The end of the word starting at `b[i]`: the next whitespace byte or
-/// U+00A0, or the end.
+/// U+00A0, or the end. One table lookup per byte ([`STOPS`]); only a 0xC2
+/// byte looks at the next.
 #[inline]
 fn word_end(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && !is_ws(b[i]) && !is_nbsp(b, i) {
+    while let Some(&c) = b.get(i) {
+        if STOPS[usize::from(c)] && (c != 0xC2 || b.get(i + 1) == Some(&0xA0)) {
+            break;
+        }
         i += 1;
     }
     i
 }
+
+/// The bytes that may end a word ([`word_end`]): whitespace ([`is_ws`]),
+/// and 0xC2, the first byte of U+00A0.
+const STOPS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = is_ws(c as u8) || c == 0xC2;
+        c += 1;
+    }
+    t
+};
 
 /// Where the scanner sends the body text: [`Out`] for all text, the
 /// block collector of [`main_content`] for main content.

@@ -147,6 +147,7 @@ fn slot_len(rest: &[u8]) -> usize {
 }
 
 impl TokenStream for SplitStream<'_> {
+    #[inline]
     fn advance(&mut self) -> bool {
         while self.at <= self.text.len() {
             let rest = &self.text.as_bytes()[self.at..];

@@ -491,11 +491,12 @@ proptest! {
 
     /// Appending text in spans of words leaves the output exactly as word
     /// by word did: text, pending break, word count, truncation, for any
-    /// cap, starting state and mix of spaces, tabs, line breaks and U+00A0.
+    /// cap, starting state and mix of spaces, tabs, line breaks, form feeds,
+    /// U+00A0 and other characters whose first byte is 0xC2 (`©`).
     #[test]
     fn text_in_spans_equals_word_by_word(
         before in "(ab| |\n){0,4}",
-        parts in proptest::collection::vec("( |  |\t|\n|\r\n|\u{a0}|©|é|ab|x|日本|\u{c2})", 0..40),
+        parts in proptest::collection::vec("( |  |\t|\n|\r\n|\u{c}|\u{a0}|©|é|ab|x|日本|\u{c2})", 0..40),
         cap in 0usize..80,
         pre in any::<bool>(),
         max_break in prop_oneof![Just(SPACE), Just(LINE), Just(PARA)],
