@@ -165,6 +165,25 @@ fn is_char_word(c: u32) -> bool {
         | 0x20000..=0x3FFFF) // CJK extensions B and later
 }
 
+/// The characters of U+3000..=U+303F (CJK symbols and punctuation) and of
+/// U+FF00..=U+FF3F (fullwidth punctuation, digits and capitals) that are
+/// neither alphanumeric nor a word by themselves, one bit each (bit `i`:
+/// the block's start plus `i`): they separate words
+/// (`tests::separator_masks_are_the_non_word_characters` checks them
+/// against `char::is_alphanumeric`).
+const SEPARATORS: [(u32, u64); 2] = [
+    (0x3000, 0xE0C1_FC01_FFFF_FF1F),
+    (0xFF00, 0xF800_0001_FC00_FFFF),
+];
+
+/// `c` is one of [`SEPARATORS`].
+#[inline]
+fn is_separator(c: u32) -> bool {
+    SEPARATORS
+        .iter()
+        .any(|&(start, bits)| c & !63 == start && bits >> (c & 63) & 1 != 0)
+}
+
 const FNV_OFFSET: u64 = 0xCBF2_9CE4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01B3;
 
@@ -202,25 +221,36 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(u64)) {
             }
             continue;
         }
-        // A character of U+3000..=U+9FFF (three bytes, lead E3..E9) that
-        // is a word by itself (Hiragana, Katakana, CJK ideographs: most of
-        // a Chinese or Japanese page) is hashed from its bytes in the
-        // text, which are its UTF-8 encoding: what `word_char` does for
-        // it, without decoding and encoding it again.
-        if (0xE3..=0xE9).contains(&b)
+        // A three-byte character of U+3000..=U+FFFF (lead E3..EF) that is
+        // a word by itself (Hiragana, Katakana, CJK ideographs: most of a
+        // Chinese or Japanese page) is hashed from its bytes in the text,
+        // which are its UTF-8 encoding; CJK and fullwidth punctuation
+        // (`SEPARATORS`) ends the word being read. Both as `word_char`
+        // does, without decoding the character and encoding it again.
+        if (0xE3..=0xEF).contains(&b)
             && let Some(&[_, b1, b2]) = bytes.get(i..i + 3)
-            && is_char_word(
-                (u32::from(b & 0x0F) << 12) | (u32::from(b1 & 0x3F) << 6) | u32::from(b2 & 0x3F),
-            )
         {
-            if in_word {
-                f(mix64(h));
-                in_word = false;
+            let u =
+                (u32::from(b & 0x0F) << 12) | (u32::from(b1 & 0x3F) << 6) | u32::from(b2 & 0x3F);
+            if is_char_word(u) {
+                if in_word {
+                    f(mix64(h));
+                    in_word = false;
+                }
+                f(mix64(fnv_bytes(FNV_OFFSET, &bytes[i..i + 3])));
+                h = FNV_OFFSET;
+                i += 3;
+                continue;
             }
-            f(mix64(fnv_bytes(FNV_OFFSET, &bytes[i..i + 3])));
-            h = FNV_OFFSET;
-            i += 3;
-            continue;
+            if is_separator(u) {
+                if in_word {
+                    f(mix64(h));
+                    h = FNV_OFFSET;
+                    in_word = false;
+                }
+                i += 3;
+                continue;
+            }
         }
         // `i` is at a character boundary: every step is a whole character.
         let Some(c) = text.get(i..).and_then(|t| t.chars().next()) else {

@@ -365,17 +365,33 @@ proptest! {
     /// decoded, every shingle hashed from scratch) on text mixing ASCII,
     /// Latin with accents and case, CJK, marks and separators, and the
     /// three-byte characters at each edge of the word-per-character ranges
-    /// that `for_each_word` takes from their bytes (U+3000..=U+9FFF, and
-    /// the lead bytes E2 and EA on either side), for any shingle length up
-    /// to past the ring.
+    /// and the separators that `for_each_word` takes from their bytes
+    /// (U+3000..=U+FFFF, with alphanumeric characters among the
+    /// separators' blocks, and the lead byte E2 below), for any shingle
+    /// length up to past the ring.
     #[test]
     fn words_and_shingles_equal_the_reference(
-        text in "([ -~\\n\\t\\x00\\x7f]|[àÉßİǅΣσς]|[一-龥ぁ-ゟァ-ヿ]|[\u{300}-\u{36f}\u{200d}]|[\u{1F600}-\u{1F64F}\u{20000}-\u{20010}]|[\u{2FFF}\u{3000}\u{3005}\u{303F}\u{3040}\u{30FF}\u{3100}\u{31EF}\u{31F0}\u{31FF}\u{3200}\u{33FF}\u{3400}\u{4DBF}\u{4DC0}\u{4DFF}\u{4E00}\u{9FFF}\u{A000}\u{AC00}\u{FF66}\u{FF9F}]){0,160}",
+        text in "([ -~\\n\\t\\x00\\x7f]|[àÉßİǅΣσς]|[一-龥ぁ-ゟァ-ヿ]|[\u{300}-\u{36f}\u{200d}]|[\u{1F600}-\u{1F64F}\u{20000}-\u{20010}]|[\u{2FFF}\u{3000}\u{3001}\u{3002}\u{300C}\u{3005}\u{3007}\u{3021}\u{302A}\u{3030}\u{3031}\u{303F}\u{3040}\u{30FF}\u{3100}\u{31EF}\u{31F0}\u{31FF}\u{3200}\u{33FF}\u{3400}\u{4DBF}\u{4DC0}\u{4DFF}\u{4E00}\u{9FFF}\u{A000}\u{AC00}\u{F900}\u{FF00}\u{FF01}\u{FF0C}\u{FF10}\u{FF19}\u{FF1A}\u{FF21}\u{FF3A}\u{FF3F}\u{FF40}\u{FF41}\u{FF66}\u{FF9F}\u{FFFD}]){0,160}",
         k in 1usize..70,
     ) {
         let mut got = Vec::new();
         for_each_word(&text, |w| got.push(w));
         prop_assert_eq!(&got, &reference_words(&text));
         prop_assert_eq!(shingles(&text, k), reference_shingles(&text, k));
+    }
+}
+
+/// [`SEPARATORS`] holds exactly the characters of its two blocks that are
+/// neither alphanumeric nor words by themselves: what `word_char` treats
+/// as separators.
+#[test]
+fn separator_masks_are_the_non_word_characters() {
+    for (start, bits) in SEPARATORS {
+        for i in 0..64 {
+            let c = char::from_u32(start + i).expect("a scalar value");
+            let separator = !c.is_alphanumeric() && !is_char_word(c as u32);
+            assert_eq!(bits >> i & 1 == 1, separator, "{c:?} U+{:04X}", start + i);
+            assert_eq!(is_separator(start + i), separator);
+        }
     }
 }
