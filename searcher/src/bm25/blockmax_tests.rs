@@ -9,8 +9,8 @@
 //! two are compared too; `bm25::tests` compares the scorer with brute force.
 
 use super::tests::{
-    BLOCK_PRUNED_WINDOWS, ONE_ESSENTIAL_WINDOWS, PRUNED_WINDOWS, SUMMED_WINDOWS, brute_force,
-    build, query, shard,
+    BLOCK_PRUNED_WINDOWS, COMPLETE_WINDOWS, ONE_ESSENTIAL_WINDOWS, PRUNED_WINDOWS, SINGLE_WINDOWS,
+    SUMMED_WINDOWS, brute_force, build, query, shard,
 };
 use super::*;
 use crate::stats::{GlobalStats, SubsetStats};
@@ -887,5 +887,83 @@ fn several_essential_term_windows_are_summed_and_equal_brute_force() {
     assert!(
         SUMMED_WINDOWS.with(|n| n.get()) > before,
         "no window took the summed path"
+    );
+}
+
+/// One- to three-term queries: one-term queries (every window with its
+/// single cursor, `documents_single`), and two or three terms, frequent or
+/// rare, some repeated, whose windows before a threshold (and those where
+/// every term's bound is needed) have every term essential
+/// (`documents_complete`).
+fn short_queries(seed: u64) -> Vec<BagOfWords> {
+    let mut r = Rng(seed.rotate_left(41) | 1);
+    let mut queries: Vec<BagOfWords> = (0..3)
+        .map(|_| {
+            let len = 1 + r.below(3) as usize;
+            let text: Vec<&str> = (0..len)
+                .map(|_| WORDS[r.below(WORDS.len() as u64 - 1) as usize])
+                .collect();
+            query(&text.join(" "))
+        })
+        .collect();
+    queries.extend(
+        [
+            "alpha",
+            "theta",
+            "alpha beta",
+            "beta beta gamma",
+            "eta theta",
+            "alpha gamma zeta",
+        ]
+        .map(query),
+    );
+    queries
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// Windows of a plain query in which every term is essential
+    /// (`documents_single`, `documents_complete`): brute force's
+    /// documents, order and score bits.
+    #[test]
+    fn plain_query_with_every_term_essential_equals_brute_force(
+        seed in any::<u64>(),
+        n in 1500usize..6000,
+        segments in 1usize..3,
+        bounds in any::<bool>(),
+        k1_pick in 0u8..3,
+        k1 in 0.0f32..3.0,
+        b_pick in 0u8..3,
+        b in 0.0f32..=1.0,
+    ) {
+        let p = setting(k1_pick, k1, b_pick, b);
+        plain_queries_equal_brute_force(seed, n, segments, bounds, p, &short_queries(seed));
+    }
+}
+
+/// Both paths of windows with every term essential really run on the
+/// corpora of the property test above.
+#[test]
+fn every_term_essential_windows_are_summed_and_equal_brute_force() {
+    let single = SINGLE_WINDOWS.with(|n| n.get());
+    let complete = COMPLETE_WINDOWS.with(|n| n.get());
+    for (seed, bounds) in [(1, true), (2, false), (3, true)] {
+        plain_queries_equal_brute_force(
+            seed,
+            5000,
+            2,
+            bounds,
+            Bm25Params::ANSERINI,
+            &short_queries(seed),
+        );
+    }
+    assert!(
+        SINGLE_WINDOWS.with(|n| n.get()) > single,
+        "no window took the single-cursor path"
+    );
+    assert!(
+        COMPLETE_WINDOWS.with(|n| n.get()) > complete,
+        "no window took the every-term-essential summed path"
     );
 }

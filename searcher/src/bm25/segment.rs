@@ -28,6 +28,17 @@
 //! postings are gathered ([`SegmentScan::documents_summed`]); either way
 //! it is the same sum, in the same order, as the test's.
 //!
+//! **Every term essential.** With one group and nothing filtered, a window
+//! in which no term is looked up (no threshold yet, or every term's bound
+//! needed) writes no frequency array: with one cursor its postings are
+//! scored as they are walked ([`SegmentScan::documents_single`]), with
+//! several each posting's term score is added to its document's sum while
+//! the postings are gathered, term at a time in query-term order
+//! ([`SegmentScan::documents_complete`]). Either way a document's score is
+//! the f32 sum, from 0, of its terms' scores in query-term order, bit for
+//! bit the score computed from the arrays, and a document reaching the
+//! lowest threshold of the live variants is offered in doc id order.
+//!
 //! **Block-max.** When the segment has block-max bounds, windows are one
 //! grid block (`BLOCK_DOCS` doc ids), and each window gets its own bounds:
 //! per term, the largest score of the frontier of the entry covering the
@@ -783,20 +794,19 @@ impl SegmentScan<'_> {
                 &self.live,
             );
         }
-        if !self.filtering && self.masks.is_none() && self.groups.len() == 1 && threshold.is_some()
-        {
-            if self.essential.len() == 1 {
-                self.documents_one_essential(cursors, base, end, n);
-            } else {
-                self.documents_summed(cursors, base, end, n);
+        if !self.filtering && self.masks.is_none() && self.groups.len() == 1 {
+            // A plain query. Without a threshold no term is non-essential,
+            // so `threshold` (kept only with lookups) is `None` exactly when
+            // every term is essential.
+            match (threshold.is_some(), self.essential.len()) {
+                (true, 1) => self.documents_one_essential(cursors, base, end, n),
+                (true, _) => self.documents_summed(cursors, base, end, n),
+                (false, 1) => self.documents_single(cursors, base, end),
+                (false, _) => self.documents_complete(cursors, base, end),
             }
             return;
         }
         self.gather(cursors, skip, base, end);
-        if !self.filtering && self.masks.is_none() && self.groups.len() == 1 {
-            self.documents_plain(cursors, threshold.is_some(), base, n);
-            return;
-        }
         if self.lanes() {
             self.prepare_lanes();
             if ng <= 4 {
@@ -890,18 +900,17 @@ impl SegmentScan<'_> {
         }
     }
 
-    /// [`SegmentScan::documents_plain`] with MaxScore's lookups and a
-    /// single essential cursor (the window of a dense term whose partners
-    /// are all non-essential): its postings are walked directly, in doc id
-    /// order (the order [`SegmentScan::for_each_touched`] would give), and
-    /// MaxScore's first test of [`SegmentScan::lookup_one`] (the
-    /// essential term's score plus every lookup's bound against the
-    /// threshold) is made on the posting, with the same f32 operations, so
-    /// a document that fails it (most of them) is never written to the
-    /// frequency arrays. A document that passes goes through
-    /// [`SegmentScan::lookup_one`] and
-    /// [`SegmentScan::score_doc_unfiltered`] as in `documents_plain`, and
-    /// its frequencies are cleared after.
+    /// A plain query's window (one group, nothing filtered, no membership
+    /// words) with MaxScore's lookups and a single essential cursor (the
+    /// window of a dense term whose partners are all non-essential): its
+    /// postings are walked directly, in doc id order, and MaxScore's first
+    /// test of [`SegmentScan::lookup_one`] (the essential term's score
+    /// plus every lookup's bound against the threshold) is made on the
+    /// posting, with the same f32 operations, so a document that fails it
+    /// (most of them) is never written to the frequency arrays. A document
+    /// that passes goes through [`SegmentScan::look_up_from`] (the rest of
+    /// `lookup_one`) and [`SegmentScan::score_doc_unfiltered`], and its
+    /// frequencies are cleared after.
     fn documents_one_essential(
         &mut self,
         cursors: &mut [Cursor],
@@ -947,8 +956,8 @@ impl SegmentScan<'_> {
         }
     }
 
-    /// [`SegmentScan::documents_plain`] with MaxScore's lookups and two or
-    /// more essential cursors: while their postings are gathered (term at
+    /// A plain query's window with MaxScore's lookups and two or more
+    /// essential cursors: while their postings are gathered (term at
     /// a time, in query-term order), each posting's term score is added to
     /// the document's slot in `sums`, so that a slot ends up holding
     /// exactly the essential sum of [`SegmentScan::lookup_one`] (the same
@@ -956,7 +965,7 @@ impl SegmentScan<'_> {
     /// MaxScore's first test (that sum plus every lookup's bound against
     /// the threshold) is one comparison per touched document; a document
     /// that passes goes through [`SegmentScan::look_up_from`] and
-    /// [`SegmentScan::score_doc_unfiltered`] as in `documents_plain`. Only
+    /// [`SegmentScan::score_doc_unfiltered`]. Only
     /// the frequencies that were written are cleared (the essential ones,
     /// and the lookups' for a document that was looked up).
     fn documents_summed(&mut self, cursors: &mut [Cursor], base: DocId, end: DocId, n: usize) {
@@ -1032,17 +1041,80 @@ impl SegmentScan<'_> {
         }
     }
 
-    /// [`SegmentScan::window`]'s loop over the window's documents with one
-    /// group, nothing filtered and no membership words (a plain query):
-    /// MaxScore's lookups when `lookups` (see [`SegmentScan::lookup_one`]),
-    /// then the score (see [`SegmentScan::score_doc_unfiltered`]).
-    fn documents_plain(&mut self, cursors: &mut [Cursor], lookups: bool, base: DocId, n: usize) {
-        self.for_each_touched(base, |s, doc, local| {
-            let fid = s.fieldnorms.fieldnorm_id(doc) as usize;
-            if !lookups || s.lookup_one(cursors, doc, local, fid, n) {
-                s.score_doc_unfiltered(cursors, doc, local, fid);
+    /// A plain query's window (one group, nothing filtered, no membership
+    /// words) whose only cursor is essential and none is looked up (a
+    /// one-term query, or a segment with one of its terms): its postings
+    /// are walked directly, each document's score is computed on its
+    /// posting by the f32 operations of [`SegmentScan::one_group_score`]
+    /// (from 0, the one term), and a document reaching the lowest threshold
+    /// of the live variants is offered as [`SegmentScan::score_doc_unfiltered`]
+    /// offers it. Nothing is written to the window's arrays.
+    fn documents_single(&mut self, cursors: &mut [Cursor], base: DocId, end: DocId) {
+        #[cfg(test)]
+        super::tests::SINGLE_WINDOWS.with(|c| c.set(c.get() + 1));
+        let (e, tw) = self.essential_weights[0];
+        let postings = &mut cursors[e].postings;
+        if postings.doc() < base {
+            postings.seek(base);
+        }
+        postings.for_each_before(end, |doc, tf| {
+            let norm = self.groups[0].norm[self.fieldnorms.fieldnorm_id(doc) as usize];
+            let mut score: Score = 0.0;
+            let x = tf as Score;
+            score += tw * (x / (x + norm));
+            if score >= self.group_thresholds[0] {
+                self.offer_unfiltered(doc, score);
             }
         });
+    }
+
+    /// A plain query's window with two or more cursors, all essential
+    /// (none looked up): while their postings are gathered (term at a
+    /// time, in query-term order: the cursors are in term order), each
+    /// posting's term score is added to its document's slot in `sums`, so
+    /// that a slot ends up holding exactly the score
+    /// [`SegmentScan::one_group_score`] computes (the same f32 operations,
+    /// from 0, over the same terms in the same order). Then, in doc id
+    /// order, a document reaching the lowest threshold of the live
+    /// variants is offered as [`SegmentScan::score_doc_unfiltered`] offers
+    /// it. The frequency arrays are not written.
+    fn documents_complete(&mut self, cursors: &mut [Cursor], base: DocId, end: DocId) {
+        #[cfg(test)]
+        super::tests::COMPLETE_WINDOWS.with(|c| c.set(c.get() + 1));
+        let norms = &self.groups[0].norm;
+        // `local` is below `end - base <= WINDOW`: the mask and the
+        // fixed-size array only spare the bounds checks.
+        const MASK: usize = WINDOW as usize - 1;
+        let sums: &mut [Score; WINDOW as usize] = self
+            .sums
+            .as_mut_slice()
+            .try_into()
+            .expect("the window's sums hold WINDOW entries");
+        for &(c, tw) in &self.essential_weights {
+            let postings = &mut cursors[c].postings;
+            if postings.doc() < base {
+                postings.seek(base);
+            }
+            let (touched, fieldnorms) = (&mut self.touched, &self.fieldnorms);
+            postings.for_each_before(end, |doc, f| {
+                let local = (doc - base) as usize & MASK;
+                touched[local / 64] |= 1 << (local % 64);
+                let norm = norms[fieldnorms.fieldnorm_id(doc) as usize];
+                let x = f as Score;
+                sums[local] += tw * (x / (x + norm));
+            });
+        }
+        for word_idx in 0..self.touched_words {
+            let mut bits = std::mem::take(&mut self.touched[word_idx]);
+            while bits != 0 {
+                let local = (word_idx * 64 + bits.trailing_zeros() as usize) & MASK;
+                bits &= bits - 1;
+                let score = std::mem::take(&mut self.sums[local]);
+                if score >= self.group_thresholds[0] {
+                    self.offer_unfiltered(base + local as DocId, score);
+                }
+            }
+        }
     }
 
     /// Calls `f(self, doc, local)` for every document of the window at
@@ -1403,6 +1475,15 @@ impl SegmentScan<'_> {
         if score < self.group_thresholds[0] {
             return;
         }
+        self.offer_unfiltered(doc, score);
+    }
+
+    /// [`SegmentScan::score_doc_unfiltered`]'s offer of `doc` with `score`
+    /// (at least `group_thresholds[0]`) to every live variant whose
+    /// threshold it reaches, then `group_thresholds[0]` refreshed if a
+    /// threshold changed.
+    #[inline(always)]
+    fn offer_unfiltered(&mut self, doc: DocId, score: Score) {
         let mut ord: Option<u32> = None;
         let mut changed = false;
         for i in 0..self.active.len() {

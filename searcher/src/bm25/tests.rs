@@ -486,6 +486,12 @@ thread_local! {
     pub(super) static ONE_ESSENTIAL_WINDOWS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     /// Windows scored by `documents_summed` on this thread.
     pub(super) static SUMMED_WINDOWS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Windows of a plain query with a single cursor, all essential,
+    /// scored by `documents_single` on this thread.
+    pub(super) static SINGLE_WINDOWS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Windows of a plain query with several cursors, all essential,
+    /// scored by `documents_complete` on this thread.
+    pub(super) static COMPLETE_WINDOWS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// MaxScore pruning against brute force: a corpus of several windows with
