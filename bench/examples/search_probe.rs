@@ -18,14 +18,18 @@
 //!   those of `run none 0`, the fixed cost of opening the index).
 //!
 //! `SIEVE_BENCH_HITS` sets k (default 1000); `SIEVE_PROBE_SETTINGS=four`
-//! searches the bench's four settings in one pass instead of one.
+//! searches the bench's four settings in one pass instead of one;
+//! `SIEVE_PROBE_FILTER=full` or `filtered` searches BM25 0.9/0.4 with the
+//! bench's query-time filter (spam >= 70) and full or filtered statistics,
+//! as its `full` and `filtered` cases do, instead.
 use std::io::{BufWriter, Write};
 use std::time::{Duration, Instant};
 
 use sieve_bench::synth::{index_dir, repo};
+use sieve_filters::docfilter::Thresholds;
 use sieve_indexer::analysis::EnglishAnalyzer;
 use sieve_indexer::schema::TextField;
-use sieve_searcher::batch::open_shards;
+use sieve_searcher::batch::{DocSelection, Prepared, RunVariant, StatsMode, open_shards, select};
 use sieve_searcher::bm25::{BagOfWords, Bm25Params, Hit, Variant, search};
 use sieve_searcher::stats::GlobalStats;
 use sieve_searcher::topics::{TopicField, read_topics};
@@ -66,7 +70,38 @@ fn main() {
         }
     }
     let global = GlobalStats::new(&shards);
+    let filter = std::env::var("SIEVE_PROBE_FILTER").ok();
+    let spam70: Vec<_> = filter
+        .iter()
+        .map(|_| {
+            let sel = DocSelection {
+                name: "spam70".into(),
+                thresholds: Thresholds {
+                    min_spam_percentile: Some(70),
+                    ..Thresholds::default()
+                },
+                filter: None,
+            };
+            select(&shards, &sel).expect("select")
+        })
+        .collect();
+    let one = [RunVariant {
+        params: Bm25Params { k1: 0.9, b: 0.4 },
+        selection: Some(0),
+        tag: String::new(),
+    }];
+    let prepared = filter.as_deref().map(|mode| {
+        let stats = match mode {
+            "full" => StatsMode::Full,
+            "filtered" => StatsMode::Filtered,
+            other => panic!("SIEVE_PROBE_FILTER={other}: full or filtered"),
+        };
+        Prepared::new(&shards, TextField::Body, &spam70, stats, None, &one, hits).expect("prepare")
+    });
     let run = |q: &BagOfWords| -> Vec<Vec<Hit>> {
+        if let Some(p) = &prepared {
+            return p.search(q).expect("search");
+        }
         let v: Vec<Variant<'_>> = settings
             .iter()
             .map(|&(k1, b)| Variant {
