@@ -967,3 +967,212 @@ fn every_term_essential_windows_are_summed_and_equal_brute_force() {
         "no window took the every-term-essential summed path"
     );
 }
+
+/// Whether document `i` of a corpus is kept by the filter of `seed` that
+/// keeps about `percent` % of the documents.
+fn kept_by(seed: u64, percent: u64, i: usize) -> bool {
+    let mut r = Rng((seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1);
+    r.next();
+    r.below(100) < percent
+}
+
+/// The subset of `s`'s documents whose position in `docs` (found through
+/// the docid field) `keep` accepts.
+fn subset_of(s: &Shard, docs: &[(String, String)], keep: &dyn Fn(usize) -> bool) -> Subset {
+    let position: std::collections::HashMap<&str, usize> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _))| (id.as_str(), i))
+        .collect();
+    let mut buf = String::new();
+    let segments = s
+        .searcher
+        .segment_readers()
+        .iter()
+        .map(|seg| {
+            let ids = seg
+                .fast_fields()
+                .str(sieve_indexer::schema::DOCID)
+                .unwrap()
+                .unwrap();
+            let kept: RoaringBitmap = (0..seg.max_doc())
+                .filter(|&doc| {
+                    let ord = ids.term_ords(doc).next().unwrap();
+                    ids.ord_to_str(ord, &mut buf).unwrap();
+                    keep(position[buf.as_str()])
+                })
+                .collect();
+            Some(kept)
+        })
+        .collect();
+    vec![segments]
+}
+
+/// How a filter reaches the scorer in [`filtered_queries_equal_brute_force`].
+#[derive(Debug, Clone, Copy)]
+struct FilterCase {
+    /// About this % of the documents kept.
+    percent: u64,
+    /// Filtered statistics (else full).
+    filtered_stats: bool,
+    /// Through a batch's membership words (the filter the second of two
+    /// selections, as `sieve-search run` prepares them), else the bitmap.
+    words: bool,
+}
+
+/// One setting with a filter (one variant with a subset: the direct paths,
+/// which test the filter on a document that reaches the threshold), with
+/// filtered or full statistics, from a bitmap or membership words, on a
+/// random index with or without bounds, k from 1 to 1000: brute force's
+/// documents, order and score bits. Brute force with filtered statistics
+/// scores the kept documents alone; with full statistics it scores every
+/// document and the ones the filter drops are then removed from its
+/// ranking.
+fn filtered_queries_equal_brute_force(
+    seed: u64,
+    n: usize,
+    segments: usize,
+    bounds: bool,
+    p: Bm25Params,
+    case: FilterCase,
+    queries: &[BagOfWords],
+) {
+    let FilterCase {
+        percent,
+        filtered_stats,
+        words,
+    } = case;
+    let docs = corpus(seed, n);
+    let index = build(&docs, segments);
+    let s = if bounds {
+        with_bounds("s", &index)
+    } else {
+        shard("s", &index)
+    };
+    let keep = |i: usize| kept_by(seed, percent, i);
+    let subset = subset_of(&s, &docs, &keep);
+    let shards = std::slice::from_ref(&s);
+    let other = subset_of(&s, &docs, &|i| kept_by(seed ^ 1, 50, i));
+    let membership = Membership::new(shards, &[other, subset.clone()]).unwrap();
+    let of = [Some(1)];
+    let global = GlobalStats::new(shards);
+    let filtered = SubsetStats::new(shards, &subset).unwrap();
+    let stats: &dyn Bm25StatisticsProvider = if filtered_stats { &filtered } else { &global };
+    let position: std::collections::HashMap<&str, usize> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _))| (id.as_str(), i))
+        .collect();
+    for q in queries {
+        for k in [1, 10, 100, 1000] {
+            let v = Variant {
+                params: p,
+                stats,
+                subset: Some(&subset),
+            };
+            let ours = search_with(
+                shards,
+                TextField::Body,
+                q,
+                &[v],
+                k,
+                words.then_some((&membership, &of[..])),
+            )
+            .unwrap()
+            .remove(0);
+            let want: Vec<Hit> = if filtered_stats {
+                brute_force(&docs, &keep, q, p, k)
+            } else {
+                brute_force(&docs, &|_| true, q, p, usize::MAX)
+                    .into_iter()
+                    .filter(|h| keep(position[h.docid.as_str()]))
+                    .take(k)
+                    .collect()
+            };
+            assert_identical(
+                &[ours],
+                &[want],
+                &format!("seed {seed} n {n} bounds {bounds} {p:?} {case:?} k={k} {q:?}"),
+            );
+        }
+    }
+}
+
+/// Queries of one to six terms: every direct path's windows.
+fn mixed_queries(seed: u64) -> Vec<BagOfWords> {
+    let mut queries = short_queries(seed);
+    queries.extend(long_queries(seed));
+    queries
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// One setting with a filter, filtered or full statistics: brute
+    /// force's documents, order and score bits.
+    #[test]
+    fn one_setting_with_a_filter_equals_brute_force(
+        seed in any::<u64>(),
+        n in 1500usize..5000,
+        segments in 1usize..3,
+        bounds in any::<bool>(),
+        k1_pick in 0u8..3,
+        k1 in 0.0f32..3.0,
+        b_pick in 0u8..3,
+        b in 0.0f32..=1.0,
+        percent in 5u64..95,
+        filtered_stats in any::<bool>(),
+        words in any::<bool>(),
+    ) {
+        let p = setting(k1_pick, k1, b_pick, b);
+        let case = FilterCase { percent, filtered_stats, words };
+        filtered_queries_equal_brute_force(seed, n, segments, bounds, p, case, &mixed_queries(seed));
+    }
+}
+
+/// One setting with a filter, from a bitmap or from membership words,
+/// takes each direct path (one essential term, several summed, a single
+/// cursor, every term essential) on the corpora of the property test
+/// above, and equals brute force.
+#[test]
+fn one_setting_with_a_filter_takes_the_direct_paths() {
+    let counters = [
+        &ONE_ESSENTIAL_WINDOWS,
+        &SUMMED_WINDOWS,
+        &SINGLE_WINDOWS,
+        &COMPLETE_WINDOWS,
+    ];
+    let before: Vec<u64> = counters.iter().map(|c| c.with(|n| n.get())).collect();
+    for (seed, bounds, filtered_stats, words) in [
+        (1, true, true, false),
+        (2, false, false, true),
+        (3, true, false, false),
+        (4, true, true, true),
+    ] {
+        let case = FilterCase {
+            percent: 30,
+            filtered_stats,
+            words,
+        };
+        filtered_queries_equal_brute_force(
+            seed,
+            5000,
+            2,
+            bounds,
+            Bm25Params::ANSERINI,
+            case,
+            &mixed_queries(seed),
+        );
+    }
+    for ((c, b), name) in
+        counters
+            .iter()
+            .zip(before)
+            .zip(["one essential", "summed", "single", "complete"])
+    {
+        assert!(
+            c.with(|n| n.get()) > b,
+            "no filtered window took the {name} path"
+        );
+    }
+}

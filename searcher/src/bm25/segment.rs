@@ -28,6 +28,14 @@
 //! postings are gathered ([`SegmentScan::documents_summed`]); either way
 //! it is the same sum, in the same order, as the test's.
 //!
+//! **One setting with a filter** (one variant with a subset, from a bitmap
+//! or the membership words of a prepared batch, or deleted documents)
+//! takes the same direct paths as a plain query: only a document that
+//! reaches the threshold is tested against the filter
+//! ([`SegmentScan::admits`]), and one the filter refuses is neither
+//! looked up nor offered, as the general path, which tests every touched
+//! document first, would have dropped it.
+//!
 //! **Every term essential.** With one group and nothing filtered, a window
 //! in which no term is looked up (no threshold yet, or every term's bound
 //! needed) writes no frequency array: with one cursor its postings are
@@ -483,6 +491,9 @@ struct SegmentScan<'a> {
     /// True when some document may be refused by a variant (deleted
     /// documents, or a variant with a subset).
     filtering: bool,
+    /// True when the direct paths of [`SegmentScan::window`] must ask
+    /// [`SegmentScan::admits`] (something filtered, or membership words).
+    admitting: bool,
     /// Scratch, per document when `filtering`: whether each active variant
     /// may return it.
     accepts: Vec<bool>,
@@ -552,6 +563,7 @@ pub(super) fn score_segment(
         lane_lookups: Vec::with_capacity(cursors.len()),
         lane_thresholds: [Score::INFINITY; LANES],
         filtering: false,
+        admitting: false,
         live: Vec::new(),
         effective_cache: vec![None; 32],
         accepts: Vec::new(),
@@ -559,6 +571,7 @@ pub(super) fn score_segment(
     scan.accepts = vec![true; scan.active.len()];
     scan.filtering =
         scan.alive.is_some() || scan.active.iter().any(|(v, _)| scan.subsets[*v].is_some());
+    scan.admitting = scan.filtering || scan.masks.is_some();
     if scan.lanes() {
         let ws = &groups.weights;
         scan.lane_norms = (0..256)
@@ -784,9 +797,14 @@ impl SegmentScan<'_> {
             self.effective_cache.fill(None);
         }
         self.touched_words = ((end - base) as usize).div_ceil(64);
-        if !self.filtering {
-            // Every variant may return every document: each group's
-            // threshold is its live variants' lowest, for the whole window.
+        // A plain query (one group, nothing filtered, no membership words)
+        // or one setting with a filter: the direct paths, which test
+        // `admits` on a document that reaches the threshold.
+        let direct = self.groups.len() == 1 && (!self.admitting || self.active.len() == 1);
+        if !self.filtering || direct {
+            // Every variant may return every document (or, with one
+            // variant, the documents it admits): each group's threshold is
+            // its live variants' lowest, for the whole window.
             lowest_per_group(
                 &mut self.group_thresholds,
                 &self.active,
@@ -794,10 +812,10 @@ impl SegmentScan<'_> {
                 &self.live,
             );
         }
-        if !self.filtering && self.masks.is_none() && self.groups.len() == 1 {
-            // A plain query. Without a threshold no term is non-essential,
-            // so `threshold` (kept only with lookups) is `None` exactly when
-            // every term is essential.
+        if direct {
+            // Without a threshold no term is non-essential, so `threshold`
+            // (kept only with lookups) is `None` exactly when every term is
+            // essential.
             match (threshold.is_some(), self.essential.len()) {
                 (true, 1) => self.documents_one_essential(cursors, base, end, n),
                 (true, _) => self.documents_summed(cursors, base, end, n),
@@ -900,8 +918,9 @@ impl SegmentScan<'_> {
         }
     }
 
-    /// A plain query's window (one group, nothing filtered, no membership
-    /// words) with MaxScore's lookups and a single essential cursor (the
+    /// A plain query's window (one group; nothing filtered and no
+    /// membership words, or one variant and [`SegmentScan::admits`]) with
+    /// MaxScore's lookups and a single essential cursor (the
     /// window of a dense term whose partners are all non-essential): its
     /// postings are walked directly, in doc id order, and MaxScore's first
     /// test of [`SegmentScan::lookup_one`] (the essential term's score
@@ -940,7 +959,9 @@ impl SegmentScan<'_> {
             let mut score: Score = 0.0;
             let x = tf as Score;
             score += tw * (x / (x + norm));
-            if !may_reach(score + rest, n, self.group_thresholds[0]) {
+            if !may_reach(score + rest, n, self.group_thresholds[0])
+                || (self.admitting && !self.admits(doc))
+            {
                 continue;
             }
             let local = (doc - base) as usize & (WINDOW as usize - 1);
@@ -1012,8 +1033,10 @@ impl SegmentScan<'_> {
                 let local = (word_idx * 64 + bits.trailing_zeros() as usize) & MASK;
                 bits &= bits - 1;
                 let score = std::mem::take(&mut self.sums[local]);
-                if may_reach(score + rest, n, self.group_thresholds[0]) {
-                    let doc = base + local as DocId;
+                let doc = base + local as DocId;
+                if may_reach(score + rest, n, self.group_thresholds[0])
+                    && (!self.admitting || self.admits(doc))
+                {
                     let fid = self.fieldnorms.fieldnorm_id(doc) as usize;
                     // The essential score is `lookup_one`'s, and the
                     // threshold finite (it is reached).
@@ -1041,8 +1064,9 @@ impl SegmentScan<'_> {
         }
     }
 
-    /// A plain query's window (one group, nothing filtered, no membership
-    /// words) whose only cursor is essential and none is looked up (a
+    /// A plain query's window (one group; nothing filtered and no
+    /// membership words, or one variant and [`SegmentScan::admits`]) whose
+    /// only cursor is essential and none is looked up (a
     /// one-term query, or a segment with one of its terms): its postings
     /// are walked directly, each document's score is computed on its
     /// posting by the f32 operations of [`SegmentScan::one_group_score`]
@@ -1062,7 +1086,7 @@ impl SegmentScan<'_> {
             let mut score: Score = 0.0;
             let x = tf as Score;
             score += tw * (x / (x + norm));
-            if score >= self.group_thresholds[0] {
+            if score >= self.group_thresholds[0] && (!self.admitting || self.admits(doc)) {
                 self.offer_unfiltered(doc, score);
             }
         });
@@ -1110,8 +1134,9 @@ impl SegmentScan<'_> {
                 let local = (word_idx * 64 + bits.trailing_zeros() as usize) & MASK;
                 bits &= bits - 1;
                 let score = std::mem::take(&mut self.sums[local]);
-                if score >= self.group_thresholds[0] {
-                    self.offer_unfiltered(base + local as DocId, score);
+                let doc = base + local as DocId;
+                if score >= self.group_thresholds[0] && (!self.admitting || self.admits(doc)) {
+                    self.offer_unfiltered(doc, score);
                 }
             }
         }
@@ -1476,6 +1501,23 @@ impl SegmentScan<'_> {
             return;
         }
         self.offer_unfiltered(doc, score);
+    }
+
+    /// With a single active variant: whether it may return `doc` (not
+    /// deleted, and in its subset when it has one: from its membership
+    /// word when there are membership words). The direct paths of
+    /// [`SegmentScan::window`] ask it, when something is filtered, only of
+    /// a document that reaches the threshold, where the general path asks
+    /// it of every touched document first; a document it refuses is then
+    /// not looked up or offered, so the offers are the same.
+    #[inline(always)]
+    fn admits(&self, doc: DocId) -> bool {
+        let v = self.active[0].0;
+        self.alive.is_none_or(|a| a.is_alive(doc))
+            && match self.masks {
+                Some((masks, need)) => masks.get(doc) & need[v] == need[v],
+                None => self.subsets[v].is_none_or(|set| set.contains(doc)),
+            }
     }
 
     /// [`SegmentScan::score_doc_unfiltered`]'s offer of `doc` with `score`
