@@ -16,6 +16,8 @@ use super::*;
 use crate::stats::{GlobalStats, SubsetStats};
 use proptest::prelude::*;
 use sieve_indexer::bounds::segment_payload;
+use std::cell::Cell;
+use std::thread::LocalKey;
 use tantivy::Index;
 
 const WORDS: &[&str] = &[
@@ -800,17 +802,29 @@ proptest! {
     }
 }
 
+/// A scorer path's window counter (see `bm25::tests`) and its name.
+type PathCounter = (&'static LocalKey<Cell<u64>>, &'static str);
+
+/// Runs `check(seed, bounds)` for seeds 1 to 4 (with bounds, without,
+/// alternately) and asserts that each counter rose: the paths a property
+/// test is about really run on its corpora (else it would not test them).
+fn assert_paths_run(counters: &[PathCounter], check: impl Fn(u64, bool)) {
+    let before: Vec<u64> = counters.iter().map(|(c, _)| c.with(Cell::get)).collect();
+    for (seed, bounds) in [(1, true), (2, false), (3, true), (4, false)] {
+        check(seed, bounds);
+    }
+    for ((c, name), b) in counters.iter().zip(before) {
+        assert!(c.with(Cell::get) > b, "no window took the {name} path");
+    }
+}
+
 /// The direct path of single-essential windows really runs on the
-/// corpora of the property test above (else that test would not test it).
+/// corpora of the property test above.
 #[test]
 fn one_essential_term_windows_are_scored_directly_and_equal_brute_force() {
-    let before = ONE_ESSENTIAL_WINDOWS.with(|n| n.get());
-    for (seed, bounds) in [(1, true), (2, false), (3, true)] {
-        plain_equals_brute_force(seed, 5000, 2, bounds, Bm25Params::ANSERINI);
-    }
-    assert!(
-        ONE_ESSENTIAL_WINDOWS.with(|n| n.get()) > before,
-        "no window took the single-essential path"
+    assert_paths_run(
+        &[(&ONE_ESSENTIAL_WINDOWS, "single-essential")],
+        |seed, bounds| plain_equals_brute_force(seed, 5000, 2, bounds, Bm25Params::ANSERINI),
     );
 }
 
@@ -873,21 +887,10 @@ proptest! {
 /// on the corpora of the property test above.
 #[test]
 fn several_essential_term_windows_are_summed_and_equal_brute_force() {
-    let before = SUMMED_WINDOWS.with(|n| n.get());
-    for (seed, bounds) in [(1, true), (2, false), (3, true)] {
-        plain_queries_equal_brute_force(
-            seed,
-            5000,
-            2,
-            bounds,
-            Bm25Params::ANSERINI,
-            &long_queries(seed),
-        );
-    }
-    assert!(
-        SUMMED_WINDOWS.with(|n| n.get()) > before,
-        "no window took the summed path"
-    );
+    assert_paths_run(&[(&SUMMED_WINDOWS, "summed")], |seed, bounds| {
+        let queries = long_queries(seed);
+        plain_queries_equal_brute_force(seed, 5000, 2, bounds, Bm25Params::ANSERINI, &queries)
+    });
 }
 
 /// One- to three-term queries: one-term queries (every window with its
@@ -946,26 +949,14 @@ proptest! {
 /// corpora of the property test above.
 #[test]
 fn every_term_essential_windows_are_summed_and_equal_brute_force() {
-    let single = SINGLE_WINDOWS.with(|n| n.get());
-    let complete = COMPLETE_WINDOWS.with(|n| n.get());
-    for (seed, bounds) in [(1, true), (2, false), (3, true)] {
-        plain_queries_equal_brute_force(
-            seed,
-            5000,
-            2,
-            bounds,
-            Bm25Params::ANSERINI,
-            &short_queries(seed),
-        );
-    }
-    assert!(
-        SINGLE_WINDOWS.with(|n| n.get()) > single,
-        "no window took the single-cursor path"
-    );
-    assert!(
-        COMPLETE_WINDOWS.with(|n| n.get()) > complete,
-        "no window took the every-term-essential summed path"
-    );
+    let counters = [
+        (&SINGLE_WINDOWS, "single-cursor"),
+        (&COMPLETE_WINDOWS, "every-term-essential summed"),
+    ];
+    assert_paths_run(&counters, |seed, bounds| {
+        let queries = short_queries(seed);
+        plain_queries_equal_brute_force(seed, 5000, 2, bounds, Bm25Params::ANSERINI, &queries)
+    });
 }
 
 /// Whether document `i` of a corpus is kept by the filter of `seed` that
@@ -1137,23 +1128,20 @@ proptest! {
 #[test]
 fn one_setting_with_a_filter_takes_the_direct_paths() {
     let counters = [
-        &ONE_ESSENTIAL_WINDOWS,
-        &SUMMED_WINDOWS,
-        &SINGLE_WINDOWS,
-        &COMPLETE_WINDOWS,
+        (&ONE_ESSENTIAL_WINDOWS, "one essential"),
+        (&SUMMED_WINDOWS, "summed"),
+        (&SINGLE_WINDOWS, "single"),
+        (&COMPLETE_WINDOWS, "complete"),
     ];
-    let before: Vec<u64> = counters.iter().map(|c| c.with(|n| n.get())).collect();
-    for (seed, bounds, filtered_stats, words) in [
-        (1, true, true, false),
-        (2, false, false, true),
-        (3, true, false, false),
-        (4, true, true, true),
-    ] {
+    assert_paths_run(&counters, |seed, bounds| {
+        // Filtered and full statistics, the bitmap (seeds 1, 2) and
+        // membership words (3, 4).
         let case = FilterCase {
             percent: 30,
-            filtered_stats,
-            words,
+            filtered_stats: seed % 2 == 1,
+            words: seed >= 3,
         };
+        let queries = mixed_queries(seed);
         filtered_queries_equal_brute_force(
             seed,
             5000,
@@ -1161,18 +1149,7 @@ fn one_setting_with_a_filter_takes_the_direct_paths() {
             bounds,
             Bm25Params::ANSERINI,
             case,
-            &mixed_queries(seed),
-        );
-    }
-    for ((c, b), name) in
-        counters
-            .iter()
-            .zip(before)
-            .zip(["one essential", "summed", "single", "complete"])
-    {
-        assert!(
-            c.with(|n| n.get()) > b,
-            "no filtered window took the {name} path"
-        );
-    }
+            &queries,
+        )
+    });
 }

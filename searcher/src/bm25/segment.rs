@@ -992,34 +992,10 @@ impl SegmentScan<'_> {
     fn documents_summed(&mut self, cursors: &mut [Cursor], base: DocId, end: DocId, n: usize) {
         #[cfg(test)]
         super::tests::SUMMED_WINDOWS.with(|c| c.set(c.get() + 1));
-        let norms = &self.groups[0].norm;
-        // `local` is below `end - base <= WINDOW`: the masks and the
-        // fixed-size arrays only spare the bounds checks.
+        // `local` is below `end - base <= WINDOW`: the mask only spares
+        // the bounds checks.
         const MASK: usize = WINDOW as usize - 1;
-        let sums: &mut [Score; WINDOW as usize] = self
-            .sums
-            .as_mut_slice()
-            .try_into()
-            .expect("the window's sums hold WINDOW entries");
-        for &(c, tw) in &self.essential_weights {
-            let postings = &mut cursors[c].postings;
-            if postings.doc() < base {
-                postings.seek(base);
-            }
-            let tf: &mut [u32; WINDOW as usize] = self.tfs[c]
-                .as_mut_slice()
-                .try_into()
-                .expect("a window's frequency array holds WINDOW entries");
-            let (touched, fieldnorms) = (&mut self.touched, &self.fieldnorms);
-            postings.for_each_before(end, |doc, f| {
-                let local = (doc - base) as usize & MASK;
-                touched[local / 64] |= 1 << (local % 64);
-                tf[local] = f;
-                let norm = norms[fieldnorms.fieldnorm_id(doc) as usize];
-                let x = f as Score;
-                sums[local] += tw * (x / (x + norm));
-            });
-        }
+        self.gather_sums::<true>(cursors, base, end);
         // The touched documents, to clear the essential frequencies after
         // (one array at a time); the lookups' frequencies (written only for
         // a document looked up) are cleared per document.
@@ -1064,6 +1040,46 @@ impl SegmentScan<'_> {
         }
     }
 
+    /// The essential cursors' postings in `base..end`, term at a time in
+    /// query-term order: each document is marked in `touched` and the
+    /// posting's term score added to the document's slot in `sums` (so a
+    /// slot holds the f32 sum, from 0, of its essential terms' scores in
+    /// query-term order); with `TFS` the frequency is also written to the
+    /// cursor's array. One group.
+    #[inline(always)]
+    fn gather_sums<const TFS: bool>(&mut self, cursors: &mut [Cursor], base: DocId, end: DocId) {
+        let norms = &self.groups[0].norm;
+        // `local` is below `end - base <= WINDOW`: the mask and the
+        // fixed-size arrays only spare the bounds checks.
+        const MASK: usize = WINDOW as usize - 1;
+        let sums: &mut [Score; WINDOW as usize] = self
+            .sums
+            .as_mut_slice()
+            .try_into()
+            .expect("the window's sums hold WINDOW entries");
+        for &(c, tw) in &self.essential_weights {
+            let postings = &mut cursors[c].postings;
+            if postings.doc() < base {
+                postings.seek(base);
+            }
+            let tf: &mut [u32; WINDOW as usize] = self.tfs[c]
+                .as_mut_slice()
+                .try_into()
+                .expect("a window's frequency array holds WINDOW entries");
+            let (touched, fieldnorms) = (&mut self.touched, &self.fieldnorms);
+            postings.for_each_before(end, |doc, f| {
+                let local = (doc - base) as usize & MASK;
+                touched[local / 64] |= 1 << (local % 64);
+                if TFS {
+                    tf[local] = f;
+                }
+                let norm = norms[fieldnorms.fieldnorm_id(doc) as usize];
+                let x = f as Score;
+                sums[local] += tw * (x / (x + norm));
+            });
+        }
+    }
+
     /// A plain query's window (one group; nothing filtered and no
     /// membership words, or one variant and [`SegmentScan::admits`]) whose
     /// only cursor is essential and none is looked up (a
@@ -1105,29 +1121,10 @@ impl SegmentScan<'_> {
     fn documents_complete(&mut self, cursors: &mut [Cursor], base: DocId, end: DocId) {
         #[cfg(test)]
         super::tests::COMPLETE_WINDOWS.with(|c| c.set(c.get() + 1));
-        let norms = &self.groups[0].norm;
-        // `local` is below `end - base <= WINDOW`: the mask and the
-        // fixed-size array only spare the bounds checks.
+        // `local` is below `end - base <= WINDOW`: the mask only spares
+        // the bounds checks.
         const MASK: usize = WINDOW as usize - 1;
-        let sums: &mut [Score; WINDOW as usize] = self
-            .sums
-            .as_mut_slice()
-            .try_into()
-            .expect("the window's sums hold WINDOW entries");
-        for &(c, tw) in &self.essential_weights {
-            let postings = &mut cursors[c].postings;
-            if postings.doc() < base {
-                postings.seek(base);
-            }
-            let (touched, fieldnorms) = (&mut self.touched, &self.fieldnorms);
-            postings.for_each_before(end, |doc, f| {
-                let local = (doc - base) as usize & MASK;
-                touched[local / 64] |= 1 << (local % 64);
-                let norm = norms[fieldnorms.fieldnorm_id(doc) as usize];
-                let x = f as Score;
-                sums[local] += tw * (x / (x + norm));
-            });
-        }
+        self.gather_sums::<false>(cursors, base, end);
         for word_idx in 0..self.touched_words {
             let mut bits = std::mem::take(&mut self.touched[word_idx]);
             while bits != 0 {
