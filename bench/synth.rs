@@ -12,6 +12,8 @@
 //! every machine with the same shared data, and its first `n` documents do
 //! not depend on how many are made.
 
+use sieve_indexer::analysis::EnglishAnalyzer;
+use sieve_searcher::topics::{TopicField, read_topics};
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -156,6 +158,32 @@ impl Iterator for Corpus {
         let spam = (self.rng.next() % 100) as u8;
         Some(SynDoc { docid, text, spam })
     }
+}
+
+/// The search bench's topic files (in `topics/`), in its order.
+pub const TOPIC_FILES: [&str; 5] = [
+    "topics.web.1-50.txt",
+    "topics.web.51-100.txt",
+    "topics.web.101-150.txt",
+    "topics.web.151-200.txt",
+    "topics.robust04.txt",
+];
+
+/// The analysed title of each topic of [`TOPIC_FILES`] that has terms, in
+/// order: the search bench's queries (numbered from 0 by the bench, its
+/// probe and `synth_export`).
+pub fn topic_terms(analyzer: &EnglishAnalyzer) -> Vec<Vec<String>> {
+    let mut queries = Vec::new();
+    for f in TOPIC_FILES {
+        let (_, topics) = read_topics(&repo().join("topics").join(f)).expect("topics");
+        for t in topics {
+            let terms = analyzer.terms(&t.query(TopicField::Title));
+            if !terms.is_empty() {
+                queries.push(terms);
+            }
+        }
+    }
+    queries
 }
 
 /// Where the bench keeps its synthetic indexes: `$SIEVE_BENCH_DATA`

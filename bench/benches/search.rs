@@ -45,7 +45,7 @@ use std::time::{Duration, Instant};
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
-use sieve_bench::synth::{Corpus, bench_dir, repo};
+use sieve_bench::synth::{Corpus, bench_dir, topic_terms};
 use sieve_filters::docfilter::Thresholds;
 use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
 use sieve_indexer::build::build;
@@ -58,7 +58,6 @@ use sieve_searcher::batch::{
 };
 use sieve_searcher::bm25::{BagOfWords, Bm25Params, Variant, search};
 use sieve_searcher::stats::{GlobalStats, SubsetFamily};
-use sieve_searcher::topics::{TopicField, read_topics};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
@@ -286,22 +285,10 @@ fn main() {
     let analyzer = EnglishAnalyzer::new(config);
     assert_eq!(config, AnalyzerConfig::default());
 
-    let mut queries: Vec<BagOfWords> = Vec::new();
-    for f in [
-        "topics.web.1-50.txt",
-        "topics.web.51-100.txt",
-        "topics.web.101-150.txt",
-        "topics.web.151-200.txt",
-        "topics.robust04.txt",
-    ] {
-        let (_, topics) = read_topics(&repo().join("topics").join(f)).expect("topics");
-        for t in topics {
-            let q = BagOfWords::from_terms(analyzer.terms(&t.query(TopicField::Title)));
-            if !q.is_empty() {
-                queries.push(q);
-            }
-        }
-    }
+    let queries: Vec<BagOfWords> = topic_terms(&analyzer)
+        .into_iter()
+        .map(BagOfWords::from_terms)
+        .collect();
     let searcher = &shards[0].searcher;
     let num_docs = searcher.num_docs();
     let body = shards[0].fields.text(TextField::Body);

@@ -25,14 +25,13 @@
 use std::io::{BufWriter, Write};
 use std::time::{Duration, Instant};
 
-use sieve_bench::synth::{index_dir, repo};
+use sieve_bench::synth::{index_dir, topic_terms};
 use sieve_filters::docfilter::Thresholds;
 use sieve_indexer::analysis::EnglishAnalyzer;
 use sieve_indexer::schema::TextField;
 use sieve_searcher::batch::{DocSelection, Prepared, RunVariant, StatsMode, open_shards, select};
 use sieve_searcher::bm25::{BagOfWords, Bm25Params, Hit, Variant, search};
 use sieve_searcher::stats::GlobalStats;
-use sieve_searcher::topics::{TopicField, read_topics};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -53,22 +52,10 @@ fn main() {
     let index = index_dir(docs);
     let (shards, config) = open_shards(std::slice::from_ref(&index)).expect("open bench index");
     let analyzer = EnglishAnalyzer::new(config);
-    let mut queries: Vec<BagOfWords> = Vec::new();
-    for f in [
-        "topics.web.1-50.txt",
-        "topics.web.51-100.txt",
-        "topics.web.101-150.txt",
-        "topics.web.151-200.txt",
-        "topics.robust04.txt",
-    ] {
-        let (_, topics) = read_topics(&repo().join("topics").join(f)).expect("topics");
-        for t in topics {
-            let q = BagOfWords::from_terms(analyzer.terms(&t.query(TopicField::Title)));
-            if !q.is_empty() {
-                queries.push(q);
-            }
-        }
-    }
+    let queries: Vec<BagOfWords> = topic_terms(&analyzer)
+        .into_iter()
+        .map(BagOfWords::from_terms)
+        .collect();
     let global = GlobalStats::new(&shards);
     let filter = std::env::var("SIEVE_PROBE_FILTER").ok();
     let spam70: Vec<_> = filter

@@ -16,18 +16,8 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 
-use sieve_bench::synth::{Corpus, repo};
+use sieve_bench::synth::{Corpus, topic_terms};
 use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
-use sieve_searcher::topics::{TopicField, read_topics};
-
-/// The bench's topic files, in its order.
-const TOPIC_FILES: [&str; 5] = [
-    "topics.web.1-50.txt",
-    "topics.web.51-100.txt",
-    "topics.web.101-150.txt",
-    "topics.web.151-200.txt",
-    "topics.robust04.txt",
-];
 
 /// `s` as a JSON string (the analyser's terms are plain, but be exact).
 fn json_string(s: &str, out: &mut String) {
@@ -53,16 +43,10 @@ fn main() {
     let analyzer = EnglishAnalyzer::new(AnalyzerConfig::default());
 
     let mut topics = BufWriter::new(File::create(topics_out).expect("create topics file"));
-    let mut n = 0;
-    for f in TOPIC_FILES {
-        let (_, ts) = read_topics(&repo().join("topics").join(f)).expect("topics");
-        for t in ts {
-            let terms = analyzer.terms(&t.query(TopicField::Title));
-            if !terms.is_empty() {
-                writeln!(topics, "{n}\t{}", terms.join(" ")).expect("write topics");
-                n += 1;
-            }
-        }
+    let queries = topic_terms(&analyzer);
+    let n = queries.len();
+    for (i, terms) in queries.iter().enumerate() {
+        writeln!(topics, "{i}\t{}", terms.join(" ")).expect("write topics");
     }
     topics.flush().expect("write topics");
     eprintln!("synth_export: {n} topics");
