@@ -46,7 +46,7 @@ use std::time::{Duration, Instant};
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use sieve_bench::synth::{Corpus, bench_dir, topic_terms};
-use sieve_filters::docfilter::Thresholds;
+use sieve_filters::docfilter::Unscored;
 use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
 use sieve_indexer::build::build;
 use sieve_indexer::manifest::read_manifest;
@@ -57,6 +57,7 @@ use sieve_searcher::batch::{
     DocSelection, Prepared, RunVariant, StatsMode, open_shards, select, select_all,
 };
 use sieve_searcher::bm25::{BagOfWords, Bm25Params, Variant, search};
+use sieve_searcher::runspec::spam_selection;
 use sieve_searcher::stats::{GlobalStats, SubsetFamily};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
@@ -341,14 +342,7 @@ fn main() {
         }
     };
     let p = Bm25Params { k1: 0.9, b: 0.4 };
-    let sel = DocSelection {
-        name: "spam70".into(),
-        thresholds: Thresholds {
-            min_spam_percentile: Some(70),
-            ..Thresholds::default()
-        },
-        filter: None,
-    };
+    let sel = spam_selection(70, Unscored::Keep);
     let t = Instant::now();
     let subset = select(&shards, &sel).expect("select");
     let select_time = t.elapsed();
@@ -412,14 +406,7 @@ fn main() {
         .unwrap_or_else(|| (0..10u8).map(|i| 5 + 10 * i).collect());
     let sweep_sels: Vec<DocSelection> = sweep_thresholds
         .iter()
-        .map(|&t| DocSelection {
-            name: format!("spam{t}"),
-            thresholds: Thresholds {
-                min_spam_percentile: Some(t),
-                ..Thresholds::default()
-            },
-            filter: None,
-        })
+        .map(|&t| spam_selection(t, Unscored::Keep))
         .collect();
     let t = Instant::now();
     let sweep_subsets = select_all(&shards, &sweep_sels).expect("select_all");

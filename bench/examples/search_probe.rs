@@ -26,11 +26,12 @@ use std::io::{BufWriter, Write};
 use std::time::{Duration, Instant};
 
 use sieve_bench::synth::{index_dir, topic_terms};
-use sieve_filters::docfilter::Thresholds;
+use sieve_filters::docfilter::Unscored;
 use sieve_indexer::analysis::EnglishAnalyzer;
 use sieve_indexer::schema::TextField;
-use sieve_searcher::batch::{DocSelection, Prepared, RunVariant, StatsMode, open_shards, select};
+use sieve_searcher::batch::{Prepared, RunVariant, StatsMode, open_shards, select};
 use sieve_searcher::bm25::{BagOfWords, Bm25Params, Hit, Variant, search};
+use sieve_searcher::runspec::spam_selection;
 use sieve_searcher::stats::GlobalStats;
 
 fn main() {
@@ -60,17 +61,7 @@ fn main() {
     let filter = std::env::var("SIEVE_PROBE_FILTER").ok();
     let spam70: Vec<_> = filter
         .iter()
-        .map(|_| {
-            let sel = DocSelection {
-                name: "spam70".into(),
-                thresholds: Thresholds {
-                    min_spam_percentile: Some(70),
-                    ..Thresholds::default()
-                },
-                filter: None,
-            };
-            select(&shards, &sel).expect("select")
-        })
+        .map(|_| select(&shards, &spam_selection(70, Unscored::Keep)).expect("select"))
         .collect();
     let one = [RunVariant {
         params: Bm25Params { k1: 0.9, b: 0.4 },
