@@ -59,6 +59,16 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// An output that is the same file as one of the command's inputs
+    /// (same device and inode, through any path); refused before anything
+    /// was opened for writing, so the input is unchanged.
+    #[error("{output}: the output is the input {input} (the same file); nothing was written")]
+    SameFile {
+        /// The output path given.
+        output: PathBuf,
+        /// The input path it is the same file as.
+        input: PathBuf,
+    },
     /// A named input (file, directory, pattern) that cannot be used.
     #[error("{path}: {detail}")]
     Input {

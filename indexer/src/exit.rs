@@ -85,6 +85,43 @@ pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
     text
 }
 
+/// Whether `error`, or one of its causes, is a write to a closed pipe
+/// (`EPIPE`): the reader of the output stopped early, as `| head` does.
+/// That is not an error of the command: [`report_error`] ends it quietly.
+pub fn is_broken_pipe(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(error);
+    while let Some(c) = cause {
+        if let Some(io) = c.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::BrokenPipe
+        {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
+}
+
+/// The one error path of the three binaries: `NAME: error: ...` on stderr
+/// ([`error_chain`]) and exit status 1; but a write to a closed pipe
+/// ([`is_broken_pipe`]: the reader of stdout stopped early) ends the
+/// program quietly with status 0, as `ripgrep` does.
+pub fn report_error(
+    name: &str,
+    error: &(dyn std::error::Error + 'static),
+) -> std::process::ExitCode {
+    if is_broken_pipe(error) {
+        return std::process::ExitCode::SUCCESS;
+    }
+    eprintln!("{name}: error: {}", error_chain(error));
+    std::process::ExitCode::from(ExitStatus::Error.code())
+}
+
+/// Whether a panic message is Rust's own for a `print!` to a closed
+/// stdout (`failed printing to stdout: Broken pipe`).
+fn is_print_to_closed_pipe(message: &str) -> bool {
+    message.starts_with("failed printing to stdout") && message.contains("Broken pipe")
+}
+
 /// Panic messages recorded by the hook [`run_guarded`] installs, in the
 /// order they happened (a worker's panic, then the main thread's).
 static PANICS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
@@ -144,6 +181,9 @@ pub fn run_guarded(
                 .first()
                 .cloned()
                 .unwrap_or_else(|| "(no message)".to_string());
+            if is_print_to_closed_pipe(&first) {
+                return std::process::ExitCode::SUCCESS;
+            }
             eprintln!(
                 "{name}: error: internal failure: {first}; if an index was being read, it may \
                  be damaged (`sieve-index verify --index DIR` checks every file's checksum)"
@@ -170,6 +210,20 @@ mod tests {
             error_chain(&ctx),
             "opening the index: ix/sieve.json: No such file or directory (os error 2)"
         );
+    }
+
+    #[test]
+    fn a_closed_pipe_is_seen_through_the_causes() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("writing stdout")]
+        struct Ctx(#[source] std::io::Error);
+        let pipe = Ctx(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        assert!(is_broken_pipe(&pipe));
+        let other = Ctx(std::io::Error::from(std::io::ErrorKind::StorageFull));
+        assert!(!is_broken_pipe(&other));
+        assert!(is_print_to_closed_pipe(
+            "failed printing to stdout: Broken pipe (os error 32)"
+        ));
     }
 
     #[test]

@@ -8,6 +8,9 @@
 //! * [`svg`]: hand-written SVG shared by every figure (Okabe–Ito
 //!   colours, dashes, markers, escaping, round ticks); it uses nothing
 //!   else of the crate, so the searcher's sweep figure uses it too.
+//! * [`outfile`]: output files written at a temporary name and renamed
+//!   into place (complete or absent), and the refusal of an output that
+//!   is one of the inputs; every file a user names goes through it.
 //! * [`analysis`]: the English analyser (tokenizer, stopwords, Porter).
 //! * [`schema`]: the one place that names index fields and registers the
 //!   analyser; the searcher and the filter tools use it too.
@@ -86,6 +89,7 @@ mod losses;
 pub mod manifest;
 pub mod options;
 pub mod order;
+pub mod outfile;
 pub mod parquetfile;
 mod pipeline;
 pub mod quarantine;
