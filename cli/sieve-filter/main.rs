@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use sieve_indexer::exit::{ExitStatus, error_chain};
+use sieve_indexer::exit::ExitStatus;
 
 /// UTF-8 error counts (Crane, Trotman & O'Keefe, ADCS 2013) and docid filters.
 #[derive(Debug, Parser)]
@@ -46,13 +46,11 @@ enum Command {
 }
 
 /// Runs the command line; errors are printed once, as one line without a
-/// backtrace, and exit with code 1 (see `sieve_indexer::exit`).
+/// backtrace, and exit with code 1; a closed stdout (`| head`) ends it
+/// quietly with code 0 (see `sieve_indexer::exit`).
 fn main() -> ExitCode {
     sieve_indexer::exit::run_guarded("sieve-filter", || {
-        run().unwrap_or_else(|e| {
-            eprintln!("sieve-filter: error: {}", error_chain(e.as_ref()));
-            ExitCode::from(ExitStatus::Error.code())
-        })
+        run().unwrap_or_else(|e| sieve_indexer::exit::report_error("sieve-filter", e.as_ref()))
     })
 }
 

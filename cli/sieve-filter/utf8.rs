@@ -4,9 +4,10 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use sieve_filters::utf8::{Counting, Utf8Counts};
 use sieve_indexer::Error;
+use sieve_indexer::outfile::OutFile;
 use sieve_indexer::utf8stream::{Sink, clean_stream};
 
 /// Arguments of `sieve-filter utf8`.
@@ -46,19 +47,24 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     } else {
         Counting::Exact
     };
+    if let Some(out) = args.out.as_deref().filter(|p| p.as_os_str() != "-") {
+        sieve_indexer::outfile::refuse_same_file(out, &args.files)?;
+    }
     let stdout = io::stdout();
     let mut failed = Vec::new();
     for path in &args.files {
         let name = path.to_string_lossy();
-        let mut sink: Option<Box<dyn Write>> = match &args.out {
-            None => None,
-            Some(p) if p.as_os_str() == "-" => Some(Box::new(BufWriter::new(io::stdout()))),
-            Some(p) => Some(Box::new(BufWriter::new(
-                File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
-            ))),
+        let mut file = match &args.out {
+            Some(p) if p.as_os_str() != "-" => Some(OutFile::create(p)?),
+            _ => None,
+        };
+        let mut boxed: Option<Box<dyn Write + '_>> = match (&args.out, file.as_mut()) {
+            (_, Some(f)) => Some(Box::new(f)),
+            (Some(_), None) => Some(Box::new(BufWriter::new(io::stdout()))),
+            (None, None) => None,
         };
         let out_name = args.out.as_deref().unwrap_or(Path::new("-"));
-        let sink = sink.as_deref_mut().map(|writer| Sink {
+        let sink = boxed.as_deref_mut().map(|writer| Sink {
             writer,
             name: out_name,
         });
@@ -71,6 +77,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     source,
                 })
                 .and_then(|f| clean_stream(f, path, counting, sink))
+        };
+        drop(boxed);
+        // The cleaned file is complete: only now does it replace `--output`.
+        let result = match (result, file) {
+            (Ok(done), Some(f)) => f.commit().map(|()| done),
+            (result, _) => result,
         };
         match result {
             Ok((bytes, counts)) => {
@@ -86,6 +98,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     writeln!(stdout.lock(), "{line}")?;
                 }
             }
+            // The reader of stdout (`--output -`) stopped early: not an error.
+            Err(e) if sieve_indexer::exit::is_broken_pipe(&e) => return Ok(()),
             Err(e) => {
                 // The file is named already: print only the I/O error.
                 match &e {

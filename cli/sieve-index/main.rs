@@ -808,6 +808,8 @@ fn run_show(
                 eprintln!("sieve-index show: {}", error_chain(&e));
                 missing += 1;
             }
+            // The reader of stdout stopped early: not an error.
+            Err(e) if sieve_indexer::exit::is_broken_pipe(&e) => return Ok(ExitCode::SUCCESS),
             Err(e) => {
                 eprintln!("sieve-index show: error: {}", error_chain(&e));
                 failed += 1;
@@ -864,13 +866,11 @@ fn run_verify(index: &Path) -> anyhow::Result<ExitCode> {
 }
 
 /// Runs the command line; errors are printed once, as one line without a
-/// backtrace, and exit with code 1 (see `sieve_indexer::exit`).
+/// backtrace, and exit with code 1; a closed stdout (`| head`) ends it
+/// quietly with code 0 (see `sieve_indexer::exit`).
 fn main() -> ExitCode {
     sieve_indexer::exit::run_guarded("sieve-index", || {
-        run().unwrap_or_else(|e| {
-            eprintln!("sieve-index: error: {}", error_chain(e.as_ref()));
-            exit(ExitStatus::Error)
-        })
+        run().unwrap_or_else(|e| sieve_indexer::exit::report_error("sieve-index", e.as_ref()))
     })
 }
 
@@ -967,6 +967,7 @@ fn run() -> anyhow::Result<ExitCode> {
                 deciles,
                 cumulative,
                 log_y,
+                inputs: spam.clone(),
             },
         ),
         Command::Merge { shards, out } => run_merge(&shards, &out),

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
+use sieve_indexer::outfile::OutFile;
 use clap::{Parser, Subcommand};
-use sieve_indexer::exit::{ExitStatus, error_chain};
 use sieve_searcher::compare;
 use sieve_searcher::eval::{
     EvalOptions, Evaluation, Measure, MeasureSpec, evaluate_run, read_judgements,
@@ -313,14 +313,12 @@ struct CompareArgs {
 }
 
 /// Runs the command line; errors are printed once, as one line without a
-/// backtrace, and exit with code 1 (see `sieve_indexer::exit`).
+/// backtrace, and exit with code 1; a closed stdout (`| head`) ends it
+/// quietly with code 0 (see `sieve_indexer::exit`).
 fn main() -> ExitCode {
     sieve_indexer::exit::run_guarded("sieve-search", || match run() {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("sieve-search: error: {}", error_chain(e.as_ref()));
-            ExitCode::from(ExitStatus::Error.code())
-        }
+        Err(e) => sieve_indexer::exit::report_error("sieve-search", e.as_ref()),
     })
 }
 
@@ -355,14 +353,57 @@ impl SearchField {
     }
 }
 
-/// A buffered writer to `path`, or to stdout.
-fn sink(path: Option<&Path>) -> Result<Box<dyn Write>> {
+/// Where a command's result goes: a file given with `--output`, written
+/// at a temporary name and renamed into place by [`Out::finish`] (complete
+/// or absent: dropped on an error, it leaves the previous file as it
+/// was), or stdout.
+enum Out {
+    File(OutFile),
+    Stdout(std::io::BufWriter<std::io::Stdout>),
+}
+
+impl Out {
+    /// Commits the file (or flushes stdout).
+    fn finish(self) -> Result<()> {
+        match self {
+            Out::File(f) => f.commit()?,
+            Out::Stdout(mut w) => w.flush()?,
+        }
+        Ok(())
+    }
+}
+
+impl Write for Out {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Out::File(f) => f.write(buf),
+            Out::Stdout(w) => w.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Out::File(f) => f.flush(),
+            Out::Stdout(w) => w.flush(),
+        }
+    }
+}
+
+/// The output `path` (checked already with [`refuse_inputs`]), or stdout.
+fn sink(path: Option<&Path>) -> Result<Out> {
     Ok(match path {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
-        )),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout())),
+        Some(p) => Out::File(OutFile::create(p)?),
+        None => Out::Stdout(std::io::BufWriter::new(std::io::stdout())),
     })
+}
+
+/// Refuses an output that is one of the command's inputs (same file, by
+/// any path), before anything is written.
+fn refuse_inputs(output: Option<&Path>, inputs: &[&Path]) -> Result<()> {
+    if let Some(o) = output {
+        sieve_indexer::outfile::refuse_same_file(o, inputs)?;
+    }
+    Ok(())
 }
 
 /// Prints a warning for every topic whose query was capped or has no
@@ -397,6 +438,9 @@ fn warn_missing_bounds(shards: &[sieve_searcher::bm25::Shard]) {
 }
 
 fn cmd_stats(a: StatsArgs) -> Result<()> {
+    let mut inputs: Vec<&Path> = a.index.iter().map(|p| p.as_path()).collect();
+    inputs.push(&a.query.topics);
+    refuse_inputs(a.output.as_deref(), &inputs)?;
     let (shards, config) = sieve_searcher::batch::open_shards(&a.index)?;
     warn_missing_bounds(&shards);
     let (_, topics) = read_topics(&a.query.topics)?;
@@ -415,11 +459,13 @@ fn cmd_stats(a: StatsArgs) -> Result<()> {
     )?;
     let mut out = sink(a.output.as_deref())?;
     out.write_all(stats.to_json().as_bytes())?;
-    out.flush()?;
+    out.finish()?;
     Ok(())
 }
 
 fn cmd_sum_stats(a: SumStatsArgs) -> Result<()> {
+    let inputs: Vec<&Path> = a.files.iter().map(|p| p.as_path()).collect();
+    refuse_inputs(a.output.as_deref(), &inputs)?;
     let parts = a
         .files
         .iter()
@@ -428,12 +474,15 @@ fn cmd_sum_stats(a: SumStatsArgs) -> Result<()> {
     let total = twostage::ShardStats::sum(&parts)?;
     let mut out = sink(a.output.as_deref())?;
     out.write_all(total.to_json().as_bytes())?;
-    out.flush()?;
+    out.finish()?;
     Ok(())
 }
 
 fn cmd_merge_runs(a: MergeRunsArgs) -> Result<()> {
     anyhow::ensure!(a.hits >= 1, "--hits must be at least 1");
+    let mut inputs: Vec<&Path> = a.runs.iter().map(|p| p.as_path()).collect();
+    inputs.extend(a.topics.as_deref());
+    refuse_inputs(a.output.as_deref(), &inputs)?;
     let order = match &a.topics {
         Some(p) => Some(
             read_topics(p)?
@@ -445,7 +494,7 @@ fn cmd_merge_runs(a: MergeRunsArgs) -> Result<()> {
         None => None,
     };
     let merged = twostage::merge_runs(&a.runs, a.hits, order.as_deref())?;
-    sieve_searcher::runspec::write_run(sink(a.output.as_deref())?, &a.tag, &merged)?.flush()?;
+    sieve_searcher::runspec::write_run(sink(a.output.as_deref())?, &a.tag, &merged)?.finish()?;
     Ok(())
 }
 
@@ -523,6 +572,9 @@ fn cmd_eval(a: EvalArgs) -> Result<()> {
 }
 
 fn cmd_compare(a: CompareArgs) -> Result<()> {
+    let mut inputs: Vec<&Path> = vec![&a.input.qrels, &a.run_a, &a.run_b];
+    inputs.extend(a.index.iter().map(|p| p.as_path()));
+    refuse_inputs(a.html.as_deref(), &inputs)?;
     let qrels = read_judgements(&a.input.qrels)?;
     let opts = EvalOptions {
         complete: a.input.complete,
@@ -613,6 +665,13 @@ fn cmd_run(a: RunArgs) -> Result<()> {
             runs.len()
         );
     }
+    let mut inputs: Vec<&Path> = a.index.iter().map(|p| p.as_path()).collect();
+    inputs.push(&a.query.topics);
+    inputs.extend(a.global_stats.as_deref());
+    inputs.extend(a.filter.iter().map(|p| p.as_path()));
+    for run in &runs {
+        refuse_inputs(run.output.as_deref(), &inputs)?;
+    }
     let started = std::time::Instant::now();
     let global = global.as_ref().map(|g| g as _);
     let results = spec.search(
@@ -629,7 +688,7 @@ fn cmd_run(a: RunArgs) -> Result<()> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     for (run, res) in runs.iter().zip(&results) {
-        write_run(sink(run.output.as_deref())?, &run.variant.tag, res)?.flush()?;
+        write_run(sink(run.output.as_deref())?, &run.variant.tag, res)?.finish()?;
     }
     eprintln!(
         "searched {} topics for each of {} run{} (one per k1, b and filter) in {:.3}s ({:.2} ms per topic, all runs)",

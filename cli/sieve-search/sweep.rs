@@ -154,6 +154,28 @@ fn axes(a: &SweepArgs) -> Result<Vec<Axis>> {
     Ok(axes)
 }
 
+/// Refuses a sweep whose outputs (sweep.tsv, sweep.svg, the page, the
+/// run files) include one of its inputs, before anything is written.
+fn refuse_inputs(a: &SweepArgs, plan: &sweep::Plan) -> Result<()> {
+    let mut inputs: Vec<&Path> = a.index.iter().map(|p| p.as_path()).collect();
+    inputs.push(&a.query.topics);
+    inputs.push(&a.qrels);
+    let mut outputs = vec![a.output_dir.join("sweep.tsv"), a.output_dir.join("sweep.svg")];
+    outputs.extend(a.html.clone());
+    if a.runs {
+        let dir = a.output_dir.join("runs");
+        outputs.extend(
+            plan.settings
+                .iter()
+                .map(|s| sieve_searcher::batch::run_path(&dir, &s.tag)),
+        );
+    }
+    for o in &outputs {
+        sieve_indexer::outfile::refuse_same_file(o, &inputs)?;
+    }
+    Ok(())
+}
+
 /// Runs `sieve-search sweep`.
 pub fn cmd_sweep(a: SweepArgs) -> Result<()> {
     crate::set_threads(a.threads)?;
@@ -181,6 +203,7 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<()> {
         max_query_terms: a.query.max_query_terms,
     };
     let plan = spec.plan()?;
+    refuse_inputs(&a, &plan)?;
     let qrels = crate::read_judgements(&a.qrels)?;
     let (shards, config) = sieve_searcher::batch::open_shards(&a.index)?;
     crate::warn_missing_bounds(&shards);

@@ -457,9 +457,9 @@ pub fn write_segment_bounds(
         let payload = segment_payload(segment, schema)?;
         let bytes = sealed::seal_binary(MAGIC, VERSION, &payload);
         drop(payload);
-        let tmp = path.with_extension("bmx.tmp");
-        std::fs::write(&tmp, &bytes).map_err(io_err(&tmp))?;
-        std::fs::rename(&tmp, &path).map_err(io_err(&path))?;
+        // A unique temporary name: `sieve-index bounds` takes no lock, so
+        // two of them on one index must not share one.
+        crate::outfile::write_atomic(&path, &bytes)?;
         written = true;
     }
     let bytes = std::fs::metadata(&path).map_err(io_err(&path))?.len();

@@ -61,7 +61,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -782,8 +782,14 @@ fn cluster_bands(
             |pos, docid, keys| c.add(doc_ref(i as u32, pos), docid, keys),
         )?;
     }
-    let tmp = part(out);
-    let mut w = create_gz(&tmp)?;
+    // A unique temporary name beside `out` (two merges naming one output
+    // must not share one), committed only when complete.
+    let file = crate::outfile::OutFile::create(out)?;
+    let tmp = file.temp_path().to_path_buf();
+    let mut w = BufWriter::with_capacity(
+        1 << 16,
+        flate2::write::GzEncoder::new(file, flate2::Compression::fast()),
+    );
     writeln!(
         w,
         "# sieve-near-duplicates 1 params={}w/{}x{}/{:016x}: docid, representative (smallest docid of its cluster)",
@@ -800,7 +806,8 @@ fn cluster_bands(
         |_, r| cursor.docid(r),
         |_, own, rep| writeln!(w, "{own}\t{rep}").map_err(io_err(&tmp)),
     )?;
-    commit_gz(w, &tmp, out)?;
+    let gz = w.into_inner().map_err(|e| io_err(&tmp)(e.into_error()))?;
+    gz.finish().map_err(io_err(&tmp))?.commit()?;
     Ok(summary)
 }
 

@@ -44,6 +44,7 @@ use sieve_filters::utf8::Utf8Counts;
 use crate::extsort::{SortedRuns, merge_sorted_lines};
 use crate::index::{docid_column, io_err, open_index};
 use crate::options::BuildOptions;
+use crate::outfile::OutFile;
 use crate::schema::RuleColumns;
 use crate::spamfile::{RUN_LINES, open_text};
 use crate::{Error, Result, RuleInput};
@@ -151,7 +152,7 @@ fn from_spam(spec: &FilterSpec<'_>, out: &Path) -> Result<FilterHeader> {
         spec.sources.clone(),
     )
     .map_err(|e| filt_err(out, e))?;
-    let sink = BufWriter::new(File::create(out).map_err(io_err(out))?);
+    let sink = OutFile::create(out)?;
     let mut w = FilterWriter::new(sink, &header).map_err(|e| filt_err(out, e))?;
     let mut err = None;
     map.for_each(|docid, p| {
@@ -162,8 +163,8 @@ fn from_spam(spec: &FilterSpec<'_>, out: &Path) -> Result<FilterHeader> {
     if let Some(e) = err {
         return Err(filt_err(out, e));
     }
-    let (mut sink, _) = w.finish().map_err(|e| filt_err(out, e))?;
-    sink.flush().map_err(io_err(out))?;
+    let (sink, _) = w.finish().map_err(|e| filt_err(out, e))?;
+    sink.commit()?;
     Ok(header)
 }
 
@@ -248,13 +249,13 @@ fn from_index(spec: &FilterSpec<'_>, dir: &Path, out: &Path) -> Result<FilterHea
             }
         })
         .collect();
-    let sink = BufWriter::new(File::create(out).map_err(io_err(out))?);
+    let sink = OutFile::create(out)?;
     let mut w = FilterWriter::new(sink, &header).map_err(|e| filt_err(out, e))?;
     merge_sorted_lines(&chosen, |line| {
         w.insert(line.as_bytes()).map_err(|e| filt_err(out, e))
     })?;
-    let (mut sink, _) = w.finish().map_err(|e| filt_err(out, e))?;
-    sink.flush().map_err(io_err(out))?;
+    let (sink, _) = w.finish().map_err(|e| filt_err(out, e))?;
+    sink.commit()?;
     Ok(header)
 }
 
@@ -367,7 +368,7 @@ fn from_tsv(spec: &FilterSpec<'_>, path: &Path, out: &Path) -> Result<FilterHead
     if distinct != other_expected {
         return Err(input(duplicates(other_expected - distinct)));
     }
-    let sink = BufWriter::new(File::create(out).map_err(io_err(out))?);
+    let sink = OutFile::create(out)?;
     let mut w = FilterWriter::new(sink, &header).map_err(|e| filt_err(out, e))?;
     let mut written = 0u64;
     merge_sorted_lines(&chosen, |docid| {
@@ -375,12 +376,11 @@ fn from_tsv(spec: &FilterSpec<'_>, path: &Path, out: &Path) -> Result<FilterHead
         w.insert(docid.as_bytes()).map_err(|e| filt_err(out, e))
     })?;
     if written != expected {
-        drop(w);
-        let _ = std::fs::remove_file(out);
+        // `w` is dropped uncommitted: its temporary file goes, `out` stays.
         return Err(input(duplicates(expected - written)));
     }
-    let (mut sink, _) = w.finish().map_err(|e| filt_err(out, e))?;
-    sink.flush().map_err(io_err(out))?;
+    let (sink, _) = w.finish().map_err(|e| filt_err(out, e))?;
+    sink.commit()?;
     Ok(header)
 }
 

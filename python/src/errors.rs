@@ -153,6 +153,10 @@ fn indexer(e: &sieve_indexer::Error, ev: Evidence) -> (Class, Evidence) {
         E::IndexExists { path } => (Class::Refused, ev.kind("IndexExists").path(path)),
         E::Locked { path, .. } => (Class::Refused, ev.kind("Locked").path(path)),
         E::Foreign { path, .. } => (Class::Refused, ev.kind("Foreign").path(path)),
+        E::SameFile { output, input } => (
+            Class::Refused,
+            ev.kind("SameFile").path(output).found(input.display()),
+        ),
         E::ResumeQuarantine { path, .. } => {
             (Class::Refused, ev.kind("ResumeQuarantine").path(path))
         }

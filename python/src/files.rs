@@ -8,12 +8,11 @@
 //! file is (a document retrieved twice, a pair judged twice).
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use sieve_indexer::outfile::OutFile;
 use sieve_searcher::compare;
 use sieve_searcher::eval::{
     EvalOptions, Evaluation, Measure, MeasureSpec, check_judgements, evaluate_run, read_judgements,
@@ -140,11 +139,9 @@ pub fn write_run_file(
         ));
     }
     py.detach(|| -> PyResult<()> {
-        let file = File::create(&path).map_err(|source| sieve_searcher::Error::Io {
-            path: path.clone(),
-            source,
-        });
-        let mut w = RunWriter::new(BufWriter::new(file.py_err()?), &tag).py_err()?;
+        // Complete or absent: committed only once every row is written.
+        let file = OutFile::create(&path).map_err(sieve_searcher::Error::from);
+        let mut w = RunWriter::new(file.py_err()?, &tag).py_err()?;
         let mut start = 0;
         let mut hits: Vec<(&str, f32)> = Vec::new();
         let n = qids.len();
@@ -165,7 +162,8 @@ pub fn write_run_file(
             })?;
             start = end;
         }
-        w.finish().py_err()?;
+        let file = w.finish().py_err()?;
+        file.commit().map_err(sieve_searcher::Error::from).py_err()?;
         Ok(())
     })
 }

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use sieve_filters::utf8::{Counting, Utf8Counts, clean_in_place_with};
+use sieve_indexer::outfile::OutFile;
 use sieve_indexer::utf8stream::{Sink, clean_stream};
 
 use crate::errors::IntoPy;
@@ -65,12 +66,16 @@ pub fn clean_utf8_file<'py>(
             match &output {
                 None => clean_stream::<BufWriter<File>>(input, &path, counting(atire_counts), None),
                 Some(out) => {
-                    let mut w = BufWriter::new(File::create(out).map_err(io(out))?);
+                    // Never the input; complete or absent.
+                    sieve_indexer::outfile::refuse_same_file(out, &[&path])?;
+                    let mut w = OutFile::create(out)?;
                     let sink = Sink {
                         writer: &mut w,
                         name: out,
                     };
-                    clean_stream(input, &path, counting(atire_counts), Some(sink))
+                    let done = clean_stream(input, &path, counting(atire_counts), Some(sink))?;
+                    w.commit()?;
+                    Ok(done)
                 }
             }
         })

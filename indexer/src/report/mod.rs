@@ -96,14 +96,13 @@ mod tally;
 #[cfg(test)]
 mod tests;
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rayon::prelude::*;
 use sieve_filters::spam::SpamMap;
 
-use crate::index::{create_file, open_index};
+use crate::index::open_index;
 use crate::{Error, Result};
 
 pub use figure::{FIGURE5_TITLE, figure_title};
@@ -136,6 +135,9 @@ pub struct ReportOptions {
     /// Draw Figure 5 on a logarithmic y axis (zeros on a separate
     /// baseline below it).
     pub log_y: bool,
+    /// The files the report is made from besides the index (spam
+    /// rankings): no report file may be one of them.
+    pub inputs: Vec<PathBuf>,
 }
 
 /// What [`write_report`] did.
@@ -229,15 +231,11 @@ pub fn write_report(
         .collect::<Result<_>>()?;
     let tally = tallies.into_iter().fold(Tally::default(), Tally::merge);
 
-    std::fs::create_dir_all(out_dir).map_err(|source| Error::Io {
-        path: out_dir.to_path_buf(),
-        source,
-    })?;
-    let mut files = Vec::new();
+    // Every file is made first, then checked against the inputs, then
+    // written: a refused report writes nothing.
+    let mut made: Vec<(PathBuf, String)> = Vec::new();
     let mut put = |name: &str, text: String| -> Result<()> {
-        let path = out_dir.join(name);
-        write_text(&path, &text)?;
-        files.push(path);
+        made.push((out_dir.join(name), text));
         Ok(())
     };
     let warnings: Vec<String> = figure_warning(&tally, spam.is_some()).into_iter().collect();
@@ -273,6 +271,7 @@ pub fn write_report(
     put(figure_name(fig), svg)?;
     put("significance.tsv", significance_tsv(&tally))?;
     put("charsets.tsv", charsets_tsv(&tally))?;
+    let files = write_files(index_dir, out_dir, &opts.inputs, made)?;
     Ok(ReportSummary {
         docs: tally.docs,
         unscored: tally.unscored,
@@ -283,12 +282,28 @@ pub fn write_report(
     })
 }
 
-fn write_text(path: &Path, text: &str) -> Result<()> {
-    let mut f = create_file(path)?;
-    f.write_all(text.as_bytes())
-        .and_then(|()| f.flush())
-        .map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })
+/// Refuses any of `made` that is the index's or one of `inputs`, then
+/// creates `out_dir` and writes each file (complete or absent:
+/// [`crate::outfile`]); returns their paths.
+fn write_files(
+    index_dir: &Path,
+    out_dir: &Path,
+    inputs: &[PathBuf],
+    made: Vec<(PathBuf, String)>,
+) -> Result<Vec<PathBuf>> {
+    let mut all: Vec<&Path> = vec![index_dir];
+    all.extend(inputs.iter().map(PathBuf::as_path));
+    for (path, _) in &made {
+        crate::outfile::refuse_same_file(path, &all)?;
+    }
+    std::fs::create_dir_all(out_dir).map_err(|source| Error::Io {
+        path: out_dir.to_path_buf(),
+        source,
+    })?;
+    let mut files = Vec::with_capacity(made.len());
+    for (path, text) in made {
+        crate::outfile::write_atomic(&path, text.as_bytes())?;
+        files.push(path);
+    }
+    Ok(files)
 }

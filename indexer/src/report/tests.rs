@@ -532,6 +532,7 @@ fn golden_report_for_bundled_samples_with_made_up_spam() {
         deciles: true,
         cumulative: true,
         log_y: false,
+        ..Default::default()
     };
     let summary = write_report(&idx, &out, &opts).expect("report");
     assert_eq!(summary.docs, docids.len() as u64);

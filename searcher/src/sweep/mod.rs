@@ -58,6 +58,7 @@ use rayon::prelude::*;
 use sieve_filters::docfilter::Unscored;
 use sieve_indexer::analysis::EnglishAnalyzer;
 use sieve_indexer::schema::TextField;
+use sieve_indexer::outfile::OutFile;
 
 pub use rules::{Axis, Rule, Scale};
 
@@ -498,9 +499,12 @@ pub fn run(
     })
 }
 
-/// The run files of a sweep, written under temporary names.
+/// The run files of a sweep, each written under a unique temporary name
+/// beside it ([`OutFile`]: two sweeps into one directory never share one);
+/// dropped after an error, every temporary file goes and the previous run
+/// files stay as they were.
 struct RunFileSet {
-    files: Vec<(std::io::BufWriter<std::fs::File>, PathBuf, PathBuf)>,
+    files: Vec<OutFile>,
 }
 
 impl RunFileSet {
@@ -514,13 +518,7 @@ impl RunFileSet {
         })?;
         let mut out = Vec::with_capacity(settings.len());
         for s in settings {
-            let path = crate::batch::run_path(dir, &s.tag);
-            let tmp = dir.join(format!(".{}.run.tmp", s.tag));
-            let f = std::fs::File::create(&tmp).map_err(|source| Error::Io {
-                path: tmp.clone(),
-                source,
-            })?;
-            out.push((std::io::BufWriter::new(f), tmp, path));
+            out.push(OutFile::create(&crate::batch::run_path(dir, &s.tag))?);
         }
         Ok(RunFileSet { files: out })
     }
@@ -530,46 +528,24 @@ impl RunFileSet {
     }
 
     fn write(&mut self, setting: usize, bytes: &[u8]) -> Result<()> {
-        if let Some((w, tmp, _)) = self.files.get_mut(setting) {
+        if let Some(w) = self.files.get_mut(setting) {
             w.write_all(bytes).map_err(|source| Error::Io {
-                path: tmp.clone(),
+                path: w.temp_path().to_path_buf(),
                 source,
             })?;
         }
         Ok(())
     }
 
-    /// Flushes every file, then renames each into place (any temporary
-    /// file left after an error is removed by `drop`).
-    fn finish(mut self) -> Result<Vec<PathBuf>> {
-        for (w, tmp, _) in &mut self.files {
-            w.flush()
-                .and_then(|_| w.get_ref().sync_all())
-                .map_err(|source| Error::Io {
-                    path: tmp.clone(),
-                    source,
-                })?;
-        }
+    /// Commits every file (synced, renamed into place), in setting order.
+    fn finish(self) -> Result<Vec<PathBuf>> {
         let mut done = Vec::with_capacity(self.files.len());
-        while !self.files.is_empty() {
-            let (_, tmp, path) = &self.files[0];
-            std::fs::rename(tmp, path).map_err(|source| Error::Io {
-                path: path.clone(),
-                source,
-            })?;
-            let (_, _, path) = self.files.remove(0);
+        for f in self.files {
+            let path = f.target().to_path_buf();
+            f.commit()?;
             done.push(path);
         }
         Ok(done)
-    }
-}
-
-impl Drop for RunFileSet {
-    /// A sweep that failed leaves no temporary file behind.
-    fn drop(&mut self) {
-        for (_, tmp, _) in &self.files {
-            let _ = std::fs::remove_file(tmp);
-        }
     }
 }
 
@@ -640,35 +616,11 @@ impl Table {
     }
 }
 
-/// `path` written atomically: `bytes` go to a temporary file beside it,
-/// which is renamed over `path` once complete.
+/// `path` written atomically: `bytes` go to a unique temporary file
+/// beside it, which is synced and renamed over `path` once complete
+/// ([`sieve_indexer::outfile::write_atomic`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = match dir {
-        Some(d) => d.join(format!(".{name}.tmp")),
-        None => PathBuf::from(format!(".{name}.tmp")),
-    };
-    let io = |source| Error::Io {
-        path: tmp.clone(),
-        source,
-    };
-    let mut f = std::fs::File::create(&tmp).map_err(io)?;
-    let res = f.write_all(bytes).and_then(|_| f.sync_all());
-    if let Err(e) = res {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io(e));
-    }
-    std::fs::rename(&tmp, path).map_err(|source| {
-        let _ = std::fs::remove_file(&tmp);
-        Error::Io {
-            path: path.to_path_buf(),
-            source,
-        }
-    })
+    Ok(sieve_indexer::outfile::write_atomic(path, bytes)?)
 }
 
 #[cfg(test)]
