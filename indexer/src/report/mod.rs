@@ -103,7 +103,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use sieve_filters::spam::SpamMap;
 
-use crate::index::{create_file, open_index};
+use crate::index::{create_file, open_index_with};
 use crate::{Error, Result};
 
 pub use figure::{FIGURE5_TITLE, figure_title};
@@ -136,6 +136,8 @@ pub struct ReportOptions {
     /// Draw Figure 5 on a logarithmic y axis (zeros on a separate
     /// baseline below it).
     pub log_y: bool,
+    /// Whether an index whose build did not finish is refused or read.
+    pub unfinished: crate::index::Unfinished,
 }
 
 /// What [`write_report`] did.
@@ -206,7 +208,7 @@ pub fn write_report(
     opts: &ReportOptions,
 ) -> Result<ReportSummary> {
     let started = Instant::now();
-    let (index, manifest) = open_index(index_dir)?;
+    let (index, manifest) = open_index_with(index_dir, opts.unfinished)?;
     let reader = index.reader()?;
     let searcher = reader.searcher();
     let spam = opts.spam.as_ref();

@@ -57,6 +57,7 @@ pub(super) fn build_index(dir: &Path, batches: Vec<Vec<IndexDoc>>) -> Index {
             output: None,
         },
         inputs: Vec::new(),
+        state: Some(crate::manifest::BuildState::Finished),
     };
     crate::index::write_json(&dir.join(MANIFEST), &manifest).expect("manifest");
     index
@@ -532,6 +533,7 @@ fn golden_report_for_bundled_samples_with_made_up_spam() {
         deciles: true,
         cumulative: true,
         log_y: false,
+        unfinished: crate::index::Unfinished::Refuse,
     };
     let summary = write_report(&idx, &out, &opts).expect("report");
     assert_eq!(summary.docs, docids.len() as u64);
