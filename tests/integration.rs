@@ -17,6 +17,7 @@ mod integrity;
 mod integrity_build;
 mod integrity_crawl;
 mod integrity_outputs;
+mod integrity_unfinished;
 mod near_duplicates;
 mod pipeline;
 mod queries;

@@ -19,7 +19,8 @@ use sieve_indexer::charset::CharsetMode;
 use sieve_indexer::exit::{ExitStatus, error_chain};
 use sieve_indexer::extract::{ExtractOptions, Format, RecordSpec, extract};
 use sieve_indexer::html::TextMode;
-use sieve_indexer::index::{STATS, create_private_dir, list_docids};
+use sieve_indexer::index::{STATS, Unfinished, create_private_dir, list_docids, open_index_with};
+use sieve_indexer::show::ShowIndex;
 use sieve_indexer::inputs::{self, Inputs};
 use sieve_indexer::options::{BuildOptions, DocTimeout, check_threads, default_threads};
 use sieve_indexer::report::{ReportOptions, write_report};
@@ -175,6 +176,10 @@ enum Command {
         /// Directory for the report's files (created).
         #[arg(long = "output-dir", alias = "out", value_name = "DIR")]
         out: PathBuf,
+        /// Read an index whose build did not finish (killed, or being
+        /// resumed): only its committed documents, with a warning on stderr.
+        #[arg(long)]
+        allow_unfinished: bool,
         /// Add ATIRE-compatible counts to Table 1, side by side.
         #[arg(long)]
         atire_counts: bool,
@@ -215,6 +220,10 @@ enum Command {
         /// Docids to show.
         #[arg(required = true, value_name = "DOCID")]
         docids: Vec<String>,
+        /// Read an index whose build did not finish (killed, or being
+        /// resumed): only its committed documents, with a warning on stderr.
+        #[arg(long)]
+        allow_unfinished: bool,
         /// Write the original bytes of each record, exactly as in the source
         /// file, instead (concatenated: WARC records make a WARC file). A
         /// one-stream gzip file is decompressed from its start to reach a
@@ -244,11 +253,16 @@ enum Command {
         /// index order (streamed; not sorted).
         #[arg(long = "doc-stats", alias = "stats")]
         stats: bool,
+        /// Read an index whose build did not finish (killed, or being
+        /// resumed): only its committed documents, with a warning on stderr.
+        #[arg(long)]
+        allow_unfinished: bool,
     },
     /// Check every file of an index against its checksum (sieve.json,
     /// stats.json, every tantivy segment file, the block-max bounds and
-    /// near-duplicate sidecars) and name each missing or damaged one; exit
-    /// 1 if there is any. Reads the whole index once.
+    /// near-duplicate sidecars) and name each missing or damaged one, and
+    /// say whether its build finished; exit 1 if a file is missing or
+    /// damaged or the build is unfinished. Reads the whole index once.
     Verify {
         /// The index directory.
         #[arg(long, value_name = "DIR")]
@@ -695,7 +709,9 @@ fn run_report(
         let map_path = tmp.path().join("spam.fst");
         opts.spam = Some(sieve_indexer::spamfile::load_spam_map(spam, &map_path, tmp.path())?.0);
     }
-    sieve_indexer::index::check_index_dir(index)?;
+    // Refused (or warned about) before the output directory is made.
+    open_index_with(index, opts.unfinished)?;
+    warn_unfinished(index);
     create_private_dir(out)?;
     let s = write_report(index, out, &opts)?;
     println!(
@@ -740,32 +756,48 @@ fn run_scan(input: &[String], max_record_bytes: u64) -> anyhow::Result<ExitCode>
     Ok(exit(ExitStatus::of_outcome(records, lost)))
 }
 
+/// Warns, on every run, when `--allow-unfinished` lets the unfinished
+/// index `index` be read.
+fn warn_unfinished(index: &Path) {
+    if let Some(w) = sieve_indexer::index::unfinished_warning(index) {
+        eprintln!("sieve-index: warning: {w}");
+    }
+}
+
 /// `sieve-index docids`.
-fn run_docids(index: &Path, stats: bool) -> anyhow::Result<ExitCode> {
+fn run_docids(index: &Path, stats: bool, unfinished: Unfinished) -> anyhow::Result<ExitCode> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if stats {
-        sieve_indexer::filterbuild::write_stats_tsv(index, &mut out)?;
+        sieve_indexer::filterbuild::write_stats_tsv(index, unfinished, &mut out)?;
     } else {
-        for d in list_docids(index)? {
+        for d in list_docids(index, unfinished)? {
             writeln!(out, "{d}")?;
         }
     }
+    warn_unfinished(index);
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Opens the index of `sieve-index show` (warning when it is unfinished
+/// and allowed).
+fn open_show(index: &Path, unfinished: Unfinished) -> anyhow::Result<ShowIndex> {
+    let ix = ShowIndex::open(index, unfinished)?;
+    warn_unfinished(index);
+    Ok(ix)
 }
 
 /// `sieve-index show`: each docid in turn; a docid not found or whose
 /// source cannot be read is named on stderr and the others still shown.
 /// Exit 1 if a source could not be read, else 4 if a docid was not found.
 fn run_show(
-    index: &Path,
+    ix: &ShowIndex,
     docids: &[String],
     raw: bool,
     html: bool,
     query: Option<&str>,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let ix = sieve_indexer::show::ShowIndex::open(index)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let (mut missing, mut failed) = (0usize, 0usize);
     let mut page = Vec::new();
@@ -850,7 +882,15 @@ fn run_verify(index: &Path) -> anyhow::Result<ExitCode> {
     for (path, note) in &report.notes {
         eprintln!("sieve-index: note: {}: {note}", path.display());
     }
-    let verdict = if report.is_ok() { "ok" } else { "DAMAGED" };
+    if let Some(why) = &report.unfinished {
+        eprintln!("sieve-index: unfinished: {}: {why}", index.display());
+    }
+    let verdict = match (report.unfinished.is_some(), report.problems.is_empty()) {
+        (false, true) => "ok",
+        (false, false) => "DAMAGED",
+        (true, true) => "UNFINISHED",
+        (true, false) => "UNFINISHED, DAMAGED",
+    };
     println!(
         "{}: {verdict}: {} file(s), {} bytes checked, {} problem(s)",
         index.display(),
@@ -957,6 +997,7 @@ fn run() -> anyhow::Result<ExitCode> {
             deciles,
             cumulative,
             log_y,
+            allow_unfinished,
         } => run_report(
             &index,
             &spam,
@@ -968,6 +1009,7 @@ fn run() -> anyhow::Result<ExitCode> {
                 cumulative,
                 log_y,
                 inputs: spam.clone(),
+                unfinished: Unfinished::allow_if(allow_unfinished),
             },
         ),
         Command::Merge { shards, out } => run_merge(&shards, &out),
@@ -975,7 +1017,11 @@ fn run() -> anyhow::Result<ExitCode> {
             input,
             max_record_bytes,
         } => run_scan(&input, max_record_bytes),
-        Command::Docids { index, stats } => run_docids(&index, stats),
+        Command::Docids {
+            index,
+            stats,
+            allow_unfinished,
+        } => run_docids(&index, stats, Unfinished::allow_if(allow_unfinished)),
         Command::Show {
             index,
             docids,
@@ -983,7 +1029,15 @@ fn run() -> anyhow::Result<ExitCode> {
             html,
             query,
             json,
-        } => run_show(&index, &docids, raw, html, query.as_deref(), json),
+            allow_unfinished,
+        } => run_show(
+            &open_show(&index, Unfinished::allow_if(allow_unfinished))?,
+            &docids,
+            raw,
+            html,
+            query.as_deref(),
+            json,
+        ),
         Command::Bounds { index } => run_bounds(&index),
         Command::Verify { index } => run_verify(&index),
     }

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use sieve_indexer::outfile::OutFile;
 use clap::{Parser, Subcommand};
+use sieve_indexer::index::Unfinished;
 use sieve_searcher::compare;
 use sieve_searcher::eval::{
     EvalOptions, Evaluation, Measure, MeasureSpec, evaluate_run, read_judgements,
@@ -90,6 +91,10 @@ struct StatsArgs {
     /// B` or `--index A --index B`.
     #[arg(long, required = true, num_args = 1.., value_name = "DIR")]
     index: Vec<PathBuf>,
+    /// Read an index whose build did not finish (killed, or being
+    /// resumed): only its committed documents, with a warning on stderr.
+    #[arg(long)]
+    allow_unfinished: bool,
     #[command(flatten)]
     query: QueryArgs,
     /// Output file (default stdout).
@@ -132,6 +137,10 @@ struct RunArgs {
     /// are searched as shards of one collection with global BM25 statistics.
     #[arg(long, required = true, num_args = 1.., value_name = "DIR")]
     index: Vec<PathBuf>,
+    /// Read an index whose build did not finish (killed, or being
+    /// resumed): only its committed documents, with a warning on stderr.
+    #[arg(long)]
+    allow_unfinished: bool,
     #[command(flatten)]
     query: QueryArgs,
     /// Score with these statistics (from `global-stats`, summed by
@@ -310,6 +319,10 @@ struct CompareArgs {
     /// (URL, title, spam percentile, charset, encoding errors).
     #[arg(long, num_args = 1.., value_name = "DIR", requires = "html")]
     index: Vec<PathBuf>,
+    /// Read an index whose build did not finish (killed, or being
+    /// resumed): only its committed documents, with a warning on stderr.
+    #[arg(long)]
+    allow_unfinished: bool,
 }
 
 /// Runs the command line; errors are printed once, as one line without a
@@ -423,6 +436,25 @@ fn warn_queries(
     }
 }
 
+/// Opens the indexes `dirs` as shards: an unfinished one is refused
+/// unless `allow` (`--allow-unfinished`), and then warned about, on every
+/// run.
+pub(crate) fn open_indexes(
+    dirs: &[PathBuf],
+    allow: bool,
+) -> Result<(
+    Vec<sieve_searcher::bm25::Shard>,
+    sieve_indexer::analysis::AnalyzerConfig,
+)> {
+    let opened = sieve_searcher::batch::open_shards_with(dirs, Unfinished::allow_if(allow))?;
+    for dir in dirs {
+        if let Some(w) = sieve_indexer::index::unfinished_warning(dir) {
+            eprintln!("sieve-search: warning: {w}");
+        }
+    }
+    Ok(opened)
+}
+
 /// Warns about index segments without block-max bounds: they are scored
 /// without block-max pruning (same results, more postings read).
 fn warn_missing_bounds(shards: &[sieve_searcher::bm25::Shard]) {
@@ -441,7 +473,7 @@ fn cmd_stats(a: StatsArgs) -> Result<()> {
     let mut inputs: Vec<&Path> = a.index.iter().map(|p| p.as_path()).collect();
     inputs.push(&a.query.topics);
     refuse_inputs(a.output.as_deref(), &inputs)?;
-    let (shards, config) = sieve_searcher::batch::open_shards(&a.index)?;
+    let (shards, config) = open_indexes(&a.index, a.allow_unfinished)?;
     warn_missing_bounds(&shards);
     let (_, topics) = read_topics(&a.query.topics)?;
     warn_queries(
@@ -575,6 +607,12 @@ fn cmd_compare(a: CompareArgs) -> Result<()> {
     let mut inputs: Vec<&Path> = vec![&a.input.qrels, &a.run_a, &a.run_b];
     inputs.extend(a.index.iter().map(|p| p.as_path()));
     refuse_inputs(a.html.as_deref(), &inputs)?;
+    // The index (for the page's document details) is opened first: an
+    // unfinished one is refused before anything is read or written.
+    let shards = match a.index.is_empty() {
+        true => None,
+        false => Some(open_indexes(&a.index, a.allow_unfinished)?.0),
+    };
     let qrels = read_judgements(&a.input.qrels)?;
     let opts = EvalOptions {
         complete: a.input.complete,
@@ -613,7 +651,7 @@ fn cmd_compare(a: CompareArgs) -> Result<()> {
             (&ra, &rb),
             (&na, &nb),
             &qrels,
-            &a.index,
+            shards.as_deref(),
         )?;
         eprintln!("wrote {}", html.display());
     }
@@ -626,7 +664,7 @@ fn cmd_run(a: RunArgs) -> Result<()> {
 
     set_threads(a.threads)?;
     anyhow::ensure!(a.hits >= 1, "--hits must be at least 1");
-    let (shards, config) = sieve_searcher::batch::open_shards(&a.index)?;
+    let (shards, config) = open_indexes(&a.index, a.allow_unfinished)?;
     warn_missing_bounds(&shards);
     let analyzer = sieve_indexer::analysis::EnglishAnalyzer::new(config);
     let (_, topics) = read_topics(&a.query.topics)?;

@@ -23,6 +23,10 @@ pub struct SweepArgs {
     /// are searched as shards of one collection).
     #[arg(long, required = true, num_args = 1.., value_name = "DIR")]
     index: Vec<PathBuf>,
+    /// Read an index whose build did not finish (killed, or being
+    /// resumed): only its committed documents, with a warning on stderr.
+    #[arg(long)]
+    allow_unfinished: bool,
     #[command(flatten)]
     query: QueryArgs,
     /// The qrels file (`qid iter docno rel`).
@@ -205,7 +209,7 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<()> {
     let plan = spec.plan()?;
     refuse_inputs(&a, &plan)?;
     let qrels = crate::read_judgements(&a.qrels)?;
-    let (shards, config) = sieve_searcher::batch::open_shards(&a.index)?;
+    let (shards, config) = crate::open_indexes(&a.index, a.allow_unfinished)?;
     crate::warn_missing_bounds(&shards);
     let analyzer = sieve_indexer::analysis::EnglishAnalyzer::new(config);
     let (_, topics) = sieve_searcher::topics::read_topics(&a.query.topics)?;
@@ -426,7 +430,7 @@ pub fn compare_html(
     (ra, rb): (&Run, &Run),
     (na, nb): (&str, &str),
     qrels: &Qrels,
-    index: &[PathBuf],
+    shards: Option<&[sieve_searcher::bm25::Shard]>,
 ) -> Result<()> {
     let pairs = cmp
         .iter()
@@ -444,16 +448,15 @@ pub fn compare_html(
         pairs,
         topics,
     };
-    let info = if index.is_empty() {
-        None
-    } else {
-        let (shards, _) = sieve_searcher::batch::open_shards(index)?;
+    let info = if let Some(shards) = shards {
         let ids: Vec<&str> = sec
             .topics
             .iter()
             .flat_map(|t| t.left.iter().chain(&t.entered).map(|(_, d)| d.as_str()))
             .collect();
-        Some(sieve_searcher::docinfo::lookup(&shards, ids)?)
+        Some(sieve_searcher::docinfo::lookup(shards, ids)?)
+    } else {
+        None
     };
     let docs = Docs {
         info: info.as_ref(),

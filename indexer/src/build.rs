@@ -43,6 +43,14 @@
 //! and each input's size and modification time; a resume with different
 //! options or changed inputs is refused.
 //!
+//! `sieve.json` also records whether the build finished
+//! ([`crate::manifest::BuildState`]): `building` is written before the
+//! first document (and at the start of every resume, before anything else
+//! is written but the lock), `finished` only as the very last step, after
+//! `stats.json`, the block-max bounds and the near-duplicate columns. Every
+//! reader passes through [`crate::index`], which refuses an unfinished
+//! index unless told to read what is committed.
+//!
 //! # Caps
 //!
 //! Every cap that fires is counted per file in [`crate::stats::FileStats::caps`] under its
@@ -99,7 +107,8 @@ use crate::jsonfile::only_unfinished;
 use crate::lock::{DirLock, claim_dir};
 use crate::losses::{LossLine, log_loss};
 use crate::manifest::{
-    Checkpoint, MANIFEST, Manifest, check_resume, input_info, manifest_options, read_manifest,
+    BuildState, Checkpoint, MANIFEST, Manifest, check_resume, input_info, manifest_options,
+    read_manifest, write_state,
 };
 use crate::options::{BuildOptions, Progress, check_threads};
 use crate::order::{SegmentOrder, seal_order};
@@ -124,12 +133,13 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
             .iter()
             .map(|p| input_info(p))
             .collect::<Result<_>>()?,
+        state: None,
     };
     // Refuse a quarantine directory before creating the index directory.
     if let Some(q) = &opts.quarantine {
         Quarantine::precheck(q, opts.resume)?;
     }
-    let (index, checkpoint, _lock) = open_or_create(opts, &manifest)?;
+    let (index, checkpoint, mut manifest, _lock) = open_or_create(opts, &manifest)?;
     register_analyzers(&index, opts.analyzer);
     let fields = Fields::from_schema(&index.schema())?;
     let mut writer: IndexWriter<SieveDocument> =
@@ -224,6 +234,8 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     let mut stats = final_stats(opts, &completed, started);
     stats.near_duplicates = dups;
     write_json(&opts.index.join(STATS), &stats)?;
+    // The very last step: the index is whole.
+    write_state(&opts.index, &mut manifest, BuildState::Finished)?;
     Ok(stats)
 }
 
@@ -337,11 +349,12 @@ impl CommitGroup {
 }
 
 /// Opens the index to resume (checking the manifest and reading the last
-/// checkpoint), or creates it with its manifest.
+/// checkpoint), or creates it with its manifest; either way the manifest
+/// (returned) then says `building`, before anything else is written.
 fn open_or_create(
     opts: &BuildOptions,
     manifest: &Manifest,
-) -> Result<(Index, Checkpoint, DirLock)> {
+) -> Result<(Index, Checkpoint, Manifest, DirLock)> {
     // A damaged manifest is named as such, not as a foreign directory.
     if opts.resume && opts.index.join(MANIFEST).is_file() {
         read_manifest(&opts.index)?;
@@ -353,21 +366,25 @@ fn open_or_create(
         read_manifest(&opts.index).is_ok() || only_unfinished(found, MANIFEST)
     })?;
     if !opts.index.join("meta.json").exists() {
-        write_json(&opts.index.join(MANIFEST), manifest)?;
+        let mut manifest = manifest.clone();
+        write_state(&opts.index, &mut manifest, BuildState::Building)?;
         let index = Index::create_in_dir(&opts.index, build_schema())?;
-        return Ok((index, Checkpoint::default(), lock));
+        return Ok((index, Checkpoint::default(), manifest, lock));
     }
     if !opts.resume {
         return Err(Error::IndexExists {
             path: opts.index.clone(),
         });
     }
-    let old = read_manifest(&opts.index)?;
+    let mut old = read_manifest(&opts.index)?;
     check_resume(&opts.index, &old, manifest)?;
     let index = Index::open_in_dir(&opts.index)?;
     let payload = index.load_metas()?.payload.unwrap_or_default();
     let checkpoint = Checkpoint::from_payload(&payload, &opts.index.join("meta.json"))?;
-    Ok((index, checkpoint, lock))
+    // Whatever it said before, the index is unfinished from here until
+    // this resume ends.
+    write_state(&opts.index, &mut old, BuildState::Building)?;
+    Ok((index, checkpoint, old, lock))
 }
 
 /// The build's outputs beside the index: the losses log and the
@@ -571,6 +588,32 @@ mod tests {
         assert!(!g.add(24, true));
         assert!(g.add(1, true));
         assert!(!g.add(10, false) && !g.add(14, true) && g.add(1, true));
+    }
+
+    /// A build ends `finished`; a resume says `building` from its start
+    /// (before anything but the lock is written), even on a finished
+    /// index, so that a resume killed at any point leaves it unfinished.
+    #[test]
+    fn resume_marks_the_index_building_before_writing_anything() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let index = tmp.path().join("idx");
+        let input = crate::testdata::fixture("warc/jwarc__cc.warc.gz");
+        let mut opts = BuildOptions::new(vec![input], index.clone());
+        opts.threads = 1;
+        build(&opts, &NoProgress).expect("build");
+        let state = || read_manifest(&index).expect("manifest").state;
+        assert_eq!(state(), Some(BuildState::Finished));
+        opts.resume = true;
+        let before = std::fs::read(index.join(STATS)).expect("stats");
+        let (_, _, m, lock) = open_or_create(&opts, &read_manifest(&index).expect("m"))
+            .expect("resume opens");
+        assert_eq!(m.state, Some(BuildState::Building));
+        assert_eq!(state(), Some(BuildState::Building));
+        assert_eq!(std::fs::read(index.join(STATS)).expect("stats"), before);
+        assert!(!crate::manifest::build_finished(&index, &m));
+        drop(lock);
+        build(&opts, &NoProgress).expect("resume");
+        assert_eq!(state(), Some(BuildState::Finished));
     }
 
     #[test]

@@ -87,6 +87,24 @@ pub enum Error {
         /// `no sieve.json`.
         why: &'static str,
     },
+    /// An index whose build did not finish (killed, failed, or being
+    /// resumed; see [`crate::manifest::BuildState`]), refused by a reader:
+    /// it holds only the documents committed so far.
+    #[error(
+        "{}: unfinished index: its build did not finish{}; finish it with `sieve-index build --resume --index {}` (same inputs and options){}",
+        .path.display(),
+        .committed.map(|n| format!(" ({n} documents committed)")).unwrap_or_default(),
+        .path.display(),
+        if *.flag { ", or pass --allow-unfinished (Python: allow_unfinished=True) to read what is committed" } else { "" }
+    )]
+    Unfinished {
+        /// The index directory.
+        path: PathBuf,
+        /// The documents committed so far, when they could be counted.
+        committed: Option<u64>,
+        /// Whether the reader offers `--allow-unfinished` as a way out.
+        flag: bool,
+    },
     /// An index does not have the schema this version of sieve expects.
     #[error("index schema: expected {expected}: {detail}")]
     Schema {

@@ -602,6 +602,7 @@ pub fn extract(opts: &ExtractOptions, progress: &dyn Progress) -> Result<BuildSt
             .iter()
             .map(|p| input_info(p))
             .collect::<Result<_>>()?,
+        state: None,
     };
     if let Some(q) = &b.quarantine {
         Quarantine::precheck(q, b.resume)?;

@@ -386,9 +386,14 @@ fn from_tsv(spec: &FilterSpec<'_>, path: &Path, out: &Path) -> Result<FilterHead
 
 /// Writes the per-document statistics of the index in `dir` as a stats TSV
 /// ([`sieve_filters::docstats::header_line`] first), one line per live
-/// document in index order. Memory: one line.
-pub fn write_stats_tsv(dir: &Path, out: &mut impl Write) -> Result<u64> {
-    let (index, _) = open_index(dir)?;
+/// document in index order. Memory: one line. An unfinished index is read
+/// as `unfinished` says.
+pub fn write_stats_tsv(
+    dir: &Path,
+    unfinished: crate::index::Unfinished,
+    out: &mut impl Write,
+) -> Result<u64> {
+    let (index, _) = crate::index::open_index_with(dir, unfinished)?;
     let searcher = index.reader()?.searcher();
     writeln!(out, "{}", sieve_filters::docstats::header_line()).map_err(io_err(dir))?;
     let mut n = 0u64;

@@ -1,7 +1,8 @@
 //! Index access, below every other module that touches an index directory:
-//! the file names in it, opening an index with its analyser, its docid
-//! column, listing its docids, and the small file helpers (private
-//! directories, buffered files, atomic JSON, I/O errors naming a path).
+//! the file names in it, opening an index with its analyser (and refusing
+//! one whose build did not finish, unless asked), its docid column, listing
+//! its docids, and the small file helpers (private directories, buffered
+//! files, atomic JSON, I/O errors naming a path).
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -9,7 +10,7 @@ use std::path::Path;
 
 use tantivy::Index;
 
-use crate::manifest::{MANIFEST, Manifest, analyzer_config, read_manifest};
+use crate::manifest::{MANIFEST, Manifest, analyzer_config, build_finished, read_manifest};
 use crate::schema::{self, SCHEMA_VERSION, register_analyzers};
 use crate::{Error, Result};
 
@@ -57,8 +58,50 @@ pub fn check_index_dir(dir: &Path) -> Result<()> {
     })
 }
 
-/// Opens an index built by [`crate::build::build`], registering its analyser.
+/// What a reader does with an index whose build did not finish (killed,
+/// failed, or being resumed: see [`crate::manifest::BuildState`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Unfinished {
+    /// Refuse it with [`Error::Unfinished`], naming `--allow-unfinished`
+    /// as a way out (the readers that offer it).
+    #[default]
+    Refuse,
+    /// Read what is committed (the caller warns, see
+    /// [`unfinished_warning`]).
+    Allow,
+}
+
+impl Unfinished {
+    /// [`Unfinished::Allow`] when `allow` (an `--allow-unfinished` flag).
+    pub fn allow_if(allow: bool) -> Self {
+        if allow {
+            Unfinished::Allow
+        } else {
+            Unfinished::Refuse
+        }
+    }
+}
+
+/// Opens an index built by [`crate::build::build`], registering its
+/// analyser. An index whose build did not finish is refused, with finishing
+/// it (`--resume`) as the only way out: for whatever writes from an index
+/// (a merge, a filter, sidecars). Readers that can read what is committed
+/// use [`open_index_with`].
 pub fn open_index(dir: &Path) -> Result<(Index, Manifest)> {
+    open_checked(dir, None)
+}
+
+/// Opens an index as [`open_index`] does; an unfinished one is refused
+/// naming `--allow-unfinished` too ([`Unfinished::Refuse`]), or opened
+/// ([`Unfinished::Allow`]).
+pub fn open_index_with(dir: &Path, unfinished: Unfinished) -> Result<(Index, Manifest)> {
+    open_checked(dir, Some(unfinished))
+}
+
+/// The one place an index is opened: the directory, the manifest (its
+/// seal), the schema version, whether the build finished (`unfinished`:
+/// `None` refuses without offering the flag), then tantivy's index.
+fn open_checked(dir: &Path, unfinished: Option<Unfinished>) -> Result<(Index, Manifest)> {
     check_index_dir(dir)?;
     let manifest = read_manifest(dir)?;
     if manifest.schema_version != SCHEMA_VERSION {
@@ -72,9 +115,41 @@ pub fn open_index(dir: &Path) -> Result<(Index, Manifest)> {
             ),
         });
     }
+    if unfinished != Some(Unfinished::Allow) && !build_finished(dir, &manifest) {
+        return Err(Error::Unfinished {
+            path: dir.to_path_buf(),
+            committed: committed_docs(dir),
+            flag: unfinished.is_some(),
+        });
+    }
     let index = Index::open_in_dir(dir)?;
     register_analyzers(&index, analyzer_config(&manifest));
     Ok((index, manifest))
+}
+
+/// The documents committed in the index in `dir` (from its `meta.json`),
+/// if it can be read.
+pub fn committed_docs(dir: &Path) -> Option<u64> {
+    let metas = Index::open_in_dir(dir).ok()?.load_metas().ok()?;
+    Some(metas.segments.iter().map(|s| u64::from(s.num_docs())).sum())
+}
+
+/// The warning a reader allowed an unfinished index ([`Unfinished::Allow`])
+/// gives on every use: the index, that its build did not finish, the
+/// documents read, and how to finish it. `None` when the build finished
+/// (or the index cannot be read: opening it says why).
+pub fn unfinished_warning(dir: &Path) -> Option<String> {
+    let manifest = read_manifest(dir).ok()?;
+    if build_finished(dir, &manifest) {
+        return None;
+    }
+    let docs = committed_docs(dir).map_or_else(String::new, |n| format!("{n} "));
+    Some(format!(
+        "{}: unfinished index: its build did not finish; reading only the {docs}documents committed so far \
+         (results change once it is finished with `sieve-index build --resume --index {}`)",
+        dir.display(),
+        dir.display()
+    ))
 }
 
 /// Opens (creating if needed) a file for writing, naming it in errors.
@@ -115,9 +190,9 @@ pub(crate) fn commit_gz(w: GzFile, tmp: &Path, path: &Path) -> Result<()> {
 }
 
 /// Every docid of an index, sorted (for scripts and tests; this holds them
-/// all in memory).
-pub fn list_docids(dir: &Path) -> Result<Vec<String>> {
-    let (index, _) = open_index(dir)?;
+/// all in memory). An unfinished index is read as `unfinished` says.
+pub fn list_docids(dir: &Path, unfinished: Unfinished) -> Result<Vec<String>> {
+    let (index, _) = open_index_with(dir, unfinished)?;
     let searcher = index.reader()?.searcher();
     let mut out = Vec::new();
     for seg in searcher.segment_readers() {

@@ -1,6 +1,7 @@
 //! The manifest (`sieve.json`): the options, tool version and inputs of a
-//! build; the commit checkpoint; and the checks that refuse a resume with
-//! other options, other inputs or another quarantine.
+//! build, and whether it finished; the commit checkpoint; and the checks
+//! that refuse a resume with other options, other inputs or another
+//! quarantine.
 
 use std::path::Path;
 
@@ -27,6 +28,44 @@ pub struct Manifest {
     pub options: ManifestOptions,
     /// The inputs with their size and modification time.
     pub inputs: Vec<InputInfo>,
+    /// Whether the build finished ([`BuildState`]); `None` in a manifest
+    /// written before this was recorded (see [`build_finished`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<BuildState>,
+}
+
+/// Whether the build of an index finished: `building` from before its
+/// first document is written (and from the start of every resume) until
+/// its very last step, `finished` after `stats.json`, the block-max bounds
+/// and the near-duplicate columns are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BuildState {
+    /// A build or resume is under way, or was killed or failed: the index
+    /// holds only what was committed.
+    Building,
+    /// The build ended: every output of the build is written.
+    Finished,
+}
+
+/// Whether the build of the index in `dir`, whose manifest is `m`,
+/// finished: its recorded state, or, for an index written before the state
+/// was recorded, whether its `stats.json` (the last file such a build
+/// wrote) is present and sound.
+pub fn build_finished(dir: &Path, m: &Manifest) -> bool {
+    match m.state {
+        Some(state) => state == BuildState::Finished,
+        None => crate::jsonfile::read_json::<crate::stats::BuildStats>(
+            &dir.join(crate::index::STATS),
+        )
+        .is_ok(),
+    }
+}
+
+/// Writes `m` as the manifest of `dir` with the state `state`.
+pub(crate) fn write_state(dir: &Path, m: &mut Manifest, state: BuildState) -> Result<()> {
+    m.state = Some(state);
+    crate::jsonfile::write_json(&dir.join(MANIFEST), m)
 }
 
 /// The options recorded in the manifest.

@@ -24,7 +24,7 @@ use tantivy::directory::MmapDirectory;
 
 use crate::build;
 use crate::index::{STATS, create_private_dir, io_err as io, open_index, write_json};
-use crate::manifest::{MANIFEST, Manifest, read_manifest};
+use crate::manifest::{BuildState, MANIFEST, Manifest, build_finished, read_manifest};
 use crate::options::{BuildOptions, NoProgress};
 use crate::stats::{BuildStats, FileStats};
 use crate::{Error, Result};
@@ -43,8 +43,9 @@ pub struct ShardRecord {
     pub built: bool,
 }
 
+/// Whether `dir` holds a shard whose build finished.
 fn finished(dir: &Path) -> bool {
-    dir.join(MANIFEST).is_file() && dir.join(STATS).is_file()
+    read_manifest(dir).is_ok_and(|m| build_finished(dir, &m))
 }
 
 /// Reads the `stats.json` of a finished shard (or any index) in `dir`.
@@ -135,8 +136,10 @@ pub fn build_shard(mut opts: BuildOptions, out: &Path) -> Result<ShardRecord> {
 }
 
 /// Merges finished shards into one index at `out` (which must not exist).
-/// All shards must have been built with the same options; the merged
-/// manifest lists every input and `stats.json` sums the shards' figures.
+/// All shards must have been built with the same options, and have
+/// finished (an unfinished shard is refused, [`Error::Unfinished`]); the
+/// merged manifest lists every input and says `finished`, and `stats.json`
+/// sums the shards' figures.
 pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
     if shards.is_empty() {
         return Err(Error::Input {
@@ -154,8 +157,7 @@ pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
     let mut indexes = Vec::new();
     let mut files: Vec<FileStats> = Vec::new();
     for s in shards {
-        crate::index::check_index_dir(s)?;
-        let m = read_manifest(s)?;
+        let (index, m) = open_index(s)?;
         if let Some(first) = manifests.first()
             && (first.options != m.options || first.schema_version != m.schema_version)
         {
@@ -167,7 +169,6 @@ pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
                 ),
             });
         }
-        let (index, _) = open_index(s)?;
         indexes.push(index);
         files.extend(read_stats(s)?.files);
         manifests.push(m);
@@ -195,7 +196,6 @@ pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
     };
     let mut merged = manifests[0].clone();
     merged.inputs = manifests.iter().flat_map(|m| m.inputs.clone()).collect();
-    write_json(&tmp.join(MANIFEST), &merged)?;
     let mut totals = FileStats {
         path: "(all)".into(),
         ..Default::default()
@@ -213,6 +213,8 @@ pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
         seconds: 0.0,
     };
     write_json(&tmp.join(STATS), &stats)?;
+    merged.state = Some(BuildState::Finished);
+    write_json(&tmp.join(MANIFEST), &merged)?;
     std::fs::rename(&tmp, out).map_err(io(out))?;
     Ok(stats)
 }

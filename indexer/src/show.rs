@@ -44,7 +44,7 @@ use crate::analysis::EnglishAnalyzer;
 use crate::charset::{CharsetMode, CharsetSource, decode, decode_utf8};
 use crate::crawl::{self, CrawlEvent, Markup, MemberPos, Span, SpanReader};
 use crate::html::{HtmlOptions, extract, plain_text};
-use crate::index::open_index;
+use crate::index::{Unfinished, open_index_with};
 use crate::manifest::{MANIFEST, Manifest, analyzer_config};
 use crate::schema::{Fields, error_field_name};
 use crate::{Error, Result};
@@ -115,9 +115,10 @@ fn str_of(doc: &TantivyDocument, f: tantivy::schema::Field) -> Option<String> {
 }
 
 impl ShowIndex {
-    /// Opens the index in `dir`.
-    pub fn open(dir: &Path) -> Result<ShowIndex> {
-        let (index, manifest) = open_index(dir)?;
+    /// Opens the index in `dir` (one whose build did not finish as
+    /// `unfinished` says).
+    pub fn open(dir: &Path, unfinished: Unfinished) -> Result<ShowIndex> {
+        let (index, manifest) = open_index_with(dir, unfinished)?;
         let fields = Fields::from_schema(&index.schema())?;
         let reader = index.reader()?;
         let analyzer = EnglishAnalyzer::new(analyzer_config(&manifest));

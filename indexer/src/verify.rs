@@ -12,12 +12,17 @@
 //! every file the index's `meta.json` lists and compares each footer's
 //! checksum with the bytes, and reports every file missing or damaged, by
 //! name. It reads the whole index once: about as long as copying it.
+//!
+//! It also says whether the build finished ([`crate::manifest::BuildState`]):
+//! an unfinished build is reported as such (it is not damage: `sieve-index
+//! build --resume` finishes it), and the files only a finished build has
+//! (`stats.json`, the near-duplicate columns) are then not expected.
 
 use std::path::{Path, PathBuf};
 
 use crate::Result;
 use crate::index::{STATS, check_index_dir};
-use crate::manifest::read_manifest;
+use crate::manifest::{Manifest, build_finished, read_manifest};
 use crate::stats::BuildStats;
 
 /// What [`verify_index`] found.
@@ -33,48 +38,53 @@ pub struct VerifyReport {
     /// bounds sidecar (searches are exact without it, only slower;
     /// `sieve-index bounds` writes it).
     pub notes: Vec<(PathBuf, String)>,
+    /// Why the index is unfinished, when its build did not finish (killed,
+    /// failed or being resumed).
+    pub unfinished: Option<String>,
 }
 
 impl VerifyReport {
-    /// True when every file is present and matches its checksum.
+    /// True when the build finished and every file is present and matches
+    /// its checksum.
     pub fn is_ok(&self) -> bool {
-        self.problems.is_empty()
+        self.problems.is_empty() && self.unfinished.is_none()
     }
 }
 
-/// Checks every file of the index in `dir`: the seals of `sieve.json` and
-/// `stats.json`, the footer checksum of every file of every segment
+/// Checks every file of the index in `dir`: whether its build finished,
+/// the seals of `sieve.json` and `stats.json` (missing from a finished
+/// build is a problem), the footer checksum of every file of every segment
 /// `meta.json` lists (a listed file that is missing is a problem too), and
 /// then, if those are sound, every segment's block-max bounds sidecar
 /// ([`crate::bounds`]: its seal, version and fingerprint against the
 /// segment; a missing one is a note, not a problem) and near-duplicate
 /// cluster column ([`crate::dedup`]).
 /// Errors only when the directory is not an index or `meta.json` cannot be
-/// read; every damaged file is listed in the report instead.
+/// parsed; every missing or damaged file is listed in the report instead.
 pub fn verify_index(dir: &Path) -> Result<VerifyReport> {
     check_index_dir(dir)?;
     let mut report = VerifyReport::default();
     let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
     // sieve's sealed files: reading them checks their seal.
-    let manifest = dir.join(crate::manifest::MANIFEST);
-    report.files += 1;
-    report.bytes += size(&manifest);
-    // Read once: its seal is checked here, its options decide below
-    // whether there are cluster columns to check.
-    let with_dups = match read_manifest(dir) {
-        Ok(m) => m.options.minhash.is_some(),
-        Err(e) => {
-            report.problems.push((manifest, e.to_string()));
-            false
-        }
-    };
-    let stats = dir.join(STATS);
-    if stats.exists() {
-        report.files += 1;
-        report.bytes += size(&stats);
-        if let Err(e) = crate::jsonfile::read_json::<BuildStats>(&stats) {
-            report.problems.push((stats, e.to_string()));
-        }
+    let manifest = check_manifest(dir, &mut report);
+    let finished = manifest.as_ref().is_some_and(|m| build_finished(dir, m));
+    if manifest.is_some() && !finished {
+        report.unfinished = Some(format!(
+            "unfinished build: it was killed, failed, or is being resumed{}; \
+             `sieve-index build --resume --index {}` (same inputs and options) finishes it",
+            crate::index::committed_docs(dir)
+                .map(|n| format!(" ({n} documents committed)"))
+                .unwrap_or_default(),
+            dir.display()
+        ));
+    }
+    let with_dups = finished && manifest.is_some_and(|m| m.options.minhash.is_some());
+    check_stats(dir, finished, &mut report);
+    if !dir.join("meta.json").is_file() {
+        report
+            .problems
+            .push((dir.join("meta.json"), "missing".into()));
+        return Ok(report);
     }
     let index = tantivy::Index::open_in_dir(dir)?;
     let metas = index.load_metas()?;
@@ -103,6 +113,12 @@ pub fn verify_index(dir: &Path) -> Result<VerifyReport> {
         report.files += 1;
         match std::fs::metadata(&path) {
             Ok(m) => report.bytes += m.len(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                report
+                    .problems
+                    .push((path, "missing (listed in meta.json)".into()));
+                continue;
+            }
             Err(e) => {
                 report
                     .problems
@@ -161,4 +177,40 @@ pub fn verify_index(dir: &Path) -> Result<VerifyReport> {
         }
     }
     Ok(report)
+}
+
+/// Reads (and so checks the seal of) `sieve.json`, counting it; a missing
+/// or damaged one is a problem (`None`).
+fn check_manifest(dir: &Path, report: &mut VerifyReport) -> Option<Manifest> {
+    let path = dir.join(crate::manifest::MANIFEST);
+    report.files += 1;
+    report.bytes += std::fs::metadata(&path).map_or(0, |m| m.len());
+    match read_manifest(dir) {
+        Ok(m) => Some(m),
+        Err(e) => {
+            report.problems.push((path, e.to_string()));
+            None
+        }
+    }
+}
+
+/// Checks the seal of `stats.json`, counting it; a missing one is a
+/// problem when the build `finished` (the last file but `sieve.json` it
+/// writes), and expected otherwise.
+fn check_stats(dir: &Path, finished: bool, report: &mut VerifyReport) {
+    let stats = dir.join(STATS);
+    if !stats.exists() {
+        if finished {
+            report.problems.push((
+                stats,
+                "missing: every finished build writes it (the build statistics)".into(),
+            ));
+        }
+        return;
+    }
+    report.files += 1;
+    report.bytes += std::fs::metadata(&stats).map_or(0, |m| m.len());
+    if let Err(e) = crate::jsonfile::read_json::<BuildStats>(&stats) {
+        report.problems.push((stats, e.to_string()));
+    }
 }

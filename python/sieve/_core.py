@@ -135,13 +135,23 @@ class Index:
     ``Index(path)`` opens an index built by ``sieve-index build`` or
     :func:`build`; ``Index([a, b])`` opens shards. The index is opened once
     and searched from any thread; the GIL is released while searching.
+
+    An index whose build did not finish (killed, or being resumed) is
+    refused (:class:`BadIndexError` naming it) unless
+    ``allow_unfinished=True``: then its committed documents are searched,
+    with a :class:`SieveWarning` when it is opened and on every search.
     """
 
-    def __init__(self, paths: Union[PathLike, Sequence[PathLike]]) -> None:
+    def __init__(
+        self, paths: Union[PathLike, Sequence[PathLike]], *, allow_unfinished: bool = False
+    ) -> None:
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
         self.paths: List[Path] = [Path(p) for p in paths]
-        self._native = _native.NativeIndex([os.fspath(p) for p in self.paths])
+        self._native = _native.NativeIndex(
+            [os.fspath(p) for p in self.paths], allow_unfinished=allow_unfinished
+        )
+        _warn(self._native.unfinished_warnings(), stacklevel=3)
         _warn(self._native.bounds_warnings(), stacklevel=3)
 
     def __repr__(self) -> str:
@@ -201,6 +211,7 @@ class Index:
         tag: str,
     ) -> Tuple[pd.DataFrame, list]:
         path, frame, qids, queries = _topics_args(topics)
+        _warn(self._native.unfinished_warnings(), stacklevel=4)
         res = self._native.search(
             topics_path=path,
             qids=qids,

@@ -148,6 +148,7 @@ fn indexer(e: &sieve_indexer::Error, ev: Evidence) -> (Class, Evidence) {
         E::Input { path, .. } if path.exists() => (Class::Data, ev.kind("Input").path(path)),
         E::Input { path, .. } => (Class::Input, ev.kind("Input").path(path)),
         E::NotAnIndex { path, .. } => (Class::BadIndex, ev.kind("NotAnIndex").path(path)),
+        E::Unfinished { path, .. } => (Class::BadIndex, ev.kind("Unfinished").path(path)),
         E::Schema { expected, .. } => (Class::BadIndex, ev.kind("Schema").expected(expected)),
         E::Tantivy(_) => (Class::BadIndex, ev.kind("Tantivy")),
         E::IndexExists { path } => (Class::Refused, ev.kind("IndexExists").path(path)),

@@ -17,7 +17,8 @@ use pyo3::types::{PyByteArray, PyList, PyTuple};
 use sieve_filters::docfilter::Unscored;
 use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
 use sieve_indexer::schema::TextField;
-use sieve_searcher::batch::{RunResults, StatsMode, open_shards};
+use sieve_indexer::index::{Unfinished, unfinished_warning};
+use sieve_searcher::batch::{RunResults, StatsMode, open_shards_with};
 use sieve_searcher::bm25::Shard;
 use sieve_searcher::queries::query_notes;
 use sieve_searcher::runspec::{PlannedRun, RunSpec, SelectionSpec};
@@ -214,15 +215,18 @@ impl NativeIndex {
 #[pymethods]
 impl NativeIndex {
     /// Opens the index directories `paths` (one or more; several are the
-    /// shards of one collection). The GIL is released while opening.
+    /// shards of one collection); an unfinished index is refused unless
+    /// `allow_unfinished`. The GIL is released while opening.
     #[new]
-    fn new(py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Self> {
+    #[pyo3(signature = (paths, *, allow_unfinished = false))]
+    fn new(py: Python<'_>, paths: Vec<PathBuf>, allow_unfinished: bool) -> PyResult<Self> {
         if paths.is_empty() {
             return Err(parameter("index", "at least one index directory", "none"));
         }
         let what = || format!("opening {}", paths[0].display());
+        let unfinished = Unfinished::allow_if(allow_unfinished);
         let (shards, config) = py
-            .detach(|| catch_panic(|| open_shards(&paths)))
+            .detach(|| catch_panic(|| open_shards_with(&paths, unfinished)))
             .map_err(|m| panicked(&what(), m, true))?
             .map_err(crate::errors::bad_index)?;
         Ok(NativeIndex { shards, config })
@@ -251,6 +255,15 @@ impl NativeIndex {
     /// removed, stemmed).
     fn analyze(&self, text: &str) -> Vec<String> {
         EnglishAnalyzer::new(self.config).terms(text)
+    }
+
+    /// One warning per shard whose build did not finish (opened with
+    /// `allow_unfinished`), read again at each call.
+    fn unfinished_warnings(&self) -> Vec<String> {
+        self.shards
+            .iter()
+            .filter_map(|s| unfinished_warning(&s.dir))
+            .collect()
     }
 
     /// One warning per shard with segments that have no block-max bounds.

@@ -27,7 +27,7 @@ use sieve_filters::docfilter::{DocFilter, Thresholds};
 use sieve_filters::utf8::Utf8Counts;
 use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
 use sieve_indexer::bounds::SegmentBounds;
-use sieve_indexer::index::open_index;
+use sieve_indexer::index::{Unfinished, open_index_with};
 use sieve_indexer::manifest::analyzer_config;
 use sieve_indexer::schema::{Fields, RuleColumns, TextField};
 use tantivy::query::Bm25StatisticsProvider;
@@ -70,13 +70,24 @@ impl DocSelection {
 /// built with the same analyser. The same directory given twice (under any
 /// spelling: the paths are compared after `canonicalize`) is refused: its
 /// documents would be counted twice in the statistics and listed twice in
-/// a run.
+/// a run. An index whose build did not finish is refused
+/// ([`sieve_indexer::Error::Unfinished`]); see [`open_shards_with`].
 pub fn open_shards(dirs: &[PathBuf]) -> Result<(Vec<Shard>, AnalyzerConfig)> {
+    open_shards_with(dirs, Unfinished::Refuse)
+}
+
+/// [`open_shards`], with an index whose build did not finish refused or
+/// read (its committed documents) as `unfinished` says; the caller warns
+/// about one read ([`sieve_indexer::index::unfinished_warning`]).
+pub fn open_shards_with(
+    dirs: &[PathBuf],
+    unfinished: Unfinished,
+) -> Result<(Vec<Shard>, AnalyzerConfig)> {
     let mut shards = Vec::with_capacity(dirs.len());
     let mut config: Option<AnalyzerConfig> = None;
     let mut seen: Vec<(PathBuf, &PathBuf)> = Vec::with_capacity(dirs.len());
     for dir in dirs {
-        let (index, manifest) = open_index(dir)?;
+        let (index, manifest) = open_index_with(dir, unfinished)?;
         if let Ok(real) = dir.canonicalize() {
             if let Some((_, first)) = seen.iter().find(|(r, _)| *r == real) {
                 return Err(Error::Index {

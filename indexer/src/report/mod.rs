@@ -102,7 +102,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use sieve_filters::spam::SpamMap;
 
-use crate::index::open_index;
+use crate::index::open_index_with;
 use crate::{Error, Result};
 
 pub use figure::{FIGURE5_TITLE, figure_title};
@@ -138,6 +138,8 @@ pub struct ReportOptions {
     /// The files the report is made from besides the index (spam
     /// rankings): no report file may be one of them.
     pub inputs: Vec<PathBuf>,
+    /// Whether an index whose build did not finish is refused or read.
+    pub unfinished: crate::index::Unfinished,
 }
 
 /// What [`write_report`] did.
@@ -208,7 +210,7 @@ pub fn write_report(
     opts: &ReportOptions,
 ) -> Result<ReportSummary> {
     let started = Instant::now();
-    let (index, manifest) = open_index(index_dir)?;
+    let (index, manifest) = open_index_with(index_dir, opts.unfinished)?;
     let reader = index.reader()?;
     let searcher = reader.searcher();
     let spam = opts.spam.as_ref();

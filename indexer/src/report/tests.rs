@@ -57,6 +57,7 @@ pub(super) fn build_index(dir: &Path, batches: Vec<Vec<IndexDoc>>) -> Index {
             output: None,
         },
         inputs: Vec::new(),
+        state: Some(crate::manifest::BuildState::Finished),
     };
     crate::index::write_json(&dir.join(MANIFEST), &manifest).expect("manifest");
     index
@@ -505,7 +506,7 @@ fn golden_report_for_bundled_samples_with_made_up_spam() {
     let stats = build(&BuildOptions::new(inputs, idx.clone()), &NoProgress).expect("build");
 
     // Made-up scores for the docids in the index.
-    let (index, _) = open_index(&idx).expect("open");
+    let (index, _) = crate::index::open_index(&idx).expect("open");
     let searcher = index.reader().expect("reader").searcher();
     let mut docids = Vec::new();
     for seg in searcher.segment_readers() {
