@@ -18,6 +18,7 @@ mod integrity_build;
 mod integrity_crawl;
 mod integrity_outputs;
 mod integrity_unfinished;
+mod integrity_dups;
 mod near_duplicates;
 mod pipeline;
 mod queries;

@@ -205,6 +205,16 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     )?;
     writer.wait_merging_threads()?;
     seal_order(&index, &mut order)?;
+    // Later copies of a docid go (crate::unique), before any sidecar is
+    // written: the early bounds may be of segments this replaces.
+    early.take();
+    let mut sink = BuildDups {
+        out: &mut out,
+        files: &mut completed,
+        log: Vec::new(),
+    };
+    crate::unique::remove_duplicates(&index, &opts.index, &mut sink)?;
+    seal_order(&index, &mut order)?;
     // The sidecars: block-max bounds and near-duplicate clusters, side by
     // side on the otherwise idle pool (their sorts use it too). The
     // clusters need no bounds, so they start while the last early bounds
@@ -233,6 +243,7 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
     let dups = dups?;
     let mut stats = final_stats(opts, &completed, started);
     stats.near_duplicates = dups;
+    stats.unique_docids = true;
     write_json(&opts.index.join(STATS), &stats)?;
     // The very last step: the index is whole.
     write_state(&opts.index, &mut manifest, BuildState::Finished)?;
@@ -531,6 +542,31 @@ impl Outputs {
     }
 }
 
+/// Where a build's later copies of a docid go: a `duplicate_docid` line
+/// in `losses.jsonl` and in the skipped file's statistics, committed with
+/// the deletion (see [`crate::unique`]).
+struct BuildDups<'a> {
+    out: &'a mut Outputs,
+    files: &'a mut Vec<FileStats>,
+    log: Vec<u8>,
+}
+
+impl crate::unique::DupSink for BuildDups<'_> {
+    fn skipped(&mut self, d: &crate::unique::Duplicate) -> Result<()> {
+        crate::unique::log_duplicate(&mut self.log, d);
+        crate::unique::count_duplicate(self.files, d);
+        if self.log.len() >= 1 << 20 {
+            self.out.append_losses(&std::mem::take(&mut self.log))?;
+        }
+        Ok(())
+    }
+
+    fn payload(&mut self) -> Result<Option<String>> {
+        self.out.append_losses(&std::mem::take(&mut self.log))?;
+        Ok(serde_json::to_string(&self.out.checkpoint(self.files)).ok())
+    }
+}
+
 /// The statistics of the completed files, in input order, with totals.
 pub(crate) fn final_stats(
     opts: &BuildOptions,
@@ -563,6 +599,7 @@ pub(crate) fn final_stats(
         skipped_inputs: opts.skipped_inputs.clone(),
         spam_without_doc,
         near_duplicates: None,
+        unique_docids: false,
         seconds: started.elapsed().as_secs_f64(),
     }
 }

@@ -248,6 +248,28 @@ pub enum Error {
         /// The first bytes of the (decompressed) file, lossily decoded.
         got: String,
     },
+    /// An index that holds a docid twice (built before later copies were
+    /// removed, see [`crate::unique`]): searching it would list the docid
+    /// twice in a topic.
+    #[error(
+        "{index}: holds docid {docid:?} twice ({kept_file} at offset {kept_offset}, and \
+         {file} at offset {offset}): it was built before sieve removed duplicate docids; \
+         rebuild it (a new build keeps the first copy and logs the others as losses)"
+    )]
+    DuplicateDocid {
+        /// The index directory.
+        index: PathBuf,
+        /// The docid.
+        docid: String,
+        /// The input file of the first copy.
+        kept_file: String,
+        /// Its offset.
+        kept_offset: u64,
+        /// The input file of the later copy.
+        file: String,
+        /// Its offset.
+        offset: u64,
+    },
     /// A docid that is not in the index.
     #[error("{index}: no document with docid {docid:?}")]
     NoSuchDocid {

@@ -47,6 +47,17 @@
 //!   `docid<TAB>representative` for every document in a near-duplicate
 //!   cluster of two or more, in input order (a representative names
 //!   itself). A document not listed is alone in its cluster.
+//! * `docids/NNNNN.tsv.gz`: `offset<TAB>docid` for each document written
+//!   from that input. At the end, every document written whose docid an
+//!   earlier one (in input order) already had is found from these lists
+//!   ([`crate::unique::extract_duplicates`], across a resume too) and
+//!   named in `losses.jsonl` (`"reason":"duplicate_docid"`, with
+//!   `kept_file` and `kept_offset` of the first copy) and counted per file
+//!   (`duplicate_docids` in `stats.json`). Unlike `build`, extract keeps
+//!   the later copy in its output (an output file is final once its input
+//!   is done, and the first copy may be in a file written long before): a
+//!   reader that needs one record per docid drops the copies named in
+//!   `losses.jsonl`.
 //! * `extract.json` (the manifest: options, tool, inputs), `checkpoint.json`
 //!   (the files done), `stats.json`, `losses.jsonl`: as for an index, sealed
 //!   the same way.
@@ -149,6 +160,8 @@ pub struct ExtractOptions {
 pub struct Record {
     /// The docid.
     pub docid: String,
+    /// The record's offset in its (decompressed) input.
+    pub offset: u64,
     /// Its band keys.
     pub keys: Vec<u64>,
     /// The JSON line, without its newline (empty when `row` is given).
@@ -248,6 +261,7 @@ impl Record {
             paragraphs.dedup();
         }
         let keys = std::mem::take(&mut doc.minhash);
+        let offset = doc.offset;
         if spec.format == Format::Parquet && spec.max_paragraph_docs.is_none() {
             let heads = heads.filter(|_| full);
             let row = JsonOwned {
@@ -271,6 +285,7 @@ impl Record {
             };
             return Record {
                 keys,
+                offset,
                 docid: doc.docid,
                 line: Vec::new(),
                 row: Some(Box::new(row)),
@@ -301,6 +316,7 @@ impl Record {
         let line = serde_json::to_vec(&json).unwrap_or_default();
         Record {
             keys,
+            offset,
             docid: doc.docid,
             line,
             row: None,
@@ -358,6 +374,10 @@ struct FileOut {
     bands_path: PathBuf,
     bands_tmp: PathBuf,
     bands: GzFile,
+    /// The docid list (`offset<TAB>docid` per document written).
+    docids_path: PathBuf,
+    docids_tmp: PathBuf,
+    docids: GzFile,
     pos: u32,
     /// Documents per paragraph hash (template removal only).
     seen: std::collections::HashMap<u64, u32>,
@@ -376,6 +396,9 @@ impl FileOut {
             PARAMS.shingle_words, PARAMS.bands, PARAMS.rows, PARAMS.seed
         )
         .map_err(io_err(&bands_tmp))?;
+        let docids_path = crate::unique::extract_docids_path(dir, i);
+        let docids_tmp = part(&docids_path);
+        let docids = create_gz(&docids_tmp)?;
         let spool = spec.max_paragraph_docs.map(|_| spool_path(&path));
         let out = match (&spool, spec.format) {
             (Some(sp), _) => Sink::Jsonl(create_gz(sp)?),
@@ -394,6 +417,9 @@ impl FileOut {
             bands_path,
             bands_tmp,
             bands,
+            docids_path,
+            docids_tmp,
+            docids,
             pos: 0,
             seen: std::collections::HashMap::new(),
         })
@@ -406,6 +432,7 @@ impl FileOut {
     /// `log`.
     fn finish(self, max_docs: Option<u32>, fs: &mut FileStats, log: &mut Vec<u8>) -> Result<()> {
         commit_gz(self.bands, &self.bands_tmp, &self.bands_path)?;
+        commit_gz(self.docids, &self.docids_tmp, &self.docids_path)?;
         let (Some(k), Some(spool)) = (max_docs, &self.spool) else {
             return match self.out {
                 Sink::Jsonl(w) => commit_gz(w, &self.tmp, &self.path),
@@ -523,6 +550,7 @@ impl DocWriter for FileOut {
             writeln!(self.bands, "{}\t{}\t{}", self.pos, keys.join(","), r.docid)
                 .map_err(io_err(&self.bands_tmp))?;
         }
+        writeln!(self.docids, "{}\t{}", r.offset, r.docid).map_err(io_err(&self.docids_tmp))?;
         self.pos += 1;
         for &h in &r.paragraphs {
             let n = self.seen.entry(h).or_insert(0);
@@ -609,6 +637,7 @@ pub fn extract(opts: &ExtractOptions, progress: &dyn Progress) -> Result<BuildSt
     }
     let (checkpoint, _lock) = open_or_create(b, &manifest)?;
     create_private_dir(&b.index.join(BANDS_DIR))?;
+    create_private_dir(&b.index.join(crate::unique::EXTRACT_DOCIDS_DIR))?;
     let mut out = Outputs::open(b, &checkpoint)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.get())
@@ -659,6 +688,10 @@ pub fn extract(opts: &ExtractOptions, progress: &dyn Progress) -> Result<BuildSt
     } else {
         None
     };
+    // Later copies of a docid: named and counted (they stay written).
+    let mut log = Vec::new();
+    crate::unique::extract_duplicates(&b.index, &b.inputs, &mut completed, &mut log)?;
+    out.append_losses(&log)?;
     let mut stats = final_stats(b, &completed, started);
     stats.near_duplicates = dups;
     write_json(&b.index.join(STATS), &stats)?;

@@ -104,6 +104,7 @@ pub mod stats;
 pub mod summary;
 pub mod svg;
 pub mod testdata;
+pub mod unique;
 pub mod utf8stream;
 pub mod verify;
 

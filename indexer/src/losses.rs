@@ -28,6 +28,12 @@ pub(crate) struct LossLine<'a> {
     /// stopped reading the file).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) detail: Option<&'a str>,
+    /// For `"reason": "duplicate_docid"`: the file of the copy kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) kept_file: Option<&'a str>,
+    /// For `"reason": "duplicate_docid"`: the offset of the copy kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) kept_offset: Option<u64>,
 }
 
 impl<'a> LossLine<'a> {
@@ -47,6 +53,8 @@ impl<'a> LossLine<'a> {
             indexed: None,
             compressed_offset: None,
             detail: None,
+            kept_file: None,
+            kept_offset: None,
         }
     }
 

@@ -17,13 +17,14 @@
 //! shard, so that shards never share a quarantine and a retried task leaves
 //! exactly one.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use tantivy::directory::MmapDirectory;
 
 use crate::build;
-use crate::index::{STATS, create_private_dir, io_err as io, open_index, write_json};
+use crate::index::{LOSSES, STATS, create_private_dir, io_err as io, open_index, write_json};
 use crate::manifest::{BuildState, MANIFEST, Manifest, build_finished, read_manifest};
 use crate::options::{BuildOptions, NoProgress};
 use crate::stats::{BuildStats, FileStats};
@@ -185,6 +186,23 @@ pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
         detail: e.to_string(),
     })?;
     let index = tantivy::indexer::merge_indices(&indexes, dir)?;
+    // The shards' losses in shard order, then the later copies of docids
+    // that the shards share (crate::unique).
+    let losses = tmp.join(LOSSES);
+    let mut sink = MergeDups {
+        losses: crate::index::create_file(&losses)?,
+        path: &losses,
+        files: &mut files,
+    };
+    for s in shards {
+        let theirs = s.join(LOSSES);
+        if theirs.is_file() {
+            let mut f = std::fs::File::open(&theirs).map_err(io(&theirs))?;
+            std::io::copy(&mut f, &mut sink.losses).map_err(io(&losses))?;
+        }
+    }
+    crate::unique::remove_duplicates(&index, &tmp, &mut sink)?;
+    sink.losses.flush().map_err(io(&losses))?;
     crate::bounds::write_index_bounds(&tmp, &index)?;
     let near_duplicates = match manifests[0].options.minhash {
         Some(_) => Some(crate::dedup::write_index_dups(
@@ -210,6 +228,7 @@ pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
         skipped_inputs: Vec::new(),
         spam_without_doc: None,
         near_duplicates,
+        unique_docids: true,
         seconds: 0.0,
     };
     write_json(&tmp.join(STATS), &stats)?;
@@ -217,4 +236,26 @@ pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
     write_json(&tmp.join(MANIFEST), &merged)?;
     std::fs::rename(&tmp, out).map_err(io(out))?;
     Ok(stats)
+}
+
+/// Where a merge's later copies of a docid go: the merged index's
+/// `losses.jsonl` and the skipped file's statistics.
+struct MergeDups<'a> {
+    losses: std::io::BufWriter<std::fs::File>,
+    path: &'a Path,
+    files: &'a mut Vec<FileStats>,
+}
+
+impl crate::unique::DupSink for MergeDups<'_> {
+    fn skipped(&mut self, d: &crate::unique::Duplicate) -> Result<()> {
+        let mut log = Vec::new();
+        crate::unique::log_duplicate(&mut log, d);
+        self.losses.write_all(&log).map_err(io(self.path))?;
+        crate::unique::count_duplicate(self.files, d);
+        Ok(())
+    }
+
+    fn payload(&mut self) -> Result<Option<String>> {
+        Ok(None)
+    }
 }

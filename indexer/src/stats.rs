@@ -63,6 +63,11 @@ pub struct FileStats {
     /// occur in more documents of the file than allowed.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub template_paragraphs: u64,
+    /// `extract`: documents written whose docid an earlier document
+    /// written already had (each in `losses.jsonl` as `duplicate_docid`;
+    /// they stay in the output, see [`crate::unique`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub duplicate_docids: u64,
     /// Set if the file could not be read to its end: what went wrong.
     pub error: Option<String>,
 }
@@ -115,6 +120,7 @@ impl FileStats {
         }
         self.spam_scored += o.spam_scored;
         self.template_paragraphs += o.template_paragraphs;
+        self.duplicate_docids += o.duplicate_docids;
     }
 
     /// Counts one record not indexed for `reason`.
@@ -147,6 +153,10 @@ pub struct BuildStats {
     /// index written before they existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub near_duplicates: Option<crate::dedup::ClusterSummary>,
+    /// Whether every later copy of a docid was removed from the index
+    /// ([`crate::unique`]); false in an index written before that rule.
+    #[serde(default)]
+    pub unique_docids: bool,
     /// Wall-clock seconds of this run (not deterministic; everything else is).
     pub seconds: f64,
 }

@@ -48,6 +48,13 @@ pub fn summary(stats: &BuildStats, out: &mut impl Write) -> std::io::Result<()> 
         let s: Vec<String> = t.skipped.iter().map(|(k, v)| format!("{k}={v}")).collect();
         writeln!(out, "records not indexed, by reason: {}", s.join(" "))?;
     }
+    if let Some(n) = t.skipped.get(crate::unique::DUPLICATE_DOCID) {
+        writeln!(
+            out,
+            "duplicate docids: {n} later record{} skipped, the first record with each docid kept (each in losses.jsonl, naming both)",
+            if *n == 1 { "" } else { "s" }
+        )?;
+    }
     if !t.anomalies.is_empty() {
         let s: Vec<String> = t
             .anomalies

@@ -188,6 +188,12 @@ fn indexer(e: &sieve_indexer::Error, ev: Evidence) -> (Class, Evidence) {
             Class::Data,
             ev.kind("UnknownCrawlFormat").path(path).found(got),
         ),
+        E::DuplicateDocid {
+            index, file, offset, ..
+        } => (
+            Class::BadIndex,
+            ev.kind("DuplicateDocid").path(index).offset(*offset).found(file),
+        ),
         _ => (Class::Data, ev.kind("Indexer")),
     }
 }
@@ -270,6 +276,7 @@ fn searcher(e: &sieve_searcher::Error, ev: Evidence) -> (Class, Evidence) {
         ),
         E::NanScore { .. } => (Class::Data, ev.kind("NanScore")),
         E::UnrankedHits { .. } => (Class::Data, ev.kind("UnrankedHits")),
+        E::SharedDocid { .. } => (Class::Data, ev.kind("SharedDocid")),
         E::TopicWrittenTwice { .. } => (Class::Data, ev.kind("TopicWrittenTwice")),
         E::GradeAboveMax { .. } => (Class::Data, ev.kind("GradeAboveMax")),
         E::NoCommonTopics { .. } => (Class::Data, ev.kind("NoCommonTopics")),

@@ -108,8 +108,18 @@ pub fn open_shards_with(
             });
         }
         config = Some(c);
+        // An index built before later copies of a docid were removed is
+        // refused if it holds one (a run would list it twice).
+        let removed = sieve_indexer::unique::check_unique(dir, &index)?;
         let reader = index.reader()?;
         let searcher = reader.searcher();
+        // After later copies were removed, tantivy's token totals are
+        // estimates: BM25 uses the exact per-document counts.
+        let token_totals = if removed {
+            Some(sieve_indexer::unique::exact_token_totals(&searcher)?)
+        } else {
+            None
+        };
         let schema = index.schema();
         // A missing bounds file leaves its segment without block-max
         // pruning (see `Shard::segments_without_bounds`); a stale or
@@ -126,6 +136,7 @@ pub fn open_shards_with(
             fields: Fields::from_schema(&schema)?,
             bounds,
             docid_columns: Default::default(),
+            token_totals,
         });
     }
     config

@@ -204,6 +204,21 @@ pub enum Error {
         problem: &'static str,
     },
 
+    /// Two of the indexes searched together hold the same docid (each index
+    /// holds a docid once; shards must not share one), so a topic retrieved
+    /// it twice. Found before any line of the run is written.
+    #[error(
+        "topic {qid:?} retrieved docid {docid:?} twice: two of the indexes searched together \
+         hold it; a docid must be in one index only (`sieve-index merge` of the indexes keeps \
+         its first copy)"
+    )]
+    SharedDocid {
+        /// The topic id.
+        qid: String,
+        /// The docid.
+        docid: String,
+    },
+
     /// The run writer was asked to write the same topic twice.
     #[error("run writer: topic {qid:?} written twice")]
     TopicWrittenTwice {

@@ -352,6 +352,27 @@ pub fn rank_hits(hits: &mut Vec<(String, f32)>, k: usize) {
     hits.truncate(k);
 }
 
+/// Refuses ([`Error::SharedDocid`]) a search result in which a topic
+/// lists a docid twice: an index holds each docid once, so the copies come
+/// from two indexes searched together. Called on every topic before a run
+/// is written, so that nothing of it is.
+pub fn check_shared_docids<'a>(
+    topics: impl IntoIterator<Item = (&'a str, Vec<&'a str>)>,
+) -> Result<()> {
+    for (qid, docids) in topics {
+        let mut seen: HashSet<&str> = HashSet::with_capacity(docids.len());
+        for d in docids {
+            if !seen.insert(d) {
+                return Err(Error::SharedDocid {
+                    qid: qid.into(),
+                    docid: d.into(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 fn check_field(field: &'static str, value: &str) -> Result<()> {
     if value.is_empty() || value.bytes().any(|b| b.is_ascii_whitespace()) {
         return Err(Error::InvalidRunField {

@@ -267,6 +267,9 @@ impl RunSpec {
 /// Writes `results` (topic id, hits in rank order) as a TREC run tagged
 /// `tag` to `out`, flushed; returns `out`.
 pub fn write_run<W: Write>(out: W, tag: &str, results: &[(String, Vec<Hit>)]) -> Result<W> {
+    crate::run::check_shared_docids(results.iter().map(|(qid, hits)| {
+        (qid.as_str(), hits.iter().map(|h| h.docid.as_str()).collect())
+    }))?;
     let mut w = RunWriter::new(out, tag)?;
     for (qid, hits) in results {
         let pairs: Vec<(&str, f32)> = hits.iter().map(|h| (h.docid.as_str(), h.score)).collect();

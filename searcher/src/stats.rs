@@ -29,7 +29,9 @@ use crate::bm25::{Shard, Subset};
 use sieve_indexer::schema::TextField;
 
 /// Sum of the shards' statistics (`N` counts deleted documents too, as
-/// tantivy's own statistics do; sieve never deletes).
+/// tantivy's own statistics do; an index keeps none: the later copies of
+/// a docid that a build deletes are merged away, and the token totals of
+/// such an index are the exact ones of [`Shard::token_totals`]).
 pub struct GlobalStats<'a> {
     shards: &'a [Shard],
 }
@@ -45,7 +47,11 @@ impl Bm25StatisticsProvider for GlobalStats<'_> {
     fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
         let mut total = 0;
         for shard in self.shards {
-            total += shard.searcher.total_num_tokens(field)?;
+            total += match shard.token_totals {
+                Some([body, _]) if field == shard.fields.text(TextField::Body) => body,
+                Some([_, title]) if field == shard.fields.text(TextField::Title) => title,
+                _ => shard.searcher.total_num_tokens(field)?,
+            };
         }
         Ok(total)
     }

@@ -165,6 +165,10 @@ pub struct Shard {
     /// index: about 0.1 ms per segment of 200k documents, per query).
     /// Start with `Default::default()`.
     pub docid_columns: DocidColumns,
+    /// The exact token totals of `body` and `title` when tantivy's are
+    /// not exact (an index some later copies of a docid were removed from:
+    /// see [`sieve_indexer::unique::check_unique`]); `None` otherwise.
+    pub token_totals: Option<[u64; 2]>,
 }
 
 /// The `docid` columns of a shard's segments, opened once (see

@@ -71,6 +71,7 @@ pub(super) fn shard(name: &str, index: &Index) -> Shard {
         fields: Fields::from_schema(&index.schema()).unwrap(),
         bounds: Vec::new(),
         docid_columns: Default::default(),
+        token_totals: None,
     }
 }
 

@@ -428,6 +428,9 @@ pub fn run(
                         hits.into_iter().map(|h| (h.docid, h.score)).collect(),
                     ));
                 }
+                crate::run::check_shared_docids(ranked.iter().map(|(qid, hits)| {
+                    (qid.as_str(), hits.iter().map(|(d, _)| d.as_str()).collect())
+                }))?;
                 if writers.active() {
                     let mut w = RunWriter::new(Vec::new(), &setting.tag)?;
                     for (qid, hits) in &ranked {
