@@ -772,11 +772,16 @@ fn run_show(
     for docid in docids {
         let result = if raw {
             ix.raw(docid, &mut out).map(|reads| {
-                for r in reads.iter().filter(|r| r.skipped > 0) {
-                    eprintln!(
-                        "sieve-index show: {docid}: one gzip stream: {} bytes decompressed from the start of the file to reach the record",
-                        r.skipped
-                    );
+                for (r, checked) in &reads {
+                    if r.skipped > 0 {
+                        eprintln!(
+                            "sieve-index show: {docid}: one gzip stream: {} bytes decompressed from the start of the file to reach the record",
+                            r.skipped
+                        );
+                    }
+                    if *checked == sieve_indexer::show::Checked::SizeAndTime {
+                        eprintln!("sieve-index show: {docid}: checked {}", checked.text());
+                    }
                 }
             })
         } else {
