@@ -19,7 +19,7 @@ use sieve_indexer::html::TextMode;
 use sieve_indexer::options::{BuildOptions, DocTimeout, Progress, check_threads, default_threads};
 
 use crate::errors::{IntoPy, catch_panic, panicked, parameter};
-use crate::keywords::{BUILD_KEYWORDS, Keyword, keyword, keyword_list};
+use crate::keywords::{BUILD_KEYWORDS, Keyword, NOT_KEYWORDS, keyword, keyword_list};
 
 /// What the progress callable last saw, and when.
 struct State {
@@ -247,7 +247,7 @@ fn apply_numbers_and_paths(s: &mut Settings, k: &Keyword, value: &Bound<'_, PyAn
 
 /// `repr(value)`, or the error getting it.
 fn repr(value: &Bound<'_, PyAny>) -> String {
-    repr(value)
+    value.repr().map_or_else(|e| e.to_string(), |r| r.to_string())
 }
 
 /// Reads `sieve.build`'s keywords (see [`crate::keywords`]): an unknown one
@@ -263,10 +263,14 @@ fn settings(index: &Path, options: Option<&Bound<'_, PyDict>>) -> PyResult<Setti
     for (key, value) in options.into_iter().flat_map(|d| d.iter()) {
         let name = key.extract::<String>()?;
         let Some(k) = keyword(&name) else {
+            let why = NOT_KEYWORDS
+                .iter()
+                .find(|(flag, _)| flag.trim_start_matches('-').replace('-', "_") == name)
+                .map_or(String::new(), |(flag, why)| format!(" ({flag} is no keyword: {why})"));
             return Err(parameter(
                 "keyword",
                 &format!("one of sieve-index build's options: {}", keyword_list()),
-                format!("{name:?}"),
+                format!("{name:?}{why}"),
             ));
         };
         apply(&mut s, k, &value)?;
