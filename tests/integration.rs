@@ -19,6 +19,7 @@ mod integrity_crawl;
 mod integrity_outputs;
 mod integrity_unfinished;
 mod integrity_dups;
+mod integrity_small;
 mod near_duplicates;
 mod pipeline;
 mod queries;

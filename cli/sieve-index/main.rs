@@ -804,11 +804,16 @@ fn run_show(
     for docid in docids {
         let result = if raw {
             ix.raw(docid, &mut out).map(|reads| {
-                for r in reads.iter().filter(|r| r.skipped > 0) {
-                    eprintln!(
-                        "sieve-index show: {docid}: one gzip stream: {} bytes decompressed from the start of the file to reach the record",
-                        r.skipped
-                    );
+                for (r, checked) in &reads {
+                    if r.skipped > 0 {
+                        eprintln!(
+                            "sieve-index show: {docid}: one gzip stream: {} bytes decompressed from the start of the file to reach the record",
+                            r.skipped
+                        );
+                    }
+                    if *checked == sieve_indexer::show::Checked::SizeAndTime {
+                        eprintln!("sieve-index show: {docid}: checked {}", checked.text());
+                    }
                 }
             })
         } else {
@@ -1040,5 +1045,53 @@ fn run() -> anyhow::Result<ExitCode> {
         ),
         Command::Bounds { index } => run_bounds(&index),
         Command::Verify { index } => run_verify(&index),
+    }
+}
+
+/// `sieve.build`'s keyword table (the Python extension's), read here to
+/// check it against this command line.
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../../python/src/keywords.rs"]
+mod python_keywords;
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::python_keywords::{BUILD_KEYWORDS, NOT_KEYWORDS};
+
+    /// Every flag of `sieve-index build` has a `sieve.build` keyword (or
+    /// is listed with the reason it has none), and every keyword names a
+    /// flag: the Python binding cannot fall behind the command line.
+    #[test]
+    fn every_build_flag_is_a_python_keyword() {
+        let cli = super::Cli::command();
+        let build = cli.find_subcommand("build").expect("build subcommand");
+        let mut flags: Vec<String> = build
+            .get_arguments()
+            .filter(|a| !a.is_hide_set())
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect();
+        flags.push("--help".into());
+        flags.sort();
+        flags.dedup();
+        let mut listed: Vec<String> = BUILD_KEYWORDS
+            .iter()
+            .map(|k| k.flag.to_string())
+            .chain(NOT_KEYWORDS.iter().map(|(f, _)| f.to_string()))
+            .collect();
+        listed.sort();
+        let missing: Vec<&String> = flags.iter().filter(|f| !listed.contains(f)).collect();
+        let stale: Vec<&String> = listed.iter().filter(|f| !flags.contains(f)).collect();
+        assert!(
+            missing.is_empty(),
+            "sieve-index build flags without a sieve.build keyword (python/src/keywords.rs): {missing:?}"
+        );
+        assert!(stale.is_empty(), "keywords for no flag: {stale:?}");
+        let mut names: Vec<&str> = BUILD_KEYWORDS.iter().map(|k| k.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), BUILD_KEYWORDS.len(), "a keyword twice");
     }
 }

@@ -879,6 +879,7 @@ mod tests {
                 language: None,
                 record_len: 0,
                 gz_member: None,
+                record_crc: None,
                 bytes: 0,
                 counts: Default::default(),
                 charset: "UTF-8".into(),

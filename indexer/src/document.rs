@@ -45,6 +45,8 @@ pub struct IndexDoc {
     pub record_len: u64,
     /// Gzip input: the member the record starts in.
     pub gz_member: Option<crate::crawl::MemberPos>,
+    /// CRC-32 of the record's bytes ([`crate::crawl::Span::crc`]).
+    pub record_crc: Option<u32>,
     /// Body length in bytes before truncation.
     pub bytes: u64,
     /// UTF-8 error counts of the body.
@@ -121,6 +123,9 @@ impl IndexDoc {
         if let Some(m) = self.gz_member {
             put(fields.gz_member, OwnedValue::U64(m.compressed));
             put(fields.gz_member_start, OwnedValue::U64(m.decompressed));
+        }
+        if let (Some(f), Some(crc)) = (fields.record_crc, self.record_crc) {
+            put(f, OwnedValue::U64(u64::from(crc)));
         }
         put(fields.bytes, OwnedValue::U64(self.bytes));
         for (field, class) in fields.errors.iter().zip(ErrorClass::ALL) {

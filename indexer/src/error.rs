@@ -312,6 +312,51 @@ pub enum Error {
         /// Modification time now.
         found_mtime: u64,
     },
+    /// A docid given two different percentiles in the spam rankings.
+    #[error(
+        "{path}: line {line}: docid {docid:?} has spam percentile {second}, but line {first_line} \
+         of {first_path} gave it {first}: a docid must have one percentile",
+        path = path.display(),
+        first_path = first_path.display()
+    )]
+    SpamDuplicate {
+        /// The docid.
+        docid: String,
+        /// The file of its first line.
+        first_path: PathBuf,
+        /// Its first line there (from 1).
+        first_line: u64,
+        /// The percentile given there.
+        first: u8,
+        /// The file of the line that gives another percentile.
+        path: PathBuf,
+        /// That line (from 1).
+        line: u64,
+        /// The percentile given there.
+        second: u8,
+    },
+    /// The bytes of a document's record are not those the build read: the
+    /// source file was rewritten (its size and modification time may be
+    /// the same).
+    #[error(
+        "document {docid}: the record at offset {offset} ({len} bytes) of {path} changed since \
+         the build: CRC-32 {expected:08x} then, {found:08x} now",
+        path = path.display()
+    )]
+    RecordChanged {
+        /// The document.
+        docid: String,
+        /// The file read.
+        path: PathBuf,
+        /// Decompressed offset of the record.
+        offset: u64,
+        /// Length of the record.
+        len: u64,
+        /// The CRC-32 the build stored.
+        expected: u32,
+        /// The CRC-32 of the bytes read now.
+        found: u32,
+    },
     /// A near-duplicate file (a per-segment cluster column, an extract's
     /// band keys or its duplicates list, see [`crate::dedup`]) that does
     /// not belong where it is, is damaged or cannot be read.

@@ -11,7 +11,7 @@ use std::path::Path;
 use tantivy::Index;
 
 use crate::manifest::{MANIFEST, Manifest, analyzer_config, build_finished, read_manifest};
-use crate::schema::{self, SCHEMA_VERSION, register_analyzers};
+use crate::schema::{self, OLDEST_SCHEMA_VERSION, SCHEMA_VERSION, register_analyzers};
 use crate::{Error, Result};
 
 /// Name of the statistics file in the index directory.
@@ -104,11 +104,11 @@ pub fn open_index_with(dir: &Path, unfinished: Unfinished) -> Result<(Index, Man
 fn open_checked(dir: &Path, unfinished: Option<Unfinished>) -> Result<(Index, Manifest)> {
     check_index_dir(dir)?;
     let manifest = read_manifest(dir)?;
-    if manifest.schema_version != SCHEMA_VERSION {
+    if !(OLDEST_SCHEMA_VERSION..=SCHEMA_VERSION).contains(&manifest.schema_version) {
         return Err(Error::Schema {
             expected: "the schema version of this sieve",
             detail: format!(
-                "{} has schema version {}, this sieve reads {}",
+                "{} has schema version {}, this sieve reads {OLDEST_SCHEMA_VERSION} to {}",
                 dir.display(),
                 manifest.schema_version,
                 SCHEMA_VERSION

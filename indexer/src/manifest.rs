@@ -293,7 +293,16 @@ pub(crate) fn check_resume(index: &Path, old: &Manifest, new: &Manifest) -> Resu
             ),
         });
     }
-    if old.schema_version != new.schema_version || old.options != new.options {
+    if old.schema_version != new.schema_version {
+        return Err(Error::Input {
+            path: index.join(MANIFEST),
+            detail: format!(
+                "cannot resume: the index has schema version {}, this sieve builds {}; rebuild it",
+                old.schema_version, new.schema_version
+            ),
+        });
+    }
+    if old.options != new.options {
         return Err(Error::Input {
             path: index.join(MANIFEST),
             detail: format!(

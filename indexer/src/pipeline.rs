@@ -187,6 +187,7 @@ fn process_doc(
         language: raw.language,
         record_len: raw.span.len,
         gz_member: raw.span.member,
+        record_crc: raw.span.crc,
         bytes: raw.original_len,
         counts,
         atire_extra,

@@ -17,6 +17,7 @@
 //! | `record_len` | u64 | stored | length of the record in the (decompressed) input ([`crate::crawl::Span::len`]) |
 //! | `gz_member` | u64 | stored | gzip input: compressed offset of the member the record starts in (absent for plain input) |
 //! | `gz_member_start` | u64 | stored | gzip input: decompressed offset where that member's output starts |
+//! | `record_crc` | u64 | stored | CRC-32 of the record's decompressed bytes ([`crate::crawl::Span::crc`]), which `show` checks before it trusts the source file; absent in indexes of schema version 3 |
 //! | `bytes` | u64 | fast | length of the HTTP body (or TREC document) in bytes, before truncation |
 //! | `err_*` | u64 | fast | the seven UTF-8 error counts of [`sieve_filters::utf8::ErrorClass`] |
 //! | `charset` | text | raw, stored, fast | the WHATWG name of the encoding the body was decoded with |
@@ -64,8 +65,13 @@ use crate::analysis::{ANALYZER_NAME, AnalyzerConfig, text_analyzer};
 /// (sieve builds tantivy without `columnar-zstd-compression`; version-1
 /// indexes may hold zstd blocks this build cannot read). 3: `record_id`,
 /// `language`, `record_len`, `gz_member`, `gz_member_start`; the `minhash`
-/// band keys (near-duplicates).
-pub const SCHEMA_VERSION: u32 = 3;
+/// band keys (near-duplicates). 4: `record_crc`.
+pub const SCHEMA_VERSION: u32 = 4;
+
+/// The oldest schema version this sieve still opens: a version-3 index has
+/// every field but `record_crc` ([`Fields::record_crc`] is `None`), so
+/// `show` can only check its sources' size and modification time.
+pub const OLDEST_SCHEMA_VERSION: u32 = 3;
 
 /// Exact document identifier (stored, fast).
 pub const DOCID: &str = "docid";
@@ -91,6 +97,8 @@ pub const RECORD_LEN: &str = "record_len";
 pub const GZ_MEMBER: &str = "gz_member";
 /// Decompressed offset where that gzip member's output starts (stored).
 pub const GZ_MEMBER_START: &str = "gz_member_start";
+/// CRC-32 of the record's bytes (stored).
+pub const RECORD_CRC: &str = "record_crc";
 /// Encoding name (stored, fast).
 pub const CHARSET: &str = "charset";
 /// Code of the source that decided the charset (fast).
@@ -200,6 +208,8 @@ pub struct Fields {
     pub gz_member: Field,
     /// See [`GZ_MEMBER_START`].
     pub gz_member_start: Field,
+    /// See [`RECORD_CRC`]; `None` in an index of schema version 3.
+    pub record_crc: Option<Field>,
     /// The seven error-count fields, in [`ErrorClass::ALL`] order.
     pub errors: [Field; 7],
     /// See [`CHARSET`].
@@ -233,7 +243,8 @@ impl Fields {
 
     /// Looks every field up in `schema`. Fails with
     /// [`crate::Error::Schema`] naming the first field that is missing,
-    /// which means the index was not built by this version of sieve.
+    /// which means the index was not built by this version of sieve
+    /// ([`RECORD_CRC`] alone may be missing: an index of schema version 3).
     pub fn from_schema(schema: &Schema) -> crate::Result<Fields> {
         let get = |name: &'static str| {
             schema.get_field(name).map_err(|_| crate::Error::Schema {
@@ -258,6 +269,7 @@ impl Fields {
             record_len: get(RECORD_LEN)?,
             gz_member: get(GZ_MEMBER)?,
             gz_member_start: get(GZ_MEMBER_START)?,
+            record_crc: schema.get_field(RECORD_CRC).ok(),
             errors,
             charset: get(CHARSET)?,
             charset_source: get(CHARSET_SOURCE)?,
@@ -356,6 +368,7 @@ pub fn build_schema() -> Schema {
     b.add_u64_field(GZ_MEMBER, STORED);
     b.add_u64_field(GZ_MEMBER_START, STORED);
     b.add_u64_field(MINHASH, FAST);
+    b.add_u64_field(RECORD_CRC, STORED);
     b.build()
 }
 

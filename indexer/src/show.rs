@@ -14,7 +14,13 @@
 //! inputs), found at its canonical path or at the path as given, and
 //! refused unless its size and modification time are those the manifest
 //! recorded ([`Error::SourceChanged`]; [`Error::SourceMissing`] when it is
-//! gone). The record is then read with [`crate::crawl::open_span`]: a
+//! gone). The record is then read with [`crate::crawl::open_span`] and its
+//! CRC-32 compared with the one the build stored (`record_crc`): a file
+//! rewritten with the same size and its modification time put back is
+//! refused ([`Error::RecordChanged`]) rather than shown as the record. An
+//! index of schema version 3 has no checksum: [`Shown::checked`] says that
+//! only the size and time were checked. A
+//! per-record gzip member (ClueWeb's layout) is decompressed alone; a
 //! per-record gzip member (ClueWeb's layout) is decompressed alone; a
 //! one-stream gzip file is decompressed from its start up to the record,
 //! which costs time in proportion to the record's offset
@@ -30,7 +36,7 @@
 //! what was indexed. The per-document time budget is not applied.
 
 use std::collections::HashSet;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -93,6 +99,43 @@ pub struct Shown {
     pub tokens: u64,
     /// `body_tokens` as stored in the index.
     pub indexed_tokens: u64,
+    /// What was checked before the record was trusted ([`Checked::text`]).
+    pub checked: String,
+}
+
+/// What `show` checked of a record before trusting it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checked {
+    /// The file's size and modification time, and the record's CRC-32.
+    Crc(u32),
+    /// The file's size and modification time only (the index stores no
+    /// checksum for the record: schema version 3).
+    SizeAndTime,
+}
+
+impl Checked {
+    /// How `show` says it.
+    pub fn text(self) -> String {
+        match self {
+            Checked::Crc(c) => format!(
+                "source size and modification time, and the record's CRC-32 {c:08x}"
+            ),
+            Checked::SizeAndTime => "only the source's size and modification time \
+                 (the index stores no checksum of the record: built before sieve stored one)"
+                .to_string(),
+        }
+    }
+}
+
+/// One record read back: its bytes (checked), where they came from, and
+/// what was checked.
+struct Record {
+    doc: TantivyDocument,
+    bytes: Vec<u8>,
+    info: crawl::SpanRead,
+    file: PathBuf,
+    source: String,
+    checked: Checked,
 }
 
 /// An index opened for `show`.
@@ -173,6 +216,11 @@ impl ShowIndex {
             offset: u64_of(&doc, self.fields.offset).unwrap_or(0),
             len: u64_of(&doc, self.fields.record_len).unwrap_or(0),
             member,
+            crc: self
+                .fields
+                .record_crc
+                .and_then(|f| u64_of(&doc, f))
+                .and_then(|c| u32::try_from(c).ok()),
         };
         Ok((doc, span, source))
     }
@@ -230,29 +278,66 @@ impl ShowIndex {
         }))
     }
 
-    /// Opens the record of the document at `addr`.
-    fn open_record(
-        &self,
-        docid: &str,
-        addr: DocAddress,
-    ) -> Result<(TantivyDocument, SpanReader, PathBuf, String)> {
+    /// Reads the record of the document at `addr` and checks it against
+    /// the CRC-32 the build stored ([`Error::RecordChanged`] if it differs).
+    fn read_record(&self, docid: &str, addr: DocAddress) -> Result<Record> {
         let (doc, span, source) = self.stored(addr)?;
         let file = self.locate(docid, &source)?;
-        let reader = crawl::open_span(&file, &span)?;
-        Ok((doc, reader, file, source))
-    }
-
-    /// Writes the original bytes of every record with `docid` to `out`, in
-    /// index order; returns what reading each cost.
-    pub fn raw(&self, docid: &str, out: &mut dyn Write) -> Result<Vec<crawl::SpanRead>> {
-        let mut reads = Vec::new();
-        for addr in self.find(docid)? {
-            let (_, mut reader, file, _) = self.open_record(docid, addr)?;
-            std::io::copy(&mut reader, out).map_err(|source| Error::Io {
+        let mut reader: SpanReader = crawl::open_span(&file, &span)?;
+        let mut bytes = Vec::new();
+        reader
+            .read_to_end(&mut bytes)
+            .map_err(|source| Error::Io {
                 path: file.clone(),
                 source,
             })?;
-            reads.push(reader.info());
+        let checked = match span.crc {
+            None => Checked::SizeAndTime,
+            Some(expected) => {
+                let found = crc32fast::hash(&bytes);
+                if found != expected {
+                    return Err(Error::RecordChanged {
+                        docid: docid.to_string(),
+                        path: file,
+                        offset: span.offset,
+                        len: span.len,
+                        expected,
+                        found,
+                    });
+                }
+                Checked::Crc(expected)
+            }
+        };
+        Ok(Record {
+            doc,
+            bytes,
+            info: reader.info(),
+            file,
+            source,
+            checked,
+        })
+    }
+
+    /// Writes the original bytes of every record with `docid` to `out`, in
+    /// index order, each checked before any is written; returns what
+    /// reading each cost and what was checked.
+    pub fn raw(
+        &self,
+        docid: &str,
+        out: &mut dyn Write,
+    ) -> Result<Vec<(crawl::SpanRead, Checked)>> {
+        let records = self
+            .find(docid)?
+            .into_iter()
+            .map(|addr| self.read_record(docid, addr))
+            .collect::<Result<Vec<_>>>()?;
+        let mut reads = Vec::new();
+        for r in records {
+            out.write_all(&r.bytes).map_err(|source| Error::Io {
+                path: r.file.clone(),
+                source,
+            })?;
+            reads.push((r.info, r.checked));
         }
         Ok(reads)
     }
@@ -268,12 +353,23 @@ impl ShowIndex {
     }
 
     fn show_one(&self, docid: &str, addr: DocAddress) -> Result<Shown> {
-        let (doc, reader, file, source) = self.open_record(docid, addr)?;
-        let info = reader.info();
+        let Record {
+            doc,
+            bytes,
+            info,
+            file,
+            source,
+            checked,
+        } = self.read_record(docid, addr)?;
         let opts = self.manifest.options.crawl_options();
         // The record is read as its file is (detected from the file's start).
         let format = crawl::open(&file, &opts)?.format();
-        let events = crawl::from_reader_as(&file.to_string_lossy(), reader, &opts, format)?;
+        let events = crawl::from_reader_as(
+            &file.to_string_lossy(),
+            std::io::Cursor::new(bytes),
+            &opts,
+            format,
+        )?;
         let mut raw = None;
         for ev in events {
             match ev? {
@@ -361,6 +457,7 @@ impl ShowIndex {
             text: text.body,
             tokens: tokens as u64,
             indexed_tokens: fast(crate::schema::BODY_TOKENS).unwrap_or(0),
+            checked: checked.text(),
         })
     }
 }
@@ -388,6 +485,7 @@ pub fn write_text(s: &Shown, out: &mut dyn Write) -> std::io::Result<()> {
         }
     }
     writeln!(out, "record       {at}")?;
+    writeln!(out, "checked      {}", s.checked)?;
     if let Some(r) = &s.record_id {
         writeln!(out, "record id    {r}")?;
     }
@@ -429,6 +527,15 @@ fn escape(s: &str, out: &mut String) {
     out.push_str(&crate::svg::escape(s));
 }
 
+/// [`escape`]d `s` in a `<bdi>` element: text from the crawl (a docid, a
+/// URL, a title, a file name) may hold bidirectional controls such as
+/// U+202E RIGHT-TO-LEFT OVERRIDE, which must not reorder what follows it.
+fn isolated(s: &str, out: &mut String) {
+    out.push_str("<bdi>");
+    escape(s, out);
+    out.push_str("</bdi>");
+}
+
 /// `text`, escaped, with every token whose analysed term is in `terms`
 /// wrapped in `<mark>`.
 fn marked(text: &str, terms: &HashSet<String>, analyzer: &EnglishAnalyzer, out: &mut String) {
@@ -453,6 +560,10 @@ fn marked(text: &str, terms: &HashSet<String>, analyzer: &EnglishAnalyzer, out: 
 impl ShowIndex {
     /// Writes `docs` as one self-contained HTML page (no external
     /// resources), the query terms marked with `<mark>` in titles and text.
+    /// Every string from the crawl is isolated against bidirectional
+    /// overrides: in a `<bdi>` element or one with `dir="auto"`, and in the
+    /// page's `<title>` (text only) between U+2068 FIRST STRONG ISOLATE and
+    /// U+2069 POP DIRECTIONAL ISOLATE.
     pub fn write_html(
         &self,
         docs: &[Shown],
@@ -461,7 +572,10 @@ impl ShowIndex {
     ) -> std::io::Result<()> {
         let mut h = String::new();
         h.push_str("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>");
-        let ids: Vec<&str> = docs.iter().map(|d| d.docid.as_str()).collect();
+        let ids: Vec<String> = docs
+            .iter()
+            .map(|d| format!("\u{2068}{}\u{2069}", d.docid))
+            .collect();
         escape(&ids.join(" "), &mut h);
         h.push_str(
             "</title>\n<style>body{font-family:sans-serif;max-width:48em;margin:2em auto;\
@@ -471,14 +585,14 @@ impl ShowIndex {
              margin-top:2em}</style>\n</head><body>\n",
         );
         for d in docs {
-            h.push_str("<article>\n<h1>");
+            h.push_str("<article>\n<h1 dir=\"auto\">");
             marked(&d.title, terms, &self.analyzer, &mut h);
             h.push_str("</h1>\n<dl>\n");
             let mut fact = |name: &str, value: &str| {
                 h.push_str("<dt>");
                 escape(name, &mut h);
                 h.push_str("</dt><dd>");
-                escape(value, &mut h);
+                isolated(value, &mut h);
                 h.push_str("</dd>\n");
             };
             fact("docid", &d.docid);
@@ -503,9 +617,10 @@ impl ShowIndex {
                 .collect();
             fact("UTF-8 errors", &errors.join(", "));
             fact("spam", &d.spam.map_or("none".into(), |p| p.to_string()));
+            fact("checked", &d.checked);
             h.push_str("</dl>\n");
             for line in d.text.lines().filter(|l| !l.trim().is_empty()) {
-                h.push_str("<p>");
+                h.push_str("<p dir=\"auto\">");
                 marked(line, terms, &self.analyzer, &mut h);
                 h.push_str("</p>\n");
             }

@@ -50,11 +50,12 @@ pub(crate) fn open_text(path: &Path) -> Result<Box<dyn BufRead>> {
     })
 }
 
-/// Calls `f(percentile, docid)` for every entry of `paths`, in order.
+/// Calls `f(percentile, docid, path, line)` for every entry of `paths`, in
+/// order (`line` from 1).
 fn for_each_entry(
     paths: &[PathBuf],
     lines: &mut u64,
-    mut f: impl FnMut(u8, &str) -> Result<()>,
+    mut f: impl FnMut(u8, &str, &Path, u64) -> Result<()>,
 ) -> Result<()> {
     let mut buf = Vec::new();
     for path in paths {
@@ -72,7 +73,7 @@ fn for_each_entry(
             line_no += 1;
             *lines += 1;
             match parse_line(&buf, line_no) {
-                Ok(Some((p, docid))) => f(p, docid)?,
+                Ok(Some((p, docid))) => f(p, docid, path, line_no)?,
                 Ok(None) => {}
                 Err(e) => {
                     return Err(Error::Input {
@@ -95,15 +96,22 @@ pub fn build_spam_map(paths: &[PathBuf], out: &Path, tmp: &Path) -> Result<SpamM
     // input is unsorted: start again with an external sort.
     let mut builder = SpamMapBuilder::new(create_file(out)?).map_err(|e| filt(out, e))?;
     let mut unsorted = false;
-    let streamed = for_each_entry(paths, &mut stats.lines, |p, docid| {
+    let mut conflict = None;
+    let streamed = for_each_entry(paths, &mut stats.lines, |p, docid, _, _| {
         builder.insert(docid, p).map_err(|e| {
             unsorted = matches!(e, sieve_filters::Error::Unsorted { .. });
+            conflict = conflicting(&e);
             filt(out, e)
         })
     });
     match streamed {
         Ok(()) => {}
-        Err(e) if !unsorted => return Err(e),
+        Err(e) if !unsorted => {
+            return Err(match conflict {
+                Some(docid) => locate_duplicate(paths, &docid)?.unwrap_or(e),
+                None => e,
+            });
+        }
         Err(_) => {
             // Drop (and so flush) the abandoned map before truncating its
             // file for the second attempt.
@@ -118,19 +126,31 @@ pub fn build_spam_map(paths: &[PathBuf], out: &Path, tmp: &Path) -> Result<SpamM
         // could break this; the map builder would then fail loudly with an
         // out-of-order error.)
         let mut sorter = SortedRuns::new(tmp, "spam-run", RUN_LINES);
-        for_each_entry(paths, &mut stats.lines, |p, docid| {
+        for_each_entry(paths, &mut stats.lines, |p, docid, _, _| {
             sorter.push(format!("{docid}\t{p}"))
         })?;
         let runs = sorter.finish()?;
         stats.runs = runs.len() as u64;
-        merge_sorted_lines(&runs, |line| {
+        let merged = merge_sorted_lines(&runs, |line| {
             let (docid, p) = line.rsplit_once('\t').unwrap_or((line, ""));
             let p = p.parse::<u8>().map_err(|_| Error::Input {
                 path: out.to_path_buf(),
                 detail: format!("corrupt sorted run line {line:?}"),
             })?;
-            builder.insert(docid, p).map_err(|e| filt(out, e))
-        })?;
+            builder.insert(docid, p).map_err(|e| {
+                conflict = conflicting(&e);
+                filt(out, e)
+            })
+        });
+        if let Err(e) = merged {
+            for r in &runs {
+                let _ = std::fs::remove_file(r);
+            }
+            return Err(match conflict {
+                Some(docid) => locate_duplicate(paths, &docid)?.unwrap_or(e),
+                None => e,
+            });
+        }
         for r in &runs {
             let _ = std::fs::remove_file(r);
         }
@@ -142,6 +162,54 @@ pub fn build_spam_map(paths: &[PathBuf], out: &Path, tmp: &Path) -> Result<SpamM
         source,
     })?;
     Ok(stats)
+}
+
+/// The docid of a [`sieve_filters::Error::SpamConflict`].
+fn conflicting(e: &sieve_filters::Error) -> Option<String> {
+    match e {
+        sieve_filters::Error::SpamConflict { docid, .. } => Some(docid.clone()),
+        _ => None,
+    }
+}
+
+/// [`Error::SpamDuplicate`] for `docid`: its first line in `paths` and the
+/// first later line that gives it another percentile (read again: only
+/// when the map is refused, so building it keeps no line numbers).
+fn locate_duplicate(paths: &[PathBuf], docid: &str) -> Result<Option<Error>> {
+    let mut first: Option<(PathBuf, u64, u8)> = None;
+    let mut found = None;
+    let mut lines = 0;
+    let done = for_each_entry(paths, &mut lines, |p, d, path, line| {
+        if d != docid {
+            return Ok(());
+        }
+        match &first {
+            None => first = Some((path.to_path_buf(), line, p)),
+            Some((first_path, first_line, first_p)) if *first_p != p => {
+                found = Some(Error::SpamDuplicate {
+                    docid: docid.to_string(),
+                    first_path: first_path.clone(),
+                    first_line: *first_line,
+                    first: *first_p,
+                    path: path.to_path_buf(),
+                    line,
+                    second: p,
+                });
+                // Stop reading: the error is found.
+                return Err(Error::Input {
+                    path: path.to_path_buf(),
+                    detail: String::new(),
+                });
+            }
+            Some(_) => {}
+        }
+        Ok(())
+    });
+    match (found, done) {
+        (Some(e), _) => Ok(Some(e)),
+        (None, Err(e)) => Err(e),
+        (None, Ok(())) => Ok(None),
+    }
 }
 
 fn filt(path: &Path, e: sieve_filters::Error) -> Error {

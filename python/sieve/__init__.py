@@ -27,6 +27,7 @@ from ._core import (
     Evaluation,
     Index,
     build,
+    build_keywords,
     clean_utf8,
     clean_utf8_file,
     compare,
@@ -41,6 +42,7 @@ from ._native import __version__
 __all__ = [
     "Index",
     "build",
+    "build_keywords",
     "read_topics",
     "read_qrels",
     "read_run",

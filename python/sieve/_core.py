@@ -61,15 +61,29 @@ def _number_list(name: str, x: Any, cast: Callable[[Any], Any]) -> list:
     return out
 
 
-def _int(name: str, v: Any) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+#: The largest integer the native extension takes (a signed 64-bit one).
+_INT_MAX = 2**63 - 1
+
+
+def _int(name: str, v: Any, lo: int = 0, hi: int = _INT_MAX) -> int:
+    """``v`` as an integer from ``lo`` to ``hi``; otherwise a
+    :class:`ParameterError` (a ``ValueError``) naming ``name`` and the range,
+    never a bare ``OverflowError`` or ``TypeError`` from the extension."""
+    expected = f"an integer from {lo} to {hi}"
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= int(v) <= hi:
         raise ParameterError(
-            f"invalid {name}: expected an integer, got {v!r}",
+            f"invalid {name}: expected {expected}, got {v!r}",
             kind="InvalidParameter",
-            expected="an integer",
+            expected=expected,
             found=repr(v),
         )
     return int(v)
+
+
+def build_keywords() -> List[Tuple[str, str, str]]:
+    """Every keyword :func:`build` takes, as ``(keyword, sieve-index build
+    flag, note)``: one per flag of ``sieve-index build``."""
+    return list(_native.build_keywords())
 
 
 def _check_utf8(qids: List[str], queries: List[str]) -> None:
@@ -218,17 +232,17 @@ class Index:
             queries=queries,
             k1=_number_list("k1", k1, float),
             b=_number_list("b", b, float),
-            hits=_int("num_results", num_results),
-            min_spam_percentile=[_int("min_spam_percentile", p) for p in _as_list(min_spam_percentile)],
+            hits=_int("num_results", num_results, lo=1),
+            min_spam_percentile=[_int("min_spam_percentile", p, hi=100) for p in _as_list(min_spam_percentile)],
             max_invalid_456_per_kb=_number_list("max_invalid_456_per_kb", max_invalid_456_per_kb, float),
             filters=[os.fspath(f) for f in _as_list(filter)],
             unscored=unscored,
             stats=stats,
             topic_field=field,
             search_field=search_field,
-            max_query_terms=_int("max_query_terms", max_query_terms),
+            max_query_terms=_int("max_query_terms", max_query_terms, lo=1),
             global_stats=None if global_stats is None else os.fspath(global_stats),
-            threads=None if threads is None else _int("threads", threads),
+            threads=None if threads is None else _int("threads", threads, lo=1),
             tag=tag,
             string_objects=not _frames.ARROW_STRINGS,
         )
@@ -348,7 +362,7 @@ class Index:
         path, _frame, qids, queries = _topics_args(topics)
         text = self._native.global_stats(
             topics_path=path, qids=qids, queries=queries, topic_field=field,
-            search_field=search_field, max_query_terms=_int("max_query_terms", max_query_terms),
+            search_field=search_field, max_query_terms=_int("max_query_terms", max_query_terms, lo=1),
         )
         if output is not None:
             with open(output, "w", encoding="utf-8") as f:
@@ -378,35 +392,27 @@ def build(
     inputs: Union[PathLike, Sequence[PathLike]],
     index: PathLike,
     *,
-    threads: Optional[int] = None,
-    charset: str = "auto",
-    max_record_bytes: int = 10 * 1024 * 1024,
-    max_decompression_ratio: int = 200,
-    max_html_depth: int = 256,
-    max_text_bytes: int = 4 << 20,
-    max_doc_ms: int = 0,
-    doc_timeout: str = "skip",
-    quarantine: Optional[PathLike] = None,
-    stem: bool = True,
-    stopwords: bool = True,
-    filter: Optional[PathLike] = None,
-    spam: Union[None, PathLike, Sequence[PathLike]] = None,
-    writer_mb: int = 256,
-    resume: bool = False,
     progress: Union[bool, Callable[[Dict[str, Any]], Any]] = True,
-    progress_every: float = 30.0,
+    **options: Any,
 ) -> Index:
     """Builds the index ``index`` from ``inputs`` (files, directories or
-    glob patterns: WARC, TREC SGML, SMART, plain or gzipped) as ``sieve-index
-    build`` does, and opens it.
+    glob patterns: WARC, TREC SGML, SMART, JSON lines, TSV, plain or
+    gzipped) as ``sieve-index build`` does, and opens it.
 
-    The options are ``sieve-index build``'s: ``threads`` (default: one per
-    core), ``charset`` (``"auto"``/``"utf8"``), the caps ``max_record_bytes``,
-    ``max_decompression_ratio``, ``max_html_depth``, ``max_text_bytes``,
-    ``max_doc_ms`` and ``doc_timeout`` (``"skip"``/``"truncate"``),
-    ``quarantine`` (a directory), ``stem=False`` (``--no-stem``),
-    ``stopwords=False`` (``--keep-stopwords``), ``filter`` (a filter file),
-    ``spam`` (Waterloo spam rankings), ``writer_mb`` and ``resume``.
+    Every option of ``sieve-index build`` is a keyword, its flag's name
+    with ``_`` for ``-`` (``build_keywords()`` lists them with their flags):
+    ``threads`` (default: one per core), ``charset`` (``"auto"``/``"utf8"``),
+    ``text`` (``"all"``/``"main"``), ``no_near_duplicates``, the caps
+    ``max_record_bytes``, ``max_decompression_ratio``, ``max_html_depth``,
+    ``max_text_bytes``, ``max_doc_ms`` and ``doc_timeout``
+    (``"skip"``/``"truncate"``), ``quarantine`` (a directory),
+    ``stem=False`` (``--no-stem``), ``stopwords=False``
+    (``--keep-stopwords``), ``filter`` (a filter file), ``spam`` (Waterloo
+    spam rankings), ``writer_mb``, ``commit_every_mb``, ``docid_header``,
+    the JSON keys ``id_field``, ``title_field``, ``text_field``,
+    ``url_field``, ``language_field``, ``tsv_columns``, ``progress_every``
+    and ``resume``. Defaults are the command line's. Any other keyword
+    raises :class:`sieve.ParameterError` naming every keyword there is.
 
     ``progress``: ``True`` prints a line to stderr every ``progress_every``
     seconds (and at the end); a callable gets a dict (``docs``, ``file``,
@@ -433,23 +439,8 @@ def build(
     _stats, status, notes = _native.build_index(
         [os.fspath(i) for i in inputs],
         os.fspath(index),
-        threads=None if threads is None else _int("threads", threads),
-        charset=charset,
-        max_record_bytes=_int("max_record_bytes", max_record_bytes),
-        max_decompression_ratio=_int("max_decompression_ratio", max_decompression_ratio),
-        max_html_depth=_int("max_html_depth", max_html_depth),
-        max_text_bytes=_int("max_text_bytes", max_text_bytes),
-        max_doc_ms=_int("max_doc_ms", max_doc_ms),
-        doc_timeout=doc_timeout,
-        quarantine=None if quarantine is None else os.fspath(quarantine),
-        stem=bool(stem),
-        stopwords=bool(stopwords),
-        filter=None if filter is None else os.fspath(filter),
-        spam=[os.fspath(s) for s in _as_list(spam)] if not isinstance(spam, (str, os.PathLike)) else [os.fspath(spam)],
-        writer_mb=_int("writer_mb", writer_mb),
-        resume=bool(resume),
         progress=callback,
-        progress_every=float(progress_every),
+        **options,
     )
     _warn(notes)
     if status == 3:
@@ -630,7 +621,7 @@ def evaluate(
         measures=[measures] if isinstance(measures, str) else list(measures or []),
         per_query=bool(per_query),
         complete=bool(complete),
-        max_docs=None if max_docs is None else _int("max_docs", max_docs),
+        max_docs=None if max_docs is None else _int("max_docs", max_docs, lo=1),
         dedup=bool(dedup),
     )
     ev = Evaluation(raws[0])

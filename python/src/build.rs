@@ -1,5 +1,6 @@
-//! Building an index from Python: `sieve-index build`'s options turned
-//! into [`BuildOptions`] and one call to [`build`], with progress reported
+//! Building an index from Python: `sieve-index build`'s options, as the
+//! keywords of [`crate::keywords`], turned into [`BuildOptions`] and one
+//! call to [`build`], with progress reported
 //! to a Python callable. The GIL is released during the build; the
 //! callable is called (with the GIL taken back) at most once per
 //! `every` seconds, and once at the end.
@@ -9,13 +10,16 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
-use sieve_indexer::analysis::{AnalyzerConfig, Stemmer, Stopwords};
+use pyo3::types::{PyBool, PyDict};
+use sieve_indexer::analysis::{Stemmer, Stopwords};
 use sieve_indexer::build::build;
 use sieve_indexer::charset::CharsetMode;
 use sieve_indexer::exit::ExitStatus;
+use sieve_indexer::html::TextMode;
 use sieve_indexer::options::{BuildOptions, DocTimeout, Progress, check_threads, default_threads};
 
 use crate::errors::{IntoPy, catch_panic, panicked, parameter};
+use crate::keywords::{BUILD_KEYWORDS, Keyword, NOT_KEYWORDS, keyword, keyword_list};
 
 /// What the progress callable last saw, and when.
 struct State {
@@ -90,98 +94,236 @@ impl Progress for PyProgress {
     }
 }
 
-/// Builds (or, with `resume`, continues) the index `index` from `inputs`
-/// with `sieve-index build`'s options. Returns `(stats, status, notes)`:
-/// `stats.json` as JSON text, the exit status the command line would give
-/// (0 ok, 3 part of the input lost at file level, 4 nothing indexed) and
-/// what the command line would print as warnings.
+/// The options of one build, read from `sieve.build`'s keywords: what
+/// goes straight into [`BuildOptions`], and what is applied once the inputs
+/// are expanded (with the GIL released: they read files).
+struct Settings {
+    opts: BuildOptions,
+    threads: Option<usize>,
+    progress_every: f64,
+    filter: Option<PathBuf>,
+    spam: Vec<PathBuf>,
+}
+
+/// `value` as the integer keyword `name` takes (`min` and up).
+fn int_of(name: &str, value: &Bound<'_, PyAny>, min: u64) -> PyResult<u64> {
+    let range = || format!("an integer from {min} to {}", u64::MAX);
+    if value.is_instance_of::<PyBool>() {
+        return Err(parameter(name, &range(), repr(value)));
+    }
+    match value.extract::<u64>() {
+        Ok(v) if v >= min => Ok(v),
+        _ => Err(parameter(name, &range(), repr(value))),
+    }
+}
+
+/// `value` as a string, or a list of strings.
+fn texts_of(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if let Ok(s) = value.extract::<String>() {
+        return Ok(vec![s]);
+    }
+    value
+        .extract::<Vec<String>>()
+        .map_err(|_| parameter(name, "a string or a list of strings", repr(value)))
+}
+
+/// `value` as a path, or a list of paths (`None`: none).
+fn paths_of(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
+    if value.is_none() {
+        return Ok(Vec::new());
+    }
+    if let Ok(p) = value.extract::<PathBuf>() {
+        return Ok(vec![p]);
+    }
+    value.extract::<Vec<PathBuf>>().map_err(|_| {
+        parameter(
+            name,
+            "a path or a list of paths",
+            repr(value),
+        )
+    })
+}
+
+/// `value` as a string.
+fn text_of(name: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
+    value.extract::<String>().map_err(|_| {
+        parameter(
+            name,
+            "a string",
+            repr(value),
+        )
+    })
+}
+
+/// `value` as one of `choices` (`(name, what it means)`).
+fn choice<T: Copy>(name: &str, value: &Bound<'_, PyAny>, choices: &[(&str, T)]) -> PyResult<T> {
+    let v = text_of(name, value)?;
+    let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+    choices
+        .iter()
+        .find(|(n, _)| *n == v)
+        .map(|(_, t)| *t)
+        .ok_or_else(|| parameter(name, &names.join(" or "), format!("{v:?}")))
+}
+
+/// Applies keyword `k` with `value` to `s`: the text-valued keywords here,
+/// the rest in [`apply_numbers_and_paths`].
+fn apply(s: &mut Settings, k: &Keyword, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    let name = k.name;
+    let o = &mut s.opts;
+    let fields = &mut o.crawl.json_fields;
+    match name {
+        "charset" => {
+            o.charset = choice(name, value, &[("auto", CharsetMode::Auto), ("utf8", CharsetMode::ForceUtf8)])?
+        }
+        "text" => o.text = choice(name, value, &[("all", TextMode::All), ("main", TextMode::Main)])?,
+        "doc_timeout" => {
+            o.doc_timeout = choice(name, value, &[("skip", DocTimeout::Skip), ("truncate", DocTimeout::Truncate)])?
+        }
+        "docid_header" if value.is_none() => o.crawl.docid_header = None,
+        "docid_header" => {
+            let h = text_of(name, value)?;
+            if h.trim().is_empty() || h.contains(':') || h.trim() != h {
+                return Err(parameter(name, "a header name such as ClueWeb22-ID", format!("{h:?}")));
+            }
+            o.crawl.docid_header = Some(h);
+        }
+        "id_field" => fields.id = texts_of(name, value)?,
+        "title_field" => fields.title = texts_of(name, value)?,
+        "text_field" => fields.text = texts_of(name, value)?,
+        "url_field" => fields.url = texts_of(name, value)?,
+        "language_field" => fields.language = texts_of(name, value)?,
+        "tsv_columns" => {
+            let list = text_of(name, value)?;
+            o.crawl.tsv_columns = sieve_indexer::crawl::parse_tsv_columns(&list)
+                .map_err(|e| parameter(name, &e, format!("{list:?}")))?;
+        }
+        _ => return apply_numbers_and_paths(s, k, value),
+    }
+    Ok(())
+}
+
+/// Applies the numeric, true/false and path keywords (see [`apply`]).
+fn apply_numbers_and_paths(s: &mut Settings, k: &Keyword, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    let name = k.name;
+    let int = |min| int_of(name, value, min);
+    let size = |min| int_of(name, value, min).and_then(|v| {
+        usize::try_from(v).map_err(|_| parameter(name, "a smaller integer", v))
+    });
+    let o = &mut s.opts;
+    match name {
+        "no_near_duplicates" => o.near_duplicates = !value.is_truthy()?,
+        "max_record_bytes" => o.crawl.max_record_bytes = int(0)?,
+        "max_decompression_ratio" => o.crawl.max_decompression_ratio = int(0)?,
+        "max_html_depth" => o.html.max_depth = size(0)?,
+        "max_text_bytes" => o.html.max_text_bytes = size(0)?,
+        "max_doc_ms" => o.set_max_doc_ms(int(0)?),
+        "stem" => o.analyzer.stemmer = if value.is_truthy()? { Stemmer::Porter } else { Stemmer::None },
+        "stopwords" => {
+            o.analyzer.stopwords = if value.is_truthy()? { Stopwords::Lucene } else { Stopwords::None }
+        }
+        "writer_mb" => o.set_writer_mb(size(0)?),
+        "commit_every_mb" => o.set_commit_mb(int(0)?),
+        "resume" => o.resume = value.is_truthy()?,
+        "quarantine" => o.quarantine = paths_of(name, value)?.pop(),
+        "filter" => s.filter = paths_of(name, value)?.pop(),
+        "spam" => s.spam = paths_of(name, value)?,
+        "threads" if value.is_none() => s.threads = None,
+        "threads" => s.threads = Some(size(1)?),
+        "progress_every" => {
+            let v = value.extract::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0);
+            s.progress_every = v.ok_or_else(|| parameter(name, "a number of seconds >= 0", repr(value)))?;
+        }
+        other => {
+            return Err(parameter(
+                other,
+                "a keyword this build of sieve handles (the keyword table and the build disagree)",
+                other,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `repr(value)`, or the error getting it.
+fn repr(value: &Bound<'_, PyAny>) -> String {
+    value.repr().map_or_else(|e| e.to_string(), |r| r.to_string())
+}
+
+/// Reads `sieve.build`'s keywords (see [`crate::keywords`]): an unknown one
+/// is refused, naming every keyword there is.
+fn settings(index: &Path, options: Option<&Bound<'_, PyDict>>) -> PyResult<Settings> {
+    let mut s = Settings {
+        opts: BuildOptions::new(Vec::new(), index.to_path_buf()),
+        threads: None,
+        progress_every: 30.0,
+        filter: None,
+        spam: Vec::new(),
+    };
+    for (key, value) in options.into_iter().flat_map(|d| d.iter()) {
+        let name = key.extract::<String>()?;
+        let Some(k) = keyword(&name) else {
+            let why = NOT_KEYWORDS
+                .iter()
+                .find(|(flag, _)| flag.trim_start_matches('-').replace('-', "_") == name)
+                .map_or(String::new(), |(flag, why)| format!(" ({flag} is no keyword: {why})"));
+            return Err(parameter(
+                "keyword",
+                &format!("one of sieve-index build's options: {}", keyword_list()),
+                format!("{name:?}{why}"),
+            ));
+        };
+        apply(&mut s, k, &value)?;
+    }
+    Ok(s)
+}
+
+/// Every keyword `sieve.build` takes, as `(keyword, sieve-index build
+/// flag, note)`.
 #[pyfunction]
-#[pyo3(signature = (
-    inputs, index, *, threads, charset, max_record_bytes, max_decompression_ratio,
-    max_html_depth, max_text_bytes, max_doc_ms, doc_timeout, quarantine, stem,
-    stopwords, filter, spam, writer_mb, resume, progress, progress_every
-))]
-#[allow(clippy::too_many_arguments)]
+pub fn build_keywords() -> Vec<(&'static str, &'static str, &'static str)> {
+    BUILD_KEYWORDS
+        .iter()
+        .map(|k| (k.name, k.flag, k.note))
+        .collect()
+}
+
+/// Builds (or, with `resume`, continues) the index `index` from `inputs`
+/// with `sieve-index build`'s options, given as keywords (the table of
+/// [`crate::keywords`]). Returns `(stats, status, notes)`: `stats.json` as
+/// JSON text, the exit status the command line would give (0 ok, 3 part of
+/// the input lost at file level, 4 nothing indexed) and what the command
+/// line would print as warnings.
+#[pyfunction]
+#[pyo3(signature = (inputs, index, *, progress, **options))]
 pub fn build_index(
     py: Python<'_>,
     inputs: Vec<String>,
     index: PathBuf,
-    threads: Option<i64>,
-    charset: &str,
-    max_record_bytes: u64,
-    max_decompression_ratio: u64,
-    max_html_depth: usize,
-    max_text_bytes: usize,
-    max_doc_ms: u64,
-    doc_timeout: &str,
-    quarantine: Option<PathBuf>,
-    stem: bool,
-    stopwords: bool,
-    filter: Option<PathBuf>,
-    spam: Vec<PathBuf>,
-    writer_mb: usize,
-    resume: bool,
     progress: Option<Py<PyAny>>,
-    progress_every: f64,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(String, u8, Vec<String>)> {
     if inputs.is_empty() {
         return Err(parameter("inputs", "at least one input path", "none"));
     }
-    if !(progress_every.is_finite() && progress_every >= 0.0) {
-        return Err(parameter(
-            "progress_every",
-            "a number of seconds >= 0",
-            progress_every,
-        ));
-    }
-    let threads = match threads {
-        None => default_threads(),
-        Some(t) => usize::try_from(t).map_err(|_| parameter("threads", "at least 1", t))?,
-    };
-    let threads = check_threads(threads).py_err()?.get();
-    let charset = match charset {
-        "auto" => CharsetMode::Auto,
-        "utf8" => CharsetMode::ForceUtf8,
-        c => return Err(parameter("charset", "auto or utf8", format!("{c:?}"))),
-    };
-    let doc_timeout = match doc_timeout {
-        "skip" => DocTimeout::Skip,
-        "truncate" => DocTimeout::Truncate,
-        d => {
-            return Err(parameter(
-                "doc_timeout",
-                "skip or truncate",
-                format!("{d:?}"),
-            ));
-        }
-    };
+    let Settings {
+        mut opts,
+        threads,
+        progress_every,
+        filter,
+        spam,
+    } = settings(&index, options)?;
+    opts.threads = check_threads(threads.unwrap_or_else(default_threads))
+        .py_err()?
+        .get();
     let mut notes = Vec::new();
     let result = py.detach(|| -> sieve_indexer::Result<(BuildOptions, Vec<String>)> {
         let expanded = sieve_indexer::inputs::expand(&inputs)?;
         for s in &expanded.skipped {
             notes.push(format!("skipped {}: {}", s.path, s.reason));
         }
-        let mut opts = BuildOptions::new(expanded.files, index.clone());
+        opts.inputs = expanded.files;
         opts.skipped_inputs = expanded.skipped;
-        opts.threads = threads;
-        opts.charset = charset;
-        opts.crawl.max_record_bytes = max_record_bytes;
-        opts.crawl.max_decompression_ratio = max_decompression_ratio;
-        opts.html.max_depth = max_html_depth;
-        opts.html.max_text_bytes = max_text_bytes;
-        opts.set_max_doc_ms(max_doc_ms);
-        opts.doc_timeout = doc_timeout;
-        opts.quarantine = quarantine;
-        opts.analyzer = AnalyzerConfig {
-            stemmer: if stem { Stemmer::Porter } else { Stemmer::None },
-            stopwords: if stopwords {
-                Stopwords::Lucene
-            } else {
-                Stopwords::None
-            },
-        };
-        opts.resume = resume;
-        opts.set_writer_mb(writer_mb);
         if let Some(f) = &filter {
             opts.set_filter_file(f)?;
         }

@@ -3,9 +3,10 @@
 //! subprocess). The Python side (`python/sieve/`) turns what it returns
 //! into pandas DataFrames and raises the exceptions of `sieve._errors`.
 //!
-//! Modules, bottom up: [`errors`], [`columns`] (string and number columns
-//! from Python without an object per row) (library errors to Python exceptions),
-//! [`search`] (opening indexes, searching, global statistics), [`build`]
+//! Modules, bottom up: [`errors`] (library errors to Python exceptions),
+//! [`columns`] (string and number columns from Python without an object
+//! per row), [`keywords`] (`sieve.build`'s keywords, one per `sieve-index
+//! build` flag), [`search`] (opening indexes, searching, global statistics), [`build`]
 //! (building an index with progress), [`files`] (topics, qrels, runs,
 //! evaluation, comparison), [`utf8`] (the cleaner).
 
@@ -13,6 +14,7 @@ mod build;
 mod columns;
 mod errors;
 mod files;
+mod keywords;
 mod search;
 mod utf8;
 
@@ -24,6 +26,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<search::NativeIndex>()?;
     m.add_function(wrap_pyfunction!(build::build_index, m)?)?;
+    m.add_function(wrap_pyfunction!(build::build_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(files::read_topics_file, m)?)?;
     m.add_function(wrap_pyfunction!(files::read_qrels_file, m)?)?;
     m.add_function(wrap_pyfunction!(files::read_run_file, m)?)?;

@@ -8,6 +8,10 @@
 //! relevant document (value `None`) are left out of the pairing for that
 //! measure. Means here are over the paired topics, so they equal the
 //! [`Evaluation::mean`] of each run when both runs cover the same topics.
+//! When either evaluation refused the gdeval measures (a NaN score, a grade
+//! above gdeval's maximum: [`Evaluation::gdeval_refused`]), they are not
+//! compared: [`MeasureComparison::not_computed`] says why, as `eval`
+//! does, and the text and JSON show no number for them.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -63,6 +67,10 @@ pub struct MeasureComparison {
     /// The `top` topics with the largest |B - A|, ties by topic id
     /// ([`qid_order`]); topics with no change are not listed.
     pub most_changed: Vec<TopicChange>,
+    /// Why the measure was not computed (a gdeval measure that either
+    /// run's evaluation refused: `A: ...` or `B: ...`); every number above
+    /// is then empty.
+    pub not_computed: Option<String>,
 }
 
 impl MeasureComparison {
@@ -129,44 +137,81 @@ pub fn compare(
 ) -> Vec<MeasureComparison> {
     measures
         .iter()
-        .map(|&m| {
-            let pairs = pairs(a, b, m);
-            let n = pairs.len();
-            let mean = |f: fn(&TopicChange) -> f64| {
-                if n == 0 {
-                    0.0
-                } else {
-                    pairs.iter().map(f).sum::<f64>() / n as f64
-                }
-            };
-            let (mean_a, mean_b) = (mean(|p| p.a), mean(|p| p.b));
-            let wins = pairs.iter().filter(|p| p.b > p.a).count();
-            let losses = pairs.iter().filter(|p| p.b < p.a).count();
-            let diffs: Vec<f64> = pairs.iter().map(TopicChange::diff).collect();
-            let stats = crate::paired::paired(&diffs);
-            let mut changed: Vec<TopicChange> = pairs.into_iter().filter(|p| p.a != p.b).collect();
-            changed.sort_by(|x, y| {
-                y.diff()
-                    .abs()
-                    .total_cmp(&x.diff().abs())
-                    .then_with(|| qid_order(&x.qid, &y.qid))
-            });
-            changed.truncate(top);
-            MeasureComparison {
-                measure: m,
-                n,
-                mean_a,
-                mean_b,
-                wins,
-                losses,
-                ties: n - wins - losses,
-                ci: stats.ci,
-                t: stats.t,
-                p_value: stats.p,
-                most_changed: changed,
-            }
+        .map(|&m| match gdeval_refused(a, b, m) {
+            Some(why) => not_computed(m, why),
+            None => compare_one(a, b, m, top),
         })
         .collect()
+}
+
+/// Why measure `m` cannot be compared: the gdeval refusal of A or B.
+fn gdeval_refused(a: &Evaluation, b: &Evaluation, m: Measure) -> Option<String> {
+    if !m.is_gdeval() {
+        return None;
+    }
+    [("A", a), ("B", b)].into_iter().find_map(|(label, e)| {
+        e.gdeval_refused
+            .as_ref()
+            .map(|why| format!("{label}: {why}"))
+    })
+}
+
+/// The comparison of a measure that was not computed.
+fn not_computed(measure: Measure, why: String) -> MeasureComparison {
+    MeasureComparison {
+        measure,
+        n: 0,
+        mean_a: f64::NAN,
+        mean_b: f64::NAN,
+        wins: 0,
+        losses: 0,
+        ties: 0,
+        ci: None,
+        t: None,
+        p_value: None,
+        most_changed: Vec::new(),
+        not_computed: Some(why),
+    }
+}
+
+/// Compares A and B on measure `m` (see [`compare`]).
+fn compare_one(a: &Evaluation, b: &Evaluation, m: Measure, top: usize) -> MeasureComparison {
+    let pairs = pairs(a, b, m);
+    let n = pairs.len();
+    let mean = |f: fn(&TopicChange) -> f64| {
+        if n == 0 {
+            0.0
+        } else {
+            pairs.iter().map(f).sum::<f64>() / n as f64
+        }
+    };
+    let (mean_a, mean_b) = (mean(|p| p.a), mean(|p| p.b));
+    let wins = pairs.iter().filter(|p| p.b > p.a).count();
+    let losses = pairs.iter().filter(|p| p.b < p.a).count();
+    let diffs: Vec<f64> = pairs.iter().map(TopicChange::diff).collect();
+    let stats = crate::paired::paired(&diffs);
+    let mut changed: Vec<TopicChange> = pairs.into_iter().filter(|p| p.a != p.b).collect();
+    changed.sort_by(|x, y| {
+        y.diff()
+            .abs()
+            .total_cmp(&x.diff().abs())
+            .then_with(|| qid_order(&x.qid, &y.qid))
+    });
+    changed.truncate(top);
+    MeasureComparison {
+        measure: m,
+        n,
+        mean_a,
+        mean_b,
+        wins,
+        losses,
+        ties: n - wins - losses,
+        ci: stats.ci,
+        t: stats.t,
+        p_value: stats.p,
+        most_changed: changed,
+        not_computed: None,
+    }
 }
 
 /// 4 decimals, or scientific notation below 1e-4 (small p-values); `-` for None.
@@ -190,6 +235,10 @@ pub fn to_text(cmp: &[MeasureComparison], name_a: &str, name_b: &str) -> String 
         "measure", "n", "A", "B", "B-A", "win", "loss", "tie", "t", "p"
     );
     for c in cmp {
+        if let Some(why) = &c.not_computed {
+            let _ = writeln!(s, "{:<12} {:>5} not computed ({why})", c.measure.name(), "-");
+            continue;
+        }
         let _ = writeln!(
             s,
             "{:<12} {:>5} {:>8.4} {:>8.4} {:>+8.4} {:>5} {:>5} {:>5} {:>8} {:>8}",
@@ -232,7 +281,9 @@ pub fn to_text(cmp: &[MeasureComparison], name_a: &str, name_b: &str) -> String 
 }
 
 /// Full-precision JSON: `{"a", "b", "measures": [{measure, n, mean_a, mean_b,
-/// diff, wins, losses, ties, t, p_value, most_changed: [{qid, a, b}]}]}`.
+/// diff, wins, losses, ties, t, p_value, most_changed: [{qid, a, b}],
+/// not_computed}]}`; a measure not computed has `not_computed` (why) and
+/// every number `null`.
 pub fn to_json(cmp: &[MeasureComparison], name_a: &str, name_b: &str) -> serde_json::Value {
     let measures: Vec<serde_json::Value> = cmp
         .iter()
@@ -240,6 +291,11 @@ pub fn to_json(cmp: &[MeasureComparison], name_a: &str, name_b: &str) -> serde_j
             let mut v = serde_json::to_value(c).unwrap_or_default();
             v["measure"] = c.measure.name().into();
             v["diff"] = c.diff().into();
+            if c.not_computed.is_some() {
+                for k in ["n", "mean_a", "mean_b", "diff", "wins", "losses", "ties"] {
+                    v[k] = serde_json::Value::Null;
+                }
+            }
             v
         })
         .collect();

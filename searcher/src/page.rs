@@ -195,6 +195,15 @@ fn summary_table(s: &mut String, cmp: &[MeasureComparison]) {
          <th>t</th><th>p</th></tr>\n",
     );
     for c in cmp {
+        if let Some(why) = &c.not_computed {
+            let _ = writeln!(
+                s,
+                "<tr><td>{}</td><td colspan=\"10\">not computed (<bdi>{}</bdi>)</td></tr>",
+                escape(&c.measure.name()),
+                escape(why)
+            );
+            continue;
+        }
         let d = c.diff();
         let ci =
             c.ci.map_or_else(|| "-".into(), |(lo, hi)| format!("[{lo:+.4}, {hi:+.4}]"));

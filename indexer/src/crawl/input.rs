@@ -93,6 +93,11 @@ pub(crate) struct Source {
     eof: bool,
     err: Option<Error>,
     gz: Option<GzState>,
+    /// CRC-32 of the bytes consumed since `crc_from` (a record's start:
+    /// [`Source::start_record`]).
+    crc: crc32fast::Hasher,
+    /// Absolute offset the CRC starts at.
+    crc_from: u64,
 }
 
 impl Source {
@@ -109,6 +114,8 @@ impl Source {
             eof: false,
             err: None,
             gz,
+            crc: crc32fast::Hasher::new(),
+            crc_from: 0,
         }
     }
 
@@ -133,6 +140,7 @@ impl Source {
     #[inline]
     pub(crate) fn consume(&mut self, n: usize) {
         debug_assert!(n <= self.vis - self.pos);
+        self.crc.update(&self.buf[self.pos..self.pos + n]);
         self.pos += n;
         self.abs += n as u64;
     }
@@ -224,6 +232,24 @@ impl Source {
         if let Inner::Gz(g) = &mut self.inner {
             g.forget_before(self.abs);
         }
+        self.start_record();
+    }
+
+    /// Starts the record checksum here: [`Source::record_crc`] of this
+    /// offset is the CRC-32 of the bytes consumed from here on. A parser
+    /// calls it where a record starts, after the bytes it skipped to get
+    /// there; [`Source::pin`] calls it too.
+    #[inline]
+    pub(crate) fn start_record(&mut self) {
+        self.crc.reset();
+        self.crc_from = self.abs;
+    }
+
+    /// The CRC-32 of the bytes consumed from `from` on, if the checksum
+    /// started there (`None` otherwise: the record's bytes are not known
+    /// to the checksum).
+    pub(crate) fn record_crc(&self, from: u64) -> Option<u32> {
+        (from == self.crc_from).then(|| self.crc.clone().finalize())
     }
 
     /// The gzip member holding decompressed byte `offset` (at or after the

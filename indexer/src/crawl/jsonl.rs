@@ -284,6 +284,7 @@ impl JsonParser {
         if src.at_eof() {
             return false;
         }
+        src.start_record();
         self.line = Line {
             start: src.offset(),
             ..Line::default()

@@ -255,6 +255,10 @@ pub struct Span {
     /// 65,536 members inside one record or garbage span), in which case
     /// the record is read back by decompressing from the start of the file.
     pub member: Option<MemberPos>,
+    /// CRC-32 of the record's `len` decompressed bytes, as [`read_span`]
+    /// gives them back (`None` if the reader could not tell: bytes before
+    /// the record were consumed with it).
+    pub crc: Option<u32>,
 }
 
 /// A gzip member's place in the compressed and decompressed streams.
@@ -648,6 +652,7 @@ impl Iterator for CrawlReader {
                         offset: d.offset,
                         len: end.saturating_sub(d.offset),
                         member: self.src.member_of(d.offset),
+                        crc: self.src.record_crc(d.offset),
                     };
                 }
             }

@@ -218,6 +218,7 @@ impl SmartParser {
     /// Reads one record from its `.I` line (at the current position) to
     /// the next `.I` line or the end of the input.
     fn read_record(&mut self, src: &mut Source) -> Record {
+        src.start_record();
         let mut rec = Record {
             offset: src.offset(),
             docid: None,

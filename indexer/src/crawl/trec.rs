@@ -101,6 +101,7 @@ impl TrecParser {
         let Some(open_len) = open_len else {
             return false;
         };
+        src.start_record();
         let doc_off = src.offset();
         let open_tag = self
             .opts

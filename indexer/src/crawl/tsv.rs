@@ -198,6 +198,7 @@ impl TsvParser {
         if src.at_eof() {
             return false;
         }
+        src.start_record();
         let start = src.offset();
         let mut line = Line::default();
         let cols = self.opts.tsv_columns.clone();

@@ -311,6 +311,7 @@ impl WarcParser {
     }
 
     fn read_record(&mut self, src: &mut Source, out: &mut VecDeque<CrawlEvent>) {
+        src.start_record();
         let rec_off = src.offset();
         // ---- header
         let mut line_start = 0usize;

@@ -184,6 +184,7 @@ fn made_up_index(dir: &Path, docs: &[(String, Vec<u64>)], segments: usize) -> In
             language: None,
             record_len: 0,
             gz_member: None,
+            record_crc: None,
             bytes: 0,
             counts: Default::default(),
             charset: "UTF-8".into(),

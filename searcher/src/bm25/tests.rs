@@ -29,6 +29,7 @@ fn index_doc(docid: &str, body: &str) -> IndexDoc {
         language: None,
         record_len: 0,
         gz_member: None,
+        record_crc: None,
         bytes: body.len() as u64,
         counts: Default::default(),
         charset: "UTF-8".into(),

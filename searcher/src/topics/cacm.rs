@@ -50,7 +50,7 @@ pub(super) fn parse_cacm(text: &str) -> Result<Vec<Topic>> {
                 let line = line_at(text, start);
                 let tid = id.trim().to_string();
                 let title = collapse(&body);
-                check_topic(F, line, &tid, &title)?;
+                check_topic(F, line, &tid)?;
                 insert_unique(&mut seen, &tid, line)?;
                 let mut t = Topic::new(tid);
                 t.title = title;

@@ -17,8 +17,11 @@
 //! whitespace, U+000B and U+000C included) is refused, since run files and
 //! qrels separate their columns by whitespace. Web Track XML character references (`&amp;`,
 //! `&#38;`, ...) are decoded; TREC SGML text is kept verbatim (`AT&T`).
-//! Every topic must have a non-empty id and a non-empty title, and ids must be
-//! unique within a file.
+//! Every topic must have a non-empty id, and ids must be unique within a
+//! file. A topic whose query is empty (`<title>` with no text, `<query/>`,
+//! `7:`, an empty `<DOC>` or `.W`) is read, not refused: searched, it has no
+//! term, so [`crate::queries`] names it in a warning and it gets no line in
+//! a run.
 //!
 //! Input must be UTF-8 (a leading byte-order mark is skipped). Errors carry the
 //! 1-based line number and what the parser expected.
@@ -270,8 +273,9 @@ fn syntax_error(format: TopicFormat, text: &str, pos: usize, expected: &str, fou
 /// Checks that a topic has a non-empty id without whitespace (any Unicode
 /// whitespace, vertical tab and form feed included: run files and qrels
 /// separate their columns by whitespace, so such an id would shift every
-/// column after it) and a non-empty title; `line` is where it starts.
-fn check_topic(format: TopicFormat, line: usize, id: &str, title: &str) -> Result<()> {
+/// column after it); `line` is where it starts. An empty title is allowed
+/// (see the module docs).
+fn check_topic(format: TopicFormat, line: usize, id: &str) -> Result<()> {
     if id.is_empty() {
         return Err(Error::TopicSyntax {
             format: format.name(),
@@ -286,14 +290,6 @@ fn check_topic(format: TopicFormat, line: usize, id: &str, title: &str) -> Resul
             line,
             expected: "a topic id without whitespace".into(),
             found: format!("{id:?}"),
-        });
-    }
-    if title.is_empty() {
-        return Err(Error::TopicSyntax {
-            format: format.name(),
-            line,
-            expected: format!("a non-empty query for topic {id:?}"),
-            found: String::new(),
         });
     }
     Ok(())

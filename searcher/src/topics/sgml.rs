@@ -176,7 +176,7 @@ fn sgml_topic(text: &str, start: usize, fields: Vec<SgmlField>) -> Result<Topic>
             found: "none".into(),
         });
     }
-    check_topic(F, line, &topic.id, &topic.title)?;
+    check_topic(F, line, &topic.id)?;
     Ok(topic)
 }
 

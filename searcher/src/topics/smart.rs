@@ -13,8 +13,8 @@
 use std::collections::HashMap;
 
 use super::{Topic, TopicFormat, check_topic, insert_unique, syntax_error};
-use crate::Result;
 use crate::text::{collapse, line_at};
+use crate::{Error, Result};
 
 const F: TopicFormat = TopicFormat::Smart;
 
@@ -26,8 +26,9 @@ struct Record {
 }
 
 /// Parses SMART topics (see the module docs). A record without a `.W`
-/// section, or with an empty one, is a [`crate::Error::TopicSyntax`] naming
-/// its line; so is text before the first `.I`.
+/// section is a [`crate::Error::TopicSyntax`] naming its line; so is text
+/// before the first `.I`. An empty `.W` is an empty query (searched as
+/// none, with a warning: [`crate::queries::QueryNote::NoTerms`]).
 pub(super) fn parse_smart(text: &str) -> Result<Vec<Topic>> {
     let mut topics = Vec::new();
     let mut seen = HashMap::new();
@@ -92,6 +93,14 @@ fn finish(
 ) -> Result<()> {
     let line = line_at(text, rec.start);
     let id = (topics.len() + 1).to_string();
+    if !rec.sections.iter().any(|(letter, _)| *letter == 'W') {
+        return Err(Error::TopicSyntax {
+            format: F.name(),
+            line,
+            expected: format!("a `.W` section (the query) in topic {id:?}"),
+            found: "none".into(),
+        });
+    }
     let mut t = Topic::new(id.clone());
     t.extra.push(("smart-i".into(), rec.written_id));
     for (letter, s) in rec.sections {
@@ -105,7 +114,7 @@ fn finish(
             t.extra.push((letter.to_ascii_lowercase().to_string(), s));
         }
     }
-    check_topic(F, line, &id, &t.title)?;
+    check_topic(F, line, &id)?;
     insert_unique(seen, &id, line)?;
     topics.push(t);
     Ok(())
@@ -115,7 +124,6 @@ fn finish(
 mod tests {
     use super::super::parse_topics;
     use super::*;
-    use crate::Error;
 
     const CRAN: &str = ".I 001\n.W\nwhat similarity laws must be obeyed\nwhen constructing models .\n\
 .I 002\n.W\nstructural problems .\n.I 004\n.W\nheat conduction .\n";

@@ -216,7 +216,7 @@ impl WebXml<'_> {
             return Err(self.err(tpos, &format!("<query> in topic {:?}", t.id), "none"));
         }
         let line = line_at(self.text, tpos);
-        check_topic(F, line, &t.id, &t.title)?;
+        check_topic(F, line, &t.id)?;
         insert_unique(&mut self.seen, &t.id, line)?;
         self.topics.push(t);
         Ok(())
