@@ -174,14 +174,18 @@ fn jsonl(docs: &[(&str, &str)]) -> Vec<u8> {
 }
 
 sieve_test!(duplicate_docid_in_one_json_file_keeps_the_first_copy, |dir| {
+    // D2 is long: its length is not exact in tantivy's quantised field
+    // norms, from which a merge of a segment with deleted documents
+    // estimates the token total; the scores must still be exact.
+    let long = format!("shared other words {}", "filler ".repeat(297));
     let first = ("D1", "shared words firstcopy");
-    let other = ("D2", "shared other words");
+    let other = ("D2", long.as_str());
     let later = ("D1", "shared words latercopy");
     let input = dir.write("a.jsonl", &jsonl(&[first, other, later]));
     let hand = dir.write("clean/a.jsonl", &jsonl(&[first, other]));
     let later_at = std::fs::read(&hand).unwrap().len() as u64;
     let (ix, clean) = (dir.join("ix"), dir.join("clean-ix"));
-    build(&dir, &[input.clone()], &ix, &[]);
+    build(&dir, std::slice::from_ref(&input), &ix, &[]);
     build(&dir, &[hand], &clean, &[]);
     let expect = Expect {
         docid: "D1",
@@ -238,7 +242,7 @@ sieve_test!(duplicate_warc_trec_id_keeps_the_first_record, |dir| {
     let hand = dir.write("clean/a.warc", &[first.clone(), other.clone()].concat());
     let later_at = (first.len() + other.len()) as u64;
     let (ix, clean) = (dir.join("ix"), dir.join("clean-ix"));
-    build(&dir, &[input.clone()], &ix, &[]);
+    build(&dir, std::slice::from_ref(&input), &ix, &[]);
     build(&dir, &[hand], &clean, &[]);
     let expect = Expect {
         docid: "D1",
@@ -260,7 +264,7 @@ sieve_test!(duplicate_trec_docno_keeps_the_first_document, |dir| {
     let hand = dir.write("clean/a.trec", &[first.clone(), other.clone()].concat());
     let later_at = (first.len() + other.len()) as u64;
     let (ix, clean) = (dir.join("ix"), dir.join("clean-ix"));
-    build(&dir, &[input.clone()], &ix, &[]);
+    build(&dir, std::slice::from_ref(&input), &ix, &[]);
     build(&dir, &[hand], &clean, &[]);
     let expect = Expect {
         docid: "D1",
@@ -279,7 +283,7 @@ sieve_test!(smart_id_broken_over_two_lines_is_a_duplicate_loss, |dir| {
     let hand = dir.write("clean/cacm.all", &[first.clone(), other.clone()].concat());
     let later_at = (first.len() + other.len()) as u64;
     let (ix, clean) = (dir.join("ix"), dir.join("clean-ix"));
-    build(&dir, &[input.clone()], &ix, &[]);
+    build(&dir, std::slice::from_ref(&input), &ix, &[]);
     build(&dir, &[hand], &clean, &[]);
     let expect = Expect {
         docid: "28",
