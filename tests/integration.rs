@@ -16,6 +16,7 @@ mod hostile;
 mod integrity;
 mod integrity_build;
 mod integrity_crawl;
+mod integrity_docids;
 mod near_duplicates;
 mod pipeline;
 mod queries;
