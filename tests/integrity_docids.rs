@@ -25,8 +25,14 @@ const C_SPACE: &[char] = &[' ', '\t', '\n', '\u{b}', '\u{c}', '\r'];
 /// test does not share the code it tests).
 fn is_unicode_space(c: char) -> bool {
     C_SPACE.contains(&c)
-        || matches!(c, '\u{85}' | '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}')
-        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}')
+        || matches!(
+            c,
+            '\u{85}' | '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}'
+        )
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}'
+        )
 }
 
 /// The rule a docid holding `c` breaks.
@@ -77,11 +83,17 @@ impl Ids {
     }
 
     fn good(&self) -> BTreeSet<String> {
-        self.ids.iter().filter(|(_, c)| c.is_none()).map(|(d, _)| d.clone()).collect()
+        self.ids
+            .iter()
+            .filter(|(_, c)| c.is_none())
+            .map(|(d, _)| d.clone())
+            .collect()
     }
 
     fn bad(&self) -> impl Iterator<Item = (&str, char)> {
-        self.ids.iter().filter_map(|(d, c)| c.map(|c| (d.as_str(), c)))
+        self.ids
+            .iter()
+            .filter_map(|(d, c)| c.map(|c| (d.as_str(), c)))
     }
 }
 
@@ -90,7 +102,10 @@ impl Ids {
 /// `stats.json`; the good ones are indexed; a run over them has six fields
 /// per line under C `isspace` and Unicode whitespace splitting.
 fn check_build(dir: &Dir, input: &Path, ids: &Ids) {
-    let ix = dir.join(&format!("ix-{}", input.file_name().unwrap().to_string_lossy()));
+    let ix = dir.join(&format!(
+        "ix-{}",
+        input.file_name().unwrap().to_string_lossy()
+    ));
     let o = dir
         .cmd("sieve-index")
         .args(["build", "--input"])
@@ -99,31 +114,62 @@ fn check_build(dir: &Dir, input: &Path, ids: &Ids) {
         .arg(&ix)
         .output()
         .unwrap();
-    let said = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert_eq!(o.status.code(), Some(0), "{said}");
     let n_bad = ids.bad().count();
-    assert!(said.contains(&format!("bad_docid={n_bad}")), "the summary counts them: {said}");
+    assert!(
+        said.contains(&format!("bad_docid={n_bad}")),
+        "the summary counts them: {said}"
+    );
     let losses = json_lines(&std::fs::read_to_string(ix.join("losses.jsonl")).unwrap());
-    let bad_lines: Vec<_> = losses.iter().filter(|l| l["reason"] == "bad_docid").collect();
+    let bad_lines: Vec<_> = losses
+        .iter()
+        .filter(|l| l["reason"] == "bad_docid")
+        .collect();
     for (id, c) in ids.bad() {
         let want = escaped(id);
-        let hits: Vec<_> = bad_lines.iter().filter(|l| l["record_id"] == want.as_str()).collect();
-        assert_eq!(hits.len(), 1, "{input:?}: docid {want} not logged once: {losses:?}");
+        let hits: Vec<_> = bad_lines
+            .iter()
+            .filter(|l| l["record_id"] == want.as_str())
+            .collect();
+        assert_eq!(
+            hits.len(),
+            1,
+            "{input:?}: docid {want} not logged once: {losses:?}"
+        );
         let detail = hits[0]["detail"].as_str().unwrap_or_default();
-        assert_eq!(detail.split(':').next(), Some(rule_of(c)), "{want}: {detail}");
+        assert_eq!(
+            detail.split(':').next(),
+            Some(rule_of(c)),
+            "{want}: {detail}"
+        );
     }
     assert_eq!(bad_lines.len(), n_bad, "{input:?}: {losses:?}");
-    assert_eq!(losses.len(), n_bad, "{input:?}: only the bad docids are lost: {losses:?}");
+    assert_eq!(
+        losses.len(),
+        n_bad,
+        "{input:?}: only the bad docids are lost: {losses:?}"
+    );
     let stats: serde_json::Value =
         serde_json::from_slice(&std::fs::read(ix.join("stats.json")).unwrap()).unwrap();
     assert_eq!(stats["totals"]["skipped"]["bad_docid"], n_bad, "{stats}");
     assert_eq!(stats["totals"]["indexed"], ids.good().len(), "{stats}");
-    let listed: BTreeSet<String> =
-        ok(dir.cmd("sieve-index").args(["docids", "--index"]).arg(&ix)).lines().map(String::from).collect();
+    let listed: BTreeSet<String> = ok(dir.cmd("sieve-index").args(["docids", "--index"]).arg(&ix))
+        .lines()
+        .map(String::from)
+        .collect();
     assert_eq!(listed, ids.good(), "{input:?}");
     let run = search(dir, &ix);
     let found: BTreeSet<String> = run.iter().map(|f| f[2].clone()).collect();
-    assert_eq!(found, ids.good(), "{input:?}: the run holds the good docids");
+    assert_eq!(
+        found,
+        ids.good(),
+        "{input:?}: the run holds the good docids"
+    );
 }
 
 /// `sieve-search run` for one topic matching every document; the run's
@@ -142,7 +188,12 @@ fn search(dir: &Dir, ix: &Path) -> Vec<Vec<String>> {
     let text = std::fs::read_to_string(&out).unwrap();
     assert_six_fields(&text);
     text.lines()
-        .map(|l| l.split(C_SPACE).filter(|f| !f.is_empty()).map(String::from).collect())
+        .map(|l| {
+            l.split(C_SPACE)
+                .filter(|f| !f.is_empty())
+                .map(String::from)
+                .collect()
+        })
         .collect()
 }
 
@@ -151,7 +202,10 @@ fn search(dir: &Dir, ix: &Path) -> Vec<Vec<String>> {
 fn assert_six_fields(run: &str) {
     for line in run.lines() {
         let c = line.split(C_SPACE).filter(|f| !f.is_empty()).count();
-        let u = line.split(is_unicode_space).filter(|f| !f.is_empty()).count();
+        let u = line
+            .split(is_unicode_space)
+            .filter(|f| !f.is_empty())
+            .count();
         assert_eq!((c, u), (6, 6), "run line {line:?}");
     }
 }
@@ -171,8 +225,12 @@ fn json_file(ids: &Ids) -> Vec<u8> {
 }
 
 fn tsv_file(ids: &Ids) -> Vec<u8> {
-    let lines: Vec<String> =
-        ids.ids.iter().enumerate().map(|(i, (id, _))| format!("{id}\t{}\n", body(i))).collect();
+    let lines: Vec<String> = ids
+        .ids
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _))| format!("{id}\t{}\n", body(i)))
+        .collect();
     lines.concat().into_bytes()
 }
 
@@ -181,14 +239,23 @@ fn trec_file(ids: &Ids) -> Vec<u8> {
         .ids
         .iter()
         .enumerate()
-        .map(|(i, (id, _))| format!("<DOC>\n<DOCNO> {id} </DOCNO>\n<TEXT>\n{}\n</TEXT>\n</DOC>\n", body(i)))
+        .map(|(i, (id, _))| {
+            format!(
+                "<DOC>\n<DOCNO> {id} </DOCNO>\n<TEXT>\n{}\n</TEXT>\n</DOC>\n",
+                body(i)
+            )
+        })
         .collect();
     docs.concat().into_bytes()
 }
 
 fn smart_file(ids: &Ids) -> Vec<u8> {
-    let docs: Vec<String> =
-        ids.ids.iter().enumerate().map(|(i, (id, _))| format!(".I {id}\n.W\n{}\n", body(i))).collect();
+    let docs: Vec<String> = ids
+        .ids
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _))| format!(".I {id}\n.W\n{}\n", body(i)))
+        .collect();
     docs.concat().into_bytes()
 }
 
@@ -220,67 +287,123 @@ fn write(dir: &Dir, name: &str, bytes: &[u8]) -> PathBuf {
     dir.write(name, bytes)
 }
 
-sieve_test!(json_docid_with_whitespace_or_control_is_skipped_as_a_loss, |dir| {
-    let ids = Ids::new(&[]);
-    check_build(&dir, &write(&dir, "docs.jsonl", &json_file(&ids)), &ids);
-});
+sieve_test!(
+    json_docid_with_whitespace_or_control_is_skipped_as_a_loss,
+    |dir| {
+        let ids = Ids::new(&[]);
+        check_build(&dir, &write(&dir, "docs.jsonl", &json_file(&ids)), &ids);
+    }
+);
 
-sieve_test!(tsv_docid_with_whitespace_or_control_is_skipped_as_a_loss, |dir| {
-    // A tab ends the id column and a line end the line: neither can be in
-    // a TSV docid.
-    let ids = Ids::new(&['\t', '\n']);
-    check_build(&dir, &write(&dir, "docs.tsv", &tsv_file(&ids)), &ids);
-});
+sieve_test!(
+    tsv_docid_with_whitespace_or_control_is_skipped_as_a_loss,
+    |dir| {
+        // A tab ends the id column and a line end the line: neither can be in
+        // a TSV docid.
+        let ids = Ids::new(&['\t', '\n']);
+        check_build(&dir, &write(&dir, "docs.tsv", &tsv_file(&ids)), &ids);
+    }
+);
 
-sieve_test!(trec_docno_with_whitespace_or_control_is_skipped_as_a_loss, |dir| {
-    let ids = Ids::new(&[]);
-    check_build(&dir, &write(&dir, "docs.trec", &trec_file(&ids)), &ids);
-});
+sieve_test!(
+    trec_docno_with_whitespace_or_control_is_skipped_as_a_loss,
+    |dir| {
+        let ids = Ids::new(&[]);
+        check_build(&dir, &write(&dir, "docs.trec", &trec_file(&ids)), &ids);
+    }
+);
 
-sieve_test!(smart_id_with_whitespace_or_control_is_skipped_as_a_loss, |dir| {
-    // A line end ends the `.I` line.
-    let ids = Ids::new(&['\n']);
-    check_build(&dir, &write(&dir, "docs.smart", &smart_file(&ids)), &ids);
-});
+sieve_test!(
+    smart_id_with_whitespace_or_control_is_skipped_as_a_loss,
+    |dir| {
+        // A line end ends the `.I` line.
+        let ids = Ids::new(&['\n']);
+        check_build(&dir, &write(&dir, "docs.smart", &smart_file(&ids)), &ids);
+    }
+);
 
-sieve_test!(warc_trec_id_with_whitespace_or_control_is_skipped_as_a_loss, |dir| {
-    // A line end ends a header line.
-    let ids = Ids::new(&['\n', '\r']);
-    check_build(&dir, &write(&dir, "trec-id.warc", &warc_file(&ids, "WARC-TREC-ID")), &ids);
-});
+sieve_test!(
+    warc_trec_id_with_whitespace_or_control_is_skipped_as_a_loss,
+    |dir| {
+        // A line end ends a header line.
+        let ids = Ids::new(&['\n', '\r']);
+        check_build(
+            &dir,
+            &write(&dir, "trec-id.warc", &warc_file(&ids, "WARC-TREC-ID")),
+            &ids,
+        );
+    }
+);
 
-sieve_test!(clueweb22_id_with_whitespace_or_control_is_skipped_as_a_loss, |dir| {
-    let ids = Ids::new(&['\n', '\r']);
-    check_build(&dir, &write(&dir, "cw22.warc", &warc_file(&ids, "ClueWeb22-ID")), &ids);
-});
+sieve_test!(
+    clueweb22_id_with_whitespace_or_control_is_skipped_as_a_loss,
+    |dir| {
+        let ids = Ids::new(&['\n', '\r']);
+        check_build(
+            &dir,
+            &write(&dir, "cw22.warc", &warc_file(&ids, "ClueWeb22-ID")),
+            &ids,
+        );
+    }
+);
 
-sieve_test!(warc_record_id_with_whitespace_or_control_is_skipped_as_a_loss, |dir| {
-    let ids = Ids::new(&['\n', '\r']);
-    check_build(&dir, &write(&dir, "record-id.warc", &warc_file(&ids, "WARC-Record-ID")), &ids);
-});
+sieve_test!(
+    warc_record_id_with_whitespace_or_control_is_skipped_as_a_loss,
+    |dir| {
+        let ids = Ids::new(&['\n', '\r']);
+        check_build(
+            &dir,
+            &write(&dir, "record-id.warc", &warc_file(&ids, "WARC-Record-ID")),
+            &ids,
+        );
+    }
+);
 
-sieve_test!(merge_runs_refuses_a_docid_with_nbsp_before_writing_anything, |dir| {
-    // A run from elsewhere (or from an index built before docids were
-    // checked): the docid holds U+00A0, which trec_eval reads as part of
-    // the field but Python's `str.split` splits on.
-    let a = dir.write("a.run", "1 Q0 good 1 2 t\n2 Q0 nb\u{a0}sp 1 1 t\n".as_bytes());
-    let out = dir.join("merged.run");
-    let o = crate::util::fails(
-        dir.cmd("sieve-search").args(["merge-runs", "--output"]).arg(&out).arg(&a),
-    );
-    assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("nb\\u{a0}sp") && err.contains("whitespace"), "{err}");
-    assert!(!out.exists(), "nothing is written: {err}");
-});
+sieve_test!(
+    merge_runs_refuses_a_docid_with_nbsp_before_writing_anything,
+    |dir| {
+        // A run from elsewhere (or from an index built before docids were
+        // checked): the docid holds U+00A0, which trec_eval reads as part of
+        // the field but Python's `str.split` splits on.
+        let a = dir.write(
+            "a.run",
+            "1 Q0 good 1 2 t\n2 Q0 nb\u{a0}sp 1 1 t\n".as_bytes(),
+        );
+        let out = dir.join("merged.run");
+        let o = crate::util::fails(
+            dir.cmd("sieve-search")
+                .args(["merge-runs", "--output"])
+                .arg(&out)
+                .arg(&a),
+        );
+        assert_eq!(o.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("nb\\u{a0}sp") && err.contains("whitespace"),
+            "{err}"
+        );
+        assert!(!out.exists(), "nothing is written: {err}");
+    }
+);
 
 sieve_test!(topic_id_with_control_character_is_refused, |dir| {
     // U+0001 is not whitespace, but a control character: refused like a
     // docid holding one (and so are U+00A0 and U+3000, as whitespace).
     let ix = dir.join("ix");
     let ids = Ids::new(&[]);
-    let input = write(&dir, "docs.jsonl", &json_file(&Ids { ids: ids.ids[..1].to_vec() }));
-    ok(dir.cmd("sieve-index").args(["build", "--input"]).arg(&input).arg("--index").arg(&ix));
+    let input = write(
+        &dir,
+        "docs.jsonl",
+        &json_file(&Ids {
+            ids: ids.ids[..1].to_vec(),
+        }),
+    );
+    ok(dir
+        .cmd("sieve-index")
+        .args(["build", "--input"])
+        .arg(&input)
+        .arg("--index")
+        .arg(&ix));
     for qid in ["a\u{1}b", "a\u{a0}b", "a\u{3000}b", "a\u{7f}b"] {
         let topics = dir.write("t.tsv", format!("{qid}\tapple\n").as_bytes());
         let out = dir.join("q.run");
@@ -305,7 +428,11 @@ sieve_test!(extract_and_scan_skip_a_bad_docid_as_build_does, |dir| {
     // extract: the same losses as a build.
     let out = dir.join("extracted");
     code(
-        dir.cmd("sieve-index").args(["extract", "--input"]).arg(&input).arg("--output-dir").arg(&out),
+        dir.cmd("sieve-index")
+            .args(["extract", "--input"])
+            .arg(&input)
+            .arg("--output-dir")
+            .arg(&out),
         0,
     );
     let losses = json_lines(&std::fs::read_to_string(out.join("losses.jsonl")).unwrap());

@@ -135,8 +135,13 @@ mod tests {
     /// Every character the rule must refuse, by the standards it follows
     /// (C `isspace`, Unicode White_Space, category Cc).
     fn must_refuse() -> Vec<char> {
-        let mut v: Vec<char> = (0u32..0x20).chain(0x7f..0xa0).filter_map(char::from_u32).collect();
-        v.extend([' ', '\u{a0}', '\u{1680}', '\u{2028}', '\u{2029}', '\u{202f}']);
+        let mut v: Vec<char> = (0u32..0x20)
+            .chain(0x7f..0xa0)
+            .filter_map(char::from_u32)
+            .collect();
+        v.extend([
+            ' ', '\u{a0}', '\u{1680}', '\u{2028}', '\u{2029}', '\u{202f}',
+        ]);
         v.extend(['\u{205f}', '\u{3000}']);
         v.extend((0x2000u32..=0x200a).filter_map(char::from_u32));
         v
@@ -148,18 +153,31 @@ mod tests {
             let id = format!("a{c}b");
             let f = check_id(&id).unwrap_err();
             assert_eq!((f.ch, f.at), (Some(c), 1), "{id:?}");
-            let want = if c.is_whitespace() { "whitespace" } else { "control" };
+            let want = if c.is_whitespace() {
+                "whitespace"
+            } else {
+                "control"
+            };
             assert_eq!(f.rule.key(), want, "{id:?}");
             let e = escaped(&id);
             assert!(!e.chars().any(is_refused_char), "{e:?}");
-            assert!(e.starts_with('a') && e.ends_with('b') && e.len() > 3, "{e:?}");
+            assert!(
+                e.starts_with('a') && e.ends_with('b') && e.len() > 3,
+                "{e:?}"
+            );
         }
         assert_eq!(check_id("").unwrap_err().rule, IdRule::Empty);
     }
 
     #[test]
     fn accepts_ordinary_ids_unchanged() {
-        for id in ["clueweb09-en0000-00-00000", "msmarco_doc_00_0", "\u{fffd}x", "日本", "a\u{200b}b"] {
+        for id in [
+            "clueweb09-en0000-00-00000",
+            "msmarco_doc_00_0",
+            "\u{fffd}x",
+            "日本",
+            "a\u{200b}b",
+        ] {
             assert_eq!(check_id(id), Ok(()), "{id:?}");
         }
         assert_eq!(escaped("vt\u{b}here"), "vt\\u{b}here");

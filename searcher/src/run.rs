@@ -589,12 +589,17 @@ mod tests {
         let e = w.write_topic("1", &[("a", 1.0f32)]).unwrap_err();
         assert!(matches!(e, Error::TopicWrittenTwice { .. }), "{e}");
         // The whole topic is checked before its first line is written.
-        let e = w.write_topic("3", &[("ok", 2.0f32), ("a b", 1.0)]).unwrap_err();
+        let e = w
+            .write_topic("3", &[("ok", 2.0f32), ("a b", 1.0)])
+            .unwrap_err();
         assert!(
             matches!(e, Error::InvalidRunField { field: "docid", .. }),
             "{e}"
         );
-        assert_eq!(String::from_utf8(w.finish().unwrap()).unwrap(), "1 Q0 a 1 1 t\n");
+        assert_eq!(
+            String::from_utf8(w.finish().unwrap()).unwrap(),
+            "1 Q0 a 1 1 t\n"
+        );
         assert!(RunWriter::new(Vec::new(), "").is_err());
     }
 

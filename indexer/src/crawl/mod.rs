@@ -88,8 +88,8 @@ pub use http::{
 
 use crate::{Error, Result};
 use gunzip::Gunzip;
-use sieve_filters::docid::{IdFault, check_id, escaped};
 use input::{GzState, Inner, Source};
+use sieve_filters::docid::{IdFault, check_id, escaped};
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{Cursor, Read};
