@@ -37,11 +37,12 @@ seeds_of() {
         utf8_clean) echo tests/data/utf8 tests/data/html ;;
         topics_reader) echo topics tests/data/cacm ;;
         qrels_reader | run_reader) echo tests/data/eval tests/data/cacm ;;
-        warc_reader | http_headers) echo tests/data/warc ;;
-        trec_reader) echo tests/data/trec ;;
-        smart_reader) echo tests/data/cranfield ;;
-        jsonl_reader) echo tests/data/jsonl tests/data/clueweb22/txt ;;
-        tsv_reader) echo tests/data/tsv ;;
+        warc_reader) echo tests/data/warc fuzz/seeds/docids/warc_reader ;;
+        http_headers) echo tests/data/warc ;;
+        trec_reader) echo tests/data/trec fuzz/seeds/docids/trec_reader ;;
+        smart_reader) echo tests/data/cranfield fuzz/seeds/docids/smart_reader ;;
+        jsonl_reader) echo tests/data/jsonl tests/data/clueweb22/txt fuzz/seeds/docids/jsonl_reader ;;
+        tsv_reader) echo tests/data/tsv fuzz/seeds/docids/tsv_reader ;;
         record_span) echo tests/data/jsonl tests/data/tsv tests/data/trec tests/data/cranfield ;;
         html_extract | html_main) echo tests/data/html ;;
         stats_tsv) echo tests/data/report ;;

@@ -20,6 +20,7 @@ mod integrity_outputs;
 mod integrity_unfinished;
 mod integrity_dups;
 mod integrity_small;
+mod integrity_docids;
 mod near_duplicates;
 mod pipeline;
 mod queries;

@@ -526,6 +526,8 @@ fn cmd_merge_runs(a: MergeRunsArgs) -> Result<()> {
         None => None,
     };
     let merged = twostage::merge_runs(&a.runs, a.hits, order.as_deref())?;
+    // Checked before the output file is created: a refused run leaves none.
+    sieve_searcher::runspec::check_run(&a.tag, &merged)?;
     sieve_searcher::runspec::write_run(sink(a.output.as_deref())?, &a.tag, &merged)?.finish()?;
     Ok(())
 }
@@ -722,6 +724,12 @@ fn cmd_run(a: RunArgs) -> Result<()> {
         global,
     )?;
     let elapsed = started.elapsed();
+    // Every run is checked before the first file is created: a docid that
+    // would break a run file's columns (from an index built before docids
+    // were checked) leaves no partial run behind.
+    for (run, res) in runs.iter().zip(&results) {
+        sieve_searcher::runspec::check_run(&run.variant.tag, res)?;
+    }
     if let Some(dir) = &spec.output_dir {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }

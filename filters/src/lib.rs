@@ -14,6 +14,9 @@
 //!   file sieve writes and reads back (filter files, BM25 statistics files).
 //! * [`minhash`]: MinHash signatures over word shingles and LSH band keys
 //!   (near-duplicate detection), with the in-memory reference clustering.
+//! * [`docid`]: the one rule for ids in run files (docids and topic ids):
+//!   non-empty, no whitespace (C `isspace` or Unicode), no control
+//!   character; and their escaped rendering for messages.
 //! * [`docstats`]: per-document lengths, error counts and spam percentiles
 //!   as TSV (a filter's input when there is no index).
 //!
@@ -21,6 +24,7 @@
 //! evidence (offsets, expected and found values).
 
 pub mod docfilter;
+pub mod docid;
 pub mod docstats;
 pub mod error;
 pub mod minhash;

@@ -25,7 +25,8 @@ pub(crate) struct LossLine<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) compressed_offset: Option<u64>,
     /// Why (`gzip_member`, `skipped_input`, `file_error`: the error that
-    /// stopped reading the file).
+    /// stopped reading the file; `malformed_line`: what was wrong;
+    /// `bad_docid`: the rule broken, e.g. `whitespace: U+00A0 at byte 2`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) detail: Option<&'a str>,
     /// For `"reason": "duplicate_docid"`: the file of the copy kept.

@@ -377,14 +377,17 @@ impl FileSink<'_> {
         if s.reason.is_response() {
             self.fs.responses += 1;
         }
+        // What was wrong: the line's fault, or the docid rule broken
+        // (`whitespace: U+00A0 at byte 2`).
         let detail = match &s.reason {
-            crate::crawl::SkipReason::MalformedLine(why) => Some(why.as_str()),
+            crate::crawl::SkipReason::MalformedLine(why) => Some(why.clone()),
+            crate::crawl::SkipReason::BadDocid(fault) => Some(fault.to_string()),
             _ => None,
         };
         log_loss(
             self.log,
             &LossLine {
-                detail,
+                detail: detail.as_deref(),
                 ..LossLine::new(&self.name, s.offset, s.record_id.as_deref(), &key)
             },
         );

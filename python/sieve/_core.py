@@ -29,7 +29,9 @@ PathLike = Union[str, "os.PathLike[str]"]
 #: What can be searched: a topics DataFrame (``qid``, ``query``), a list of
 #: query strings (qids ``"1"``, ``"2"``, ...), a ``{qid: query}`` dict, one
 #: query string (qid ``"1"``), or a ``pathlib.Path`` to a topic file in any
-#: format sieve reads (``field`` chooses title, desc or title+desc).
+#: format sieve reads (``field`` chooses title, desc or title+desc). A qid
+#: must fit a run file's column: one that is empty or holds whitespace or a
+#: control character raises ``DataError`` (kind ``InvalidRunField``).
 Topics = Union[pd.DataFrame, Sequence[str], Mapping[str, str], str, "os.PathLike[str]"]
 
 
@@ -493,7 +495,11 @@ def write_run(results: pd.DataFrame, path: PathLike, tag: str = "sieve", sort: b
     a search written here is byte for byte the command line's run file.
     Rows must be grouped by topic and in trec_eval order (score descending,
     docno descending), as searches return them; ``sort=True`` sorts them
-    first (topics in first-appearance order)."""
+    first (topics in first-appearance order). A qid or docno that is empty
+    or holds whitespace (any Unicode whitespace) or a control character
+    would break the file's columns: it raises ``DataError`` (kind
+    ``InvalidRunField``, naming the value escaped and the rule) before
+    anything is written."""
     for c in ("qid", "docno", "score"):
         if c not in results.columns:
             raise ParameterError(

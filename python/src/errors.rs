@@ -268,11 +268,13 @@ fn searcher(e: &sieve_searcher::Error, ev: Evidence) -> (Class, Evidence) {
                 .expected(expected)
                 .found(found),
         ),
-        E::InvalidRunField { value, .. } => (
+        E::InvalidRunField { value, fault, .. } => (
             Class::Data,
             ev.kind("InvalidRunField")
-                .expected("non-empty, no whitespace")
-                .found(format!("{value:?}")),
+                .expected(format!(
+                    "non-empty, no whitespace or control character (refused: {fault})"
+                ))
+                .found(value),
         ),
         E::NanScore { .. } => (Class::Data, ev.kind("NanScore")),
         E::UnrankedHits { .. } => (Class::Data, ev.kind("UnrankedHits")),

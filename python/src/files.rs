@@ -139,9 +139,39 @@ pub fn write_run_file(
         ));
     }
     py.detach(|| -> PyResult<()> {
+        let columns = RunColumns {
+            qids: &qids,
+            docnos: &docnos,
+            scores: &scores,
+        };
+        // The whole run is checked before the file is created: a refused
+        // id (or order) leaves no file, not a partial run.
+        columns.write_to(RunWriter::new(std::io::sink(), &tag).py_err()?, true)?;
         // Complete or absent: committed only once every row is written.
         let file = OutFile::create(&path).map_err(sieve_searcher::Error::from);
-        let mut w = RunWriter::new(file.py_err()?, &tag).py_err()?;
+        let w = RunWriter::new(file.py_err()?, &tag).py_err()?;
+        let file = columns.write_to(w, false)?.finish().py_err()?;
+        file.commit().map_err(sieve_searcher::Error::from).py_err()?;
+        Ok(())
+    })
+}
+
+/// The columns of a run to write, rows of a topic together.
+struct RunColumns<'a> {
+    qids: &'a StrColumn,
+    docnos: &'a StrColumn,
+    scores: &'a [f64],
+}
+
+impl RunColumns<'_> {
+    /// Hands each topic's rows to `w`: checked only with `check_only`, else
+    /// written. Returns the writer.
+    fn write_to<W: std::io::Write>(
+        &self,
+        mut w: RunWriter<W>,
+        check_only: bool,
+    ) -> PyResult<RunWriter<W>> {
+        let (qids, docnos, scores) = (self.qids, self.docnos, self.scores);
         let mut start = 0;
         let mut hits: Vec<(&str, f32)> = Vec::new();
         let n = qids.len();
@@ -150,7 +180,12 @@ pub fn write_run_file(
             let end = (start..n).find(|&i| qids.get(i) != qid).unwrap_or(n);
             hits.clear();
             hits.extend((start..end).map(|i| (docnos.get(i), scores[i] as f32)));
-            w.write_topic(qid, &hits).map_err(|e| match e {
+            let done = if check_only {
+                w.check_topic(qid, &hits)
+            } else {
+                w.write_topic(qid, &hits)
+            };
+            done.map_err(|e| match e {
                 sieve_searcher::Error::TopicWrittenTwice { qid } => data(
                     "TopicWrittenTwice",
                     format!(
@@ -162,10 +197,8 @@ pub fn write_run_file(
             })?;
             start = end;
         }
-        let file = w.finish().py_err()?;
-        file.commit().map_err(sieve_searcher::Error::from).py_err()?;
-        Ok(())
-    })
+        Ok(w)
+    }
 }
 
 /// Qrels from a path, or from columns (`qid`, `docno`, `label`).

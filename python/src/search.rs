@@ -62,6 +62,11 @@ fn topics_of(
     if let Some(p) = path {
         return Ok(read_topics(&p)?.1);
     }
+    // The caller's ids follow the rule of a topic file's ids (and of a
+    // run file's fields): refused before anything is searched or written.
+    for id in &qids {
+        sieve_searcher::run::check_field("qid", id)?;
+    }
     Ok(qids
         .into_iter()
         .zip(queries)

@@ -174,3 +174,33 @@ def test_a_huge_query_is_capped_with_a_warning_and_finishes(cacm):
     assert len(res) == 0  # the first 1,024 terms match nothing
     with pytest.warns(sieve.SieveWarning, match="no searchable terms"):
         assert len(cacm.search(["the of and"])) == 0
+
+
+@pytest.mark.parametrize(
+    "docno, shown, rule",
+    [
+        ("sp ace", "sp\\u{20}ace", "whitespace"),
+        ("vt\x0bhere", "vt\\u{b}here", "whitespace"),
+        ("nb\u00a0sp", "nb\\u{a0}sp", "whitespace"),
+        ("id\u3000x", "id\\u{3000}x", "whitespace"),
+        ("nul\x00x", "nul\\0x", "control"),
+        ("", "", "empty"),
+    ],
+)
+def test_write_run_refuses_a_docno_that_would_break_the_run_file(tmp_path, docno, shown, rule):
+    # The bad row is the last: nothing is written, not even the good rows.
+    out = tmp_path / "r.run"
+    frame = pd.DataFrame({"qid": ["1", "2"], "docno": ["good", docno], "score": [1.0, 1.0]})
+    with pytest.raises(sieve.DataError) as e:
+        sieve.write_run(frame, out)
+    assert e.value.kind == "InvalidRunField"
+    assert f'docid "{shown}"' in str(e.value) and rule in str(e.value), str(e.value)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("qid", ["a\u00a0b", "a\u3000b", "a\x01b", "a\x0bb"])
+def test_search_refuses_a_qid_that_would_break_a_run_file(cacm, qid):
+    with pytest.raises(sieve.DataError) as e:
+        cacm.search({qid: "hash table"})
+    assert e.value.kind == "InvalidRunField", str(e.value)
+    assert "qid" in str(e.value)

@@ -169,13 +169,19 @@ pub enum Error {
         line: usize,
     },
 
-    /// A value given to the run writer cannot be written as a run-file field.
-    #[error("run writer: {field} {value:?} is empty or contains whitespace")]
+    /// A value given to the run writer cannot be written as a run-file
+    /// field: the run-file id rule ([`sieve_filters::docid::check_id`])
+    /// refuses it. Nothing of the run was written.
+    #[error(
+        "run writer: {field} \"{value}\" is refused ({fault}): a run file's fields must be non-empty, without whitespace or control characters"
+    )]
     InvalidRunField {
         /// Which field (`tag`, `qid`, `docid`).
         field: &'static str,
-        /// The offending value.
+        /// The offending value, escaped ([`sieve_filters::docid::escaped`]).
         value: String,
+        /// The rule broken and where (`whitespace: U+00A0 at byte 2`).
+        fault: sieve_filters::docid::IdFault,
     },
 
     /// The run writer was given a NaN score.

@@ -373,21 +373,25 @@ pub fn check_shared_docids<'a>(
     Ok(())
 }
 
-fn check_field(field: &'static str, value: &str) -> Result<()> {
-    if value.is_empty() || value.bytes().any(|b| b.is_ascii_whitespace()) {
-        return Err(Error::InvalidRunField {
-            field,
-            value: value.to_string(),
-        });
-    }
-    Ok(())
+/// Checks one field against the run-file id rule
+/// ([`sieve_filters::docid::check_id`]: non-empty, no whitespace, C
+/// `isspace` or Unicode, no control character), so a written line always
+/// splits into exactly six fields.
+pub fn check_field(field: &'static str, value: &str) -> Result<()> {
+    sieve_filters::docid::check_id(value).map_err(|fault| Error::InvalidRunField {
+        field,
+        value: sieve_filters::docid::escaped(value),
+        fault,
+    })
 }
 
 /// Writes a run file topic by topic (streaming: one topic in memory at a time).
 ///
 /// Each topic's hits must be in trec_eval order without duplicates (as left
 /// by [`rank_hits`]); otherwise [`Error::UnrankedHits`]. Ids and the tag must
-/// be non-empty and free of ASCII whitespace ([`Error::InvalidRunField`]).
+/// pass the run-file id rule ([`check_field`], else
+/// [`Error::InvalidRunField`]). A topic is checked whole before any of its
+/// lines is written; [`write_run`] checks every topic before the first line.
 #[derive(Debug)]
 pub struct RunWriter<W: Write> {
     out: W,
@@ -410,8 +414,26 @@ impl<W: Write> RunWriter<W> {
     /// rank from 1. An empty `hits` writes nothing. Each topic may be written
     /// once ([`Error::TopicWrittenTwice`]).
     pub fn write_topic<S: AsRef<str>>(&mut self, qid: &str, hits: &[(S, f32)]) -> Result<()> {
+        self.check_topic(qid, hits)?;
+        for (i, (docid, score)) in hits.iter().enumerate() {
+            writeln!(
+                self.out,
+                "{qid} Q0 {} {} {score} {}",
+                docid.as_ref(),
+                i + 1,
+                self.tag
+            )
+            .map_err(|source| Error::Write { source })?;
+        }
+        Ok(())
+    }
+
+    /// Checks what [`write_topic`](Self::write_topic) checks, and records
+    /// the topic as written, without writing anything: a writer over
+    /// [`std::io::sink`] checks a whole run before a real one writes it.
+    pub fn check_topic<S: AsRef<str>>(&mut self, qid: &str, hits: &[(S, f32)]) -> Result<()> {
         check_field("qid", qid)?;
-        if !self.written.insert(qid.to_string()) {
+        if self.written.contains(qid) {
             return Err(Error::TopicWrittenTwice { qid: qid.into() });
         }
         let mut seen: HashSet<&str> = HashSet::with_capacity(hits.len());
@@ -441,9 +463,8 @@ impl<W: Write> RunWriter<W> {
                     problem,
                 });
             }
-            writeln!(self.out, "{qid} Q0 {docid} {} {score} {}", i + 1, self.tag)
-                .map_err(|source| Error::Write { source })?;
         }
+        self.written.insert(qid.to_string());
         Ok(())
     }
 
@@ -454,12 +475,18 @@ impl<W: Write> RunWriter<W> {
     }
 }
 
-/// Writes a whole run: each (qid, hits) in the order given; see [`RunWriter`].
+/// Writes a whole run: each (qid, hits) in the order given; see
+/// [`RunWriter`]. Every topic is checked before the first line is written:
+/// on an error `w` has received nothing.
 pub fn write_run<W: Write, Q: AsRef<str>, D: AsRef<str>>(
     w: W,
     tag: &str,
     topics: &[(Q, Vec<(D, f32)>)],
 ) -> Result<()> {
+    let mut check = RunWriter::new(std::io::sink(), tag)?;
+    for (qid, hits) in topics {
+        check.check_topic(qid.as_ref(), hits)?;
+    }
     let mut rw = RunWriter::new(w, tag)?;
     for (qid, hits) in topics {
         rw.write_topic(qid.as_ref(), hits)?;
@@ -578,12 +605,21 @@ mod tests {
             ),
             "{e}"
         );
+        // A refused topic wrote nothing, so it may still be written once.
+        w.write_topic("1", &[("a", 1.0f32)]).unwrap();
         let e = w.write_topic("1", &[("a", 1.0f32)]).unwrap_err();
         assert!(matches!(e, Error::TopicWrittenTwice { .. }), "{e}");
-        let e = w.write_topic("3", &[("a b", 1.0f32)]).unwrap_err();
+        // The whole topic is checked before its first line is written.
+        let e = w
+            .write_topic("3", &[("ok", 2.0f32), ("a b", 1.0)])
+            .unwrap_err();
         assert!(
             matches!(e, Error::InvalidRunField { field: "docid", .. }),
             "{e}"
+        );
+        assert_eq!(
+            String::from_utf8(w.finish().unwrap()).unwrap(),
+            "1 Q0 a 1 1 t\n"
         );
         assert!(RunWriter::new(Vec::new(), "").is_err());
     }
@@ -614,6 +650,26 @@ mod tests {
         ));
         let r = Run::from_ranked("t", vec![("q".into(), vec![])]).unwrap();
         assert_eq!((r.num_topics(), r.tag), (0, None));
+    }
+
+    /// Splits on the six characters C `isspace` treats as space (C
+    /// locale), as trec_eval reads a run line.
+    fn c_split(s: &str) -> Vec<&str> {
+        s.split([' ', '\t', '\n', '\u{b}', '\u{c}', '\r'])
+            .filter(|f| !f.is_empty())
+            .collect()
+    }
+
+    /// Ids of 0 to 6 characters: mostly letters, the rest any whitespace
+    /// or control character, or any character at all.
+    fn id_strategy() -> impl Strategy<Value = String> {
+        let odd = "[\\s\\p{Cc}\u{85}\u{a0}\u{1680}\u{2000}-\u{200b}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}\u{feff}]";
+        let ch = prop_oneof![
+            4 => proptest::string::string_regex("[a-z0-9]").unwrap(),
+            3 => proptest::string::string_regex(odd).unwrap(),
+            1 => any::<char>().prop_map(String::from),
+        ];
+        proptest::collection::vec(ch, 0..6).prop_map(|v| v.concat())
     }
 
     fn hits_strategy() -> impl Strategy<Value = Vec<(String, f32)>> {
@@ -686,6 +742,41 @@ mod tests {
             }
             if parsed.num_topics() > 0 {
                 prop_assert_eq!(direct.tag.as_deref(), Some("t"));
+            }
+        }
+
+        /// For any qid and docid (biased toward whitespace and control
+        /// characters): the writer writes a line exactly when the run-file
+        /// id rule accepts both, that line has six fields under C
+        /// `isspace` splitting (trec_eval) and Unicode whitespace
+        /// splitting (Python's `str.split`, `split_whitespace`), with the
+        /// ids as given; a refused id writes nothing. And the rule refuses
+        /// exactly the ids that would break this: empty, split by either,
+        /// or holding a control character (C0, DEL, C1).
+        #[test]
+        fn run_lines_have_six_fields_for_every_id_the_rule_accepts(
+            qid in id_strategy(),
+            docid in id_strategy(),
+        ) {
+            let accepted = check_field("qid", &qid).is_ok() && check_field("docid", &docid).is_ok();
+            let mut out = Vec::new();
+            let written = write_run(&mut out, "t", &[(&qid, vec![(&docid, 1.5f32)])]);
+            prop_assert_eq!(written.is_ok(), accepted);
+            if accepted {
+                let line = std::str::from_utf8(&out).unwrap().strip_suffix('\n').unwrap();
+                let c: Vec<&str> = c_split(line);
+                let u: Vec<&str> = line.split_whitespace().collect();
+                prop_assert_eq!(&c, &u);
+                prop_assert_eq!(c, vec![qid.as_str(), "Q0", docid.as_str(), "1", "1.5", "t"]);
+            } else {
+                prop_assert!(out.is_empty(), "a refused id wrote {:?}", out);
+            }
+            for id in [&qid, &docid] {
+                let breaks = id.is_empty()
+                    || c_split(id) != vec![id.as_str()]
+                    || id.split_whitespace().collect::<Vec<_>>() != vec![id.as_str()]
+                    || id.chars().any(|c| (c as u32) < 0x20 || (0x7f..0xa0).contains(&(c as u32)));
+                prop_assert_eq!(sieve_filters::docid::check_id(id).is_err(), breaks, "{:?}", id);
             }
         }
 

@@ -264,12 +264,28 @@ impl RunSpec {
     }
 }
 
+/// Checks that `results` can be written as a run tagged `tag` (ids that
+/// pass the run-file id rule, hits ranked, each topic once) without
+/// writing anything: call it before creating the file, so a refused run
+/// leaves no file behind (an index built before docids were checked may
+/// hold a docid with whitespace in it).
+pub fn check_run(tag: &str, results: &[(String, Vec<Hit>)]) -> Result<()> {
+    let mut w = RunWriter::new(std::io::sink(), tag)?;
+    for (qid, hits) in results {
+        let pairs: Vec<(&str, f32)> = hits.iter().map(|h| (h.docid.as_str(), h.score)).collect();
+        w.check_topic(qid, &pairs)?;
+    }
+    Ok(())
+}
+
 /// Writes `results` (topic id, hits in rank order) as a TREC run tagged
-/// `tag` to `out`, flushed; returns `out`.
+/// `tag` to `out`, flushed; returns `out`. The whole run is checked first
+/// ([`check_run`]): on an error nothing was written to `out`.
 pub fn write_run<W: Write>(out: W, tag: &str, results: &[(String, Vec<Hit>)]) -> Result<W> {
     crate::run::check_shared_docids(results.iter().map(|(qid, hits)| {
         (qid.as_str(), hits.iter().map(|h| h.docid.as_str()).collect())
     }))?;
+    check_run(tag, results)?;
     let mut w = RunWriter::new(out, tag)?;
     for (qid, hits) in results {
         let pairs: Vec<(&str, f32)> = hits.iter().map(|h| (h.docid.as_str(), h.score)).collect();

@@ -1,6 +1,9 @@
-//! Shared by the `warc_reader`, `trec_reader` and `smart_reader` targets: read a crawl in
-//! one go and again in small reads with skipped bytes kept, and check the
-//! reader's invariants on every event.
+//! Shared by the crawl reader targets (`warc_reader`, `trec_reader`,
+//! `smart_reader`, `jsonl_reader`, `tsv_reader`, `record_span`): read a
+//! crawl in one go and again in small reads with skipped bytes kept, and
+//! check the reader's invariants on every event, among them that every
+//! document's docid passes the run-file id rule
+//! (`sieve_filters::docid::check_id`).
 use std::io::Read;
 
 use sieve_indexer::crawl::{self, CrawlEvent, CrawlOptions};
@@ -18,6 +21,15 @@ impl Read for Dribble {
         buf[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
         self.pos += n;
         Ok(n)
+    }
+}
+
+/// A docid a reader hands out as a document: never empty, never holding
+/// whitespace or a control character (it would break a run file's
+/// columns).
+fn assert_docid(docid: &str) {
+    if let Err(f) = sieve_filters::docid::check_id(docid) {
+        panic!("document with a refused docid {docid:?}: {f}");
     }
 }
 
@@ -67,6 +79,7 @@ fn run(data: Vec<u8>, step: usize, opts: &CrawlOptions, raw_slack: usize) -> Vec
                     d.body.len() as u64 <= opts.max_record_bytes,
                     "body over cap"
                 );
+                assert_docid(&d.docid);
                 out.push(format!("{d:?}"));
             }
             Ok(CrawlEvent::Skip(mut s)) => {
@@ -131,6 +144,7 @@ pub fn check_spans(input: &[u8], opts: &CrawlOptions) -> Vec<crawl::Span> {
     let mut end = 0u64;
     for ev in r {
         let Ok(CrawlEvent::Doc(d)) = ev else { continue };
+        assert_docid(&d.docid);
         let s = d.span;
         assert_eq!(s.offset, d.offset, "span does not start at the record");
         assert!(s.offset >= end, "spans overlap");

@@ -40,7 +40,9 @@
 //!   Raw control characters inside strings are accepted (a `\n` cannot
 //!   be: it ends the line).
 //! * No docid (or an empty one, or one over 64 KiB): [`SkipReason::NoDocid`];
-//!   neither title nor text: [`SkipReason::EmptyBody`].
+//!   a docid holding whitespace or a control character (`"sp ace"`,
+//!   `"nb\u00a0sp"`): [`SkipReason::BadDocid`]; neither title nor text:
+//!   [`SkipReason::EmptyBody`].
 //! * Blank lines, and a byte order mark at the start of any line (as in
 //!   concatenated files): [`AnomalyKind::StrayBytes`].
 //! * A title and text over `max_record_bytes` together (with the `\n`
@@ -709,16 +711,21 @@ impl JsonParser {
         let text = std::mem::take(&mut l.text);
         let dropped = std::mem::take(&mut l.dropped);
         let blank = title.trim_ascii().is_empty() && text.trim_ascii().is_empty();
-        match docid {
-            None => {
+        let bad = docid.as_deref().and_then(super::bad_docid);
+        match (docid, bad) {
+            (None, _) => {
                 let ev = self.skip(SkipReason::NoDocid, None);
                 out.push_back(ev);
             }
-            Some(id) if blank => {
+            (Some(id), Some(reason)) => {
+                let ev = self.skip(reason, Some(id));
+                out.push_back(ev);
+            }
+            (Some(id), None) if blank => {
                 let ev = self.skip(SkipReason::EmptyBody, Some(id));
                 out.push_back(ev);
             }
-            Some(docid) => {
+            (Some(docid), None) => {
                 let l = &self.line;
                 let mut body = Vec::with_capacity(title.len() + 1 + text.len());
                 body.extend(

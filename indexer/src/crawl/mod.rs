@@ -22,6 +22,17 @@
 //!   to resynchronise, wrong Content-Length, stray bytes, ...). Every byte
 //!   the reader skips is counted in an anomaly.
 //!
+//! **Docids** are checked once, by one rule
+//! ([`sieve_filters::docid::check_id`]): a record whose docid is empty or
+//! holds whitespace (C `isspace` or Unicode: U+00A0, U+3000, ...) or a
+//! control character is never a [`CrawlEvent::Doc`] but a
+//! [`CrawlEvent::Skip`] with [`SkipReason::BadDocid`] and the docid escaped
+//! in [`Skip::record_id`]: such an id would break the columns of a run
+//! file. Every reader checks it where it knows the record's bytes (so
+//! `keep_skipped` keeps them), and [`CrawlReader`] checks every document
+//! again before handing it out; `build`, `build-shard`, `extract` and
+//! `scan` all read through it, so they agree.
+//!
 //! A damaged gzip member (per-record `.warc.gz`) followed by an intact one is
 //! skipped: [`AnomalyKind::GzipMember`], with the compressed span in
 //! [`Anomaly::gzip`]; the records of later members read as if the damaged
@@ -78,6 +89,7 @@ pub use http::{
 use crate::{Error, Result};
 use gunzip::Gunzip;
 use input::{GzState, Inner, Source};
+use sieve_filters::docid::{IdFault, check_id, escaped};
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{Cursor, Read};
@@ -341,6 +353,12 @@ pub enum SkipReason {
     /// compressed offsets of the records of the file beside it), not a
     /// crawl; nothing in it is read.
     OffsetIndex,
+    /// A record whose docid the run-file id rule refuses
+    /// ([`sieve_filters::docid::check_id`]: whitespace, C `isspace` or
+    /// Unicode, or a control character): it would break the columns of a
+    /// run file. [`Skip::record_id`] holds the docid escaped
+    /// ([`sieve_filters::docid::escaped`]).
+    BadDocid(IdFault),
 }
 
 impl SkipReason {
@@ -354,7 +372,8 @@ impl SkipReason {
     /// Stable, low-cardinality statistics key: `not_response:<type>` (for the
     /// standard WARC types, else `not_response:other`), `not_html`,
     /// `http_status:1xx`..`http_status:5xx` (`http_status:other`),
-    /// `empty_body`, `no_docid`, `malformed_line`, `offset_index`.
+    /// `empty_body`, `no_docid`, `malformed_line`, `offset_index`,
+    /// `bad_docid`.
     pub fn key(&self) -> String {
         match self {
             SkipReason::NotResponse(t) => {
@@ -382,6 +401,7 @@ impl SkipReason {
             SkipReason::NoDocid => "no_docid".to_string(),
             SkipReason::MalformedLine(_) => "malformed_line".to_string(),
             SkipReason::OffsetIndex => "offset_index".to_string(),
+            SkipReason::BadDocid(_) => "bad_docid".to_string(),
         }
     }
 }
@@ -655,12 +675,43 @@ impl Iterator for CrawlReader {
                         crc: self.src.record_crc(d.offset),
                     };
                 }
+                refuse_bad_docid(ev);
             }
             if !more {
                 self.done = true;
                 self.deferred = self.src.take_error();
             }
         }
+    }
+}
+
+/// The skip reason of a record whose docid the run-file id rule refuses,
+/// or `None` for a good docid. The readers call it where they decide a
+/// record's fate, so the skip keeps the record's bytes.
+fn bad_docid(docid: &str) -> Option<SkipReason> {
+    check_id(docid).err().map(SkipReason::BadDocid)
+}
+
+/// The last check before an event leaves the reader: a document whose
+/// docid the rule refuses becomes a [`SkipReason::BadDocid`] skip (without
+/// kept bytes: every reader refuses such docids itself, with them), and a
+/// bad-docid skip names its docid escaped.
+fn refuse_bad_docid(ev: &mut CrawlEvent) {
+    match ev {
+        CrawlEvent::Doc(d) => {
+            if let Some(reason) = bad_docid(&d.docid) {
+                *ev = CrawlEvent::Skip(Skip {
+                    reason,
+                    offset: d.offset,
+                    record_id: Some(escaped(&d.docid)),
+                    raw: None,
+                });
+            }
+        }
+        CrawlEvent::Skip(s) if matches!(s.reason, SkipReason::BadDocid(_)) => {
+            s.record_id = s.record_id.as_deref().map(escaped);
+        }
+        _ => {}
     }
 }
 

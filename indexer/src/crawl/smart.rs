@@ -34,8 +34,9 @@
 //! # Losses (never a panic)
 //!
 //! * A record whose `.I` line has no value (or is longer than 64 KiB):
-//!   [`SkipReason::NoDocid`]. A record with neither title nor text:
-//!   [`SkipReason::EmptyBody`].
+//!   [`SkipReason::NoDocid`]; one whose value holds whitespace or a
+//!   control character: [`SkipReason::BadDocid`]. A record with neither
+//!   title nor text: [`SkipReason::EmptyBody`].
 //! * A field under a marker sieve does not know (`.Q`), and non-blank text
 //!   between the `.I` line and the first marker: dropped, one
 //!   [`AnomalyKind::UnknownField`] per span (`bytes` = its length), after
@@ -350,8 +351,7 @@ impl SmartParser {
         let blank = rec.title.trim_ascii().is_empty() && rec.text.trim_ascii().is_empty();
         let skip = match (&rec.docid, blank) {
             (None, _) => Some(SkipReason::NoDocid),
-            (Some(_), true) => Some(SkipReason::EmptyBody),
-            _ => None,
+            (Some(d), blank) => super::bad_docid(d).or(blank.then_some(SkipReason::EmptyBody)),
         };
         if let Some(reason) = skip {
             out.push_back(CrawlEvent::Skip(Skip {

@@ -217,6 +217,15 @@ impl TrecParser {
             }));
             return true;
         };
+        if let Some(reason) = super::bad_docid(&docid) {
+            out.push_back(CrawlEvent::Skip(Skip {
+                reason,
+                offset: doc_off,
+                record_id: Some(docid),
+                raw: raw(&kept),
+            }));
+            return true;
+        }
         if body.trim_ascii().is_empty() {
             out.push_back(CrawlEvent::Skip(Skip {
                 reason: SkipReason::EmptyBody,

@@ -16,8 +16,9 @@
 //! # Losses (never a panic, never fatal)
 //!
 //! * A line with fewer columns than chosen: [`SkipReason::MalformedLine`].
-//! * An empty docid (or one over 64 KiB): [`SkipReason::NoDocid`]; no
-//!   title and no text: [`SkipReason::EmptyBody`].
+//! * An empty docid (or one over 64 KiB): [`SkipReason::NoDocid`]; one
+//!   holding whitespace or a control character: [`SkipReason::BadDocid`];
+//!   no title and no text: [`SkipReason::EmptyBody`].
 //! * Blank lines, and a byte order mark at the start of any line (as in
 //!   concatenated files): [`AnomalyKind::StrayBytes`].
 //! * Title and text over `max_record_bytes` together (with the `\n` between
@@ -270,6 +271,8 @@ impl TsvParser {
             )))
         } else if docid.is_none() {
             Some(SkipReason::NoDocid)
+        } else if let Some(bad) = docid.as_deref().and_then(super::bad_docid) {
+            Some(bad)
         } else if line.title.trim_ascii().is_empty() && line.text.trim_ascii().is_empty() {
             Some(SkipReason::EmptyBody)
         } else {

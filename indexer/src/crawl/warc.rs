@@ -524,6 +524,10 @@ impl WarcParser {
             out.push_back(skip(SkipReason::NoDocid, &kept));
             return;
         };
+        if let Some(reason) = super::bad_docid(&docid) {
+            out.push_back(skip(reason, &kept));
+            return;
+        }
         // A block that is not an HTTP message (the WARC Content-Type is not
         // `application/http`, and it does not start with a status line) is
         // the payload itself, as in ClueWeb22's `html` part: it is indexed

@@ -14,8 +14,9 @@
 //! runs of ASCII whitespace collapsed to one space and are trimmed. Ids are
 //! kept exactly as written (`"051"` stays `"051"`), only trimmed of
 //! surrounding whitespace; an id with whitespace inside (any Unicode
-//! whitespace, U+000B and U+000C included) is refused, since run files and
-//! qrels separate their columns by whitespace. Web Track XML character references (`&amp;`,
+//! whitespace, U+000B, U+000C, U+00A0 and U+3000 included) or a control
+//! character is refused, since run files and qrels separate their columns
+//! by whitespace (the rule docids follow too: [`sieve_filters::docid`]). Web Track XML character references (`&amp;`,
 //! `&#38;`, ...) are decoded; TREC SGML text is kept verbatim (`AT&T`).
 //! Every topic must have a non-empty id, and ids must be unique within a
 //! file. A topic whose query is empty (`<title>` with no text, `<query/>`,
@@ -270,26 +271,24 @@ fn syntax_error(format: TopicFormat, text: &str, pos: usize, expected: &str, fou
     }
 }
 
-/// Checks that a topic has a non-empty id without whitespace (any Unicode
-/// whitespace, vertical tab and form feed included: run files and qrels
-/// separate their columns by whitespace, so such an id would shift every
-/// column after it); `line` is where it starts. An empty title is allowed
-/// (see the module docs).
+/// Checks that a topic has an id the run-file id rule accepts
+/// ([`sieve_filters::docid::check_id`], as docids: non-empty, no
+/// whitespace, C `isspace` or Unicode, vertical tab, form feed, U+00A0 and
+/// U+3000 included, no control character: run files and qrels separate
+/// their columns by whitespace, so such an id would shift every column
+/// after it) ; `line` is where it starts. An empty title is
+/// allowed (see the module docs).
 fn check_topic(format: TopicFormat, line: usize, id: &str) -> Result<()> {
-    if id.is_empty() {
+    if let Err(fault) = sieve_filters::docid::check_id(id) {
+        let expected = match fault.rule {
+            sieve_filters::docid::IdRule::Empty => "a non-empty topic id".to_string(),
+            _ => format!("a topic id without whitespace or control characters ({fault})"),
+        };
         return Err(Error::TopicSyntax {
             format: format.name(),
             line,
-            expected: "a non-empty topic id".into(),
-            found: String::new(),
-        });
-    }
-    if id.contains(char::is_whitespace) {
-        return Err(Error::TopicSyntax {
-            format: format.name(),
-            line,
-            expected: "a topic id without whitespace".into(),
-            found: format!("{id:?}"),
+            expected,
+            found: format!("\"{}\"", sieve_filters::docid::escaped(id)),
         });
     }
     Ok(())
