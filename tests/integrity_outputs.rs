@@ -20,8 +20,7 @@ use crate::util::{Dir, fixture, ok, repo_root};
 fn cacm() -> &'static Path {
     static INDEX: OnceLock<PathBuf> = OnceLock::new();
     INDEX.get_or_init(|| {
-        let ix = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-            .join("integrity-outputs-cacm");
+        let ix = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("integrity-outputs-cacm");
         let _ = std::fs::remove_dir_all(&ix);
         ok(Command::new(crate::util::bin("sieve-index"))
             .args(["build", "--input"])
@@ -223,7 +222,10 @@ sieve_test!(output_that_is_an_input_is_refused_through_any_path, |dir| {
     let mut c = sweep_judged_by(&dir, &dir.join("sweep"), &q);
     c.arg("--html").arg(dir.path().join("sub/../q.txt"));
     assert_refused(c, &q, &before);
-    assert!(!dir.join("sweep").exists(), "a refused sweep created its directory");
+    assert!(
+        !dir.join("sweep").exists(),
+        "a refused sweep created its directory"
+    );
     // sum-stats and merge-runs onto their own input.
     let stats = dir.join("g.json");
     ok(&mut stats_cmd(&dir, &topics(), &stats));
@@ -234,7 +236,10 @@ sieve_test!(output_that_is_an_input_is_refused_through_any_path, |dir| {
     let r = dir.write("r.txt", &std::fs::read(&run).unwrap());
     let before = std::fs::read(&r).unwrap();
     let mut c = dir.cmd("sieve-search");
-    c.arg("merge-runs").arg(&r).arg("--output").arg(dir.path().join("sub/../r.txt"));
+    c.arg("merge-runs")
+        .arg(&r)
+        .arg("--output")
+        .arg(dir.path().join("sub/../r.txt"));
     assert_refused(c, &r, &before);
 });
 
@@ -248,24 +253,27 @@ fn names(dir: &Path) -> Vec<String> {
     v
 }
 
-sieve_test!(failed_run_leaves_the_previous_output_and_no_partial_file, |dir| {
-    let out = dir.write("out/run.txt", b"the previous run\n");
-    // A file-size limit of 64 blocks: the 2.5 MB run cannot be written.
-    let c = run_cmd(&dir, &topics(), &out);
-    let mut sh = Command::new("sh");
-    sh.current_dir(dir.path())
-        .arg("-c")
-        .arg("ulimit -f 64; trap '' XFSZ; exec \"$@\"")
-        .arg("sh")
-        .arg(c.get_program())
-        .args(c.get_args());
-    let o = sh.output().expect("spawn");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("File too large"), "{err}");
-    assert_eq!(std::fs::read(&out).unwrap(), b"the previous run\n");
-    assert_eq!(names(&dir.join("out")), ["run.txt"], "{err}");
-});
+sieve_test!(
+    failed_run_leaves_the_previous_output_and_no_partial_file,
+    |dir| {
+        let out = dir.write("out/run.txt", b"the previous run\n");
+        // A file-size limit of 64 blocks: the 2.5 MB run cannot be written.
+        let c = run_cmd(&dir, &topics(), &out);
+        let mut sh = Command::new("sh");
+        sh.current_dir(dir.path())
+            .arg("-c")
+            .arg("ulimit -f 64; trap '' XFSZ; exec \"$@\"")
+            .arg("sh")
+            .arg(c.get_program())
+            .args(c.get_args());
+        let o = sh.output().expect("spawn");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains("File too large"), "{err}");
+        assert_eq!(std::fs::read(&out).unwrap(), b"the previous run\n");
+        assert_eq!(names(&dir.join("out")), ["run.txt"], "{err}");
+    }
+);
 
 /// A small tmpfs mounted at a new directory, unmounted when dropped; `None`
 /// (the test prints `SKIPPED`) where mounting is not permitted.
@@ -334,13 +342,24 @@ sieve_test!(full_disk_fails_clearly_and_keeps_the_previous_file, |dir| {
     for (what, mut c) in cases {
         let o = c.output().expect("spawn");
         let err = String::from_utf8_lossy(&o.stderr);
-        assert!(!o.status.success(), "{what}: succeeded on a full disk\n{err}");
+        assert!(
+            !o.status.success(),
+            "{what}: succeeded on a full disk\n{err}"
+        );
         assert!(err.contains("No space left"), "{what}: {err}");
         assert_eq!(names(&fs.0), before, "{what}: left a file behind\n{err}");
         assert_eq!(names(&sweep_dir), ["runs", "sweep.tsv"], "{what}: {err}");
-        assert_eq!(names(&sweep_dir.join("runs")), Vec::<String>::new(), "{what}");
+        assert_eq!(
+            names(&sweep_dir.join("runs")),
+            Vec::<String>::new(),
+            "{what}"
+        );
         for name in ["run.txt", "filter.fst", "clean.bin", "stats.json"] {
-            assert_eq!(std::fs::read(fs.0.join(name)).unwrap(), prev, "{what}: {name}");
+            assert_eq!(
+                std::fs::read(fs.0.join(name)).unwrap(),
+                prev,
+                "{what}: {name}"
+            );
         }
         assert_eq!(std::fs::read(sweep_dir.join("sweep.tsv")).unwrap(), prev);
     }
@@ -365,7 +384,12 @@ fn writers(big: PathBuf) -> Vec<Writer> {
         Writer {
             what: "sweep",
             start: Box::new(sweep_cmd),
-            files: vec!["sweep.tsv", "sweep.svg", "runs/sieve.run", "runs/sieve_spam70.run"],
+            files: vec![
+                "sweep.tsv",
+                "sweep.svg",
+                "runs/sieve.run",
+                "runs/sieve_spam70.run",
+            ],
         },
         Writer {
             what: "filter build",
@@ -385,54 +409,63 @@ fn writers(big: PathBuf) -> Vec<Writer> {
     ]
 }
 
-sieve_test!(killed_writer_leaves_the_previous_or_the_complete_file, |dir| {
-    let big = dir.write("big.bin", &damaged_bytes(8 << 20));
-    let mut rng = Rng(20261128);
-    let prev = b"previous output\n";
-    for w in writers(big) {
-        // The complete output, and how long it takes.
-        let reference = dir.join(&format!("ref-{}", w.what.replace(' ', "-")));
-        std::fs::create_dir_all(reference.join("runs")).unwrap();
-        let started = Instant::now();
-        ok(&mut (w.start)(&dir, &reference));
-        let took = started.elapsed();
-        for point in 0..4 {
-            let out = dir.join(&format!("kill-{}-{point}", w.what.replace(' ', "-")));
-            std::fs::create_dir_all(out.join("runs")).unwrap();
-            for f in &w.files {
-                std::fs::write(out.join(f), prev).unwrap();
-            }
-            let delay = took.mul_f64((rng.next() % 1000) as f64 / 1000.0 * 1.2);
-            let mut child = (w.start)(&dir, &out)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("spawn");
-            std::thread::sleep(delay);
-            let _ = child.kill(); // SIGKILL
-            let _ = child.wait();
-            for f in &w.files {
-                let got = std::fs::read(out.join(f)).unwrap();
-                let want = std::fs::read(reference.join(f)).unwrap();
-                assert!(
-                    got == prev || got == want,
-                    "{}: {f} killed after {delay:?} (of {took:?}) is neither the previous \
+sieve_test!(
+    killed_writer_leaves_the_previous_or_the_complete_file,
+    |dir| {
+        let big = dir.write("big.bin", &damaged_bytes(8 << 20));
+        let mut rng = Rng(20261128);
+        let prev = b"previous output\n";
+        for w in writers(big) {
+            // The complete output, and how long it takes.
+            let reference = dir.join(&format!("ref-{}", w.what.replace(' ', "-")));
+            std::fs::create_dir_all(reference.join("runs")).unwrap();
+            let started = Instant::now();
+            ok(&mut (w.start)(&dir, &reference));
+            let took = started.elapsed();
+            for point in 0..4 {
+                let out = dir.join(&format!("kill-{}-{point}", w.what.replace(' ', "-")));
+                std::fs::create_dir_all(out.join("runs")).unwrap();
+                for f in &w.files {
+                    std::fs::write(out.join(f), prev).unwrap();
+                }
+                let delay = took.mul_f64((rng.next() % 1000) as f64 / 1000.0 * 1.2);
+                let mut child = (w.start)(&dir, &out)
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .expect("spawn");
+                std::thread::sleep(delay);
+                let _ = child.kill(); // SIGKILL
+                let _ = child.wait();
+                for f in &w.files {
+                    let got = std::fs::read(out.join(f)).unwrap();
+                    let want = std::fs::read(reference.join(f)).unwrap();
+                    assert!(
+                        got == prev || got == want,
+                        "{}: {f} killed after {delay:?} (of {took:?}) is neither the previous \
                      file nor the complete one ({} bytes, complete {})",
-                    w.what,
-                    got.len(),
-                    want.len()
-                );
+                        w.what,
+                        got.len(),
+                        want.len()
+                    );
+                }
             }
         }
     }
-});
+);
 
 sieve_test!(two_sweeps_into_one_directory_both_finish_complete, |dir| {
     let reference = dir.join("reference");
     ok(&mut sweep_cmd(&dir, &reference));
     let shared = dir.join("shared");
-    let mut a = sweep_cmd(&dir, &shared).stderr(Stdio::piped()).spawn().unwrap();
-    let mut b = sweep_cmd(&dir, &shared).stderr(Stdio::piped()).spawn().unwrap();
+    let mut a = sweep_cmd(&dir, &shared)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut b = sweep_cmd(&dir, &shared)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let (oa, ob) = (a.wait().unwrap(), b.wait().unwrap());
     let err = |c: &mut std::process::Child| {
         let mut s = String::new();
@@ -441,7 +474,13 @@ sieve_test!(two_sweeps_into_one_directory_both_finish_complete, |dir| {
     };
     assert!(oa.success(), "first sweep: {}", err(&mut a));
     assert!(ob.success(), "second sweep: {}", err(&mut b));
-    for f in ["sweep.tsv", "sweep.svg", "runs/sieve.run", "runs/sieve_spam50.run", "runs/sieve_spam70.run"] {
+    for f in [
+        "sweep.tsv",
+        "sweep.svg",
+        "runs/sieve.run",
+        "runs/sieve_spam50.run",
+        "runs/sieve_spam70.run",
+    ] {
         assert_eq!(
             std::fs::read(shared.join(f)).unwrap(),
             std::fs::read(reference.join(f)).unwrap(),
@@ -508,5 +547,10 @@ sieve_test!(closed_stdout_ends_quietly_with_exit_0, |dir| {
         .expect("spawn");
     drop(child.stdout.take());
     let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 });

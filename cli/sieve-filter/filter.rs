@@ -116,7 +116,12 @@ pub fn build(a: &BuildArgs) -> anyhow::Result<()> {
     if a.spam.is_empty() && doc_stats.is_none() {
         bail!("give --spam FILES, --index DIR (or --doc-stats TSV), or both");
     }
-    let inputs: Vec<&Path> = a.spam.iter().map(|p| p.as_path()).chain(doc_stats.map(|p| p.as_path())).collect();
+    let inputs: Vec<&Path> = a
+        .spam
+        .iter()
+        .map(|p| p.as_path())
+        .chain(doc_stats.map(|p| p.as_path()))
+        .collect();
     sieve_indexer::outfile::refuse_same_file(&a.out, &inputs)?;
     let thresholds = thresholds(a)?;
     thresholds.validate()?;

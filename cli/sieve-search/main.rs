@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use sieve_indexer::outfile::OutFile;
 use clap::{Parser, Subcommand};
 use sieve_indexer::index::Unfinished;
+use sieve_indexer::outfile::OutFile;
 use sieve_searcher::compare;
 use sieve_searcher::eval::{
     EvalOptions, Evaluation, Measure, MeasureSpec, evaluate_run, read_judgements,

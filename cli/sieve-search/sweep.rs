@@ -164,7 +164,10 @@ fn refuse_inputs(a: &SweepArgs, plan: &sweep::Plan) -> Result<()> {
     let mut inputs: Vec<&Path> = a.index.iter().map(|p| p.as_path()).collect();
     inputs.push(&a.query.topics);
     inputs.push(&a.qrels);
-    let mut outputs = vec![a.output_dir.join("sweep.tsv"), a.output_dir.join("sweep.svg")];
+    let mut outputs = vec![
+        a.output_dir.join("sweep.tsv"),
+        a.output_dir.join("sweep.svg"),
+    ];
     outputs.extend(a.html.clone());
     if a.runs {
         let dir = a.output_dir.join("runs");

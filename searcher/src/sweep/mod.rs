@@ -57,8 +57,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use sieve_filters::docfilter::Unscored;
 use sieve_indexer::analysis::EnglishAnalyzer;
-use sieve_indexer::schema::TextField;
 use sieve_indexer::outfile::OutFile;
+use sieve_indexer::schema::TextField;
 
 pub use rules::{Axis, Rule, Scale};
 
