@@ -653,6 +653,26 @@ mod tests {
         assert_eq!(state(), Some(BuildState::Finished));
     }
 
+    /// An index written before the state was recorded (no `state` in its
+    /// manifest) counts as finished if and only if its `stats.json` is
+    /// present and sound.
+    #[test]
+    fn index_without_a_recorded_state_is_finished_iff_its_stats_json_is_sound() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let index = tmp.path().join("idx");
+        let input = crate::testdata::fixture("warc/jwarc__cc.warc.gz");
+        let mut opts = BuildOptions::new(vec![input], index.clone());
+        opts.threads = 1;
+        build(&opts, &NoProgress).expect("build");
+        let mut legacy = read_manifest(&index).expect("manifest");
+        legacy.state = None;
+        assert!(crate::manifest::build_finished(&index, &legacy));
+        std::fs::write(index.join(STATS), b"{}").expect("damage");
+        assert!(!crate::manifest::build_finished(&index, &legacy));
+        std::fs::remove_file(index.join(STATS)).expect("remove");
+        assert!(!crate::manifest::build_finished(&index, &legacy));
+    }
+
     #[test]
     fn build_refuses_zero_threads_before_touching_the_index() {
         let tmp = tempfile::tempdir().expect("tmp");
