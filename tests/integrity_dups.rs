@@ -81,7 +81,14 @@ fn sweep(dir: &Dir, index: &Path, name: &str) {
     let out = dir.join(name);
     ok(dir
         .cmd("sieve-search")
-        .args(["sweep", "--runs", "-m", "map,P_5", "--max-invalid-456-per-kb", "0,1"])
+        .args([
+            "sweep",
+            "--runs",
+            "-m",
+            "map,P_5",
+            "--max-invalid-456-per-kb",
+            "0,1",
+        ])
         .arg("--index")
         .arg(index)
         .arg("--topics")
@@ -151,7 +158,9 @@ fn check_rule(dir: &Dir, index: &Path, clean: &Path, expect: &[Expect<'_>]) {
     assert_eq!(stats["totals"]["indexed"], clean_stats["totals"]["indexed"]);
     let mut per_file: BTreeMap<String, u64> = BTreeMap::new();
     for e in expect {
-        *per_file.entry(e.skipped.0.display().to_string()).or_default() += 1;
+        *per_file
+            .entry(e.skipped.0.display().to_string())
+            .or_default() += 1;
     }
     for f in stats["files"].as_array().unwrap() {
         let path = f["path"].as_str().unwrap();
@@ -173,49 +182,61 @@ fn jsonl(docs: &[(&str, &str)]) -> Vec<u8> {
     out
 }
 
-sieve_test!(duplicate_docid_in_one_json_file_keeps_the_first_copy, |dir| {
-    // D2 is long: its length is not exact in tantivy's quantised field
-    // norms, from which a merge of a segment with deleted documents
-    // estimates the token total; the scores must still be exact.
-    let long = format!("shared other words {}", "filler ".repeat(297));
-    let first = ("D1", "shared words firstcopy");
-    let other = ("D2", long.as_str());
-    let later = ("D1", "shared words latercopy");
-    let input = dir.write("a.jsonl", &jsonl(&[first, other, later]));
-    let hand = dir.write("clean/a.jsonl", &jsonl(&[first, other]));
-    let later_at = std::fs::read(&hand).unwrap().len() as u64;
-    let (ix, clean) = (dir.join("ix"), dir.join("clean-ix"));
-    build(&dir, std::slice::from_ref(&input), &ix, &[]);
-    build(&dir, &[hand], &clean, &[]);
-    let expect = Expect {
-        docid: "D1",
-        kept: (&input, 0),
-        skipped: (&input, later_at),
-    };
-    check_rule(&dir, &ix, &clean, &[expect]);
-});
+sieve_test!(
+    duplicate_docid_in_one_json_file_keeps_the_first_copy,
+    |dir| {
+        // D2 is long: its length is not exact in tantivy's quantised field
+        // norms, from which a merge of a segment with deleted documents
+        // estimates the token total; the scores must still be exact.
+        let long = format!("shared other words {}", "filler ".repeat(297));
+        let first = ("D1", "shared words firstcopy");
+        let other = ("D2", long.as_str());
+        let later = ("D1", "shared words latercopy");
+        let input = dir.write("a.jsonl", &jsonl(&[first, other, later]));
+        let hand = dir.write("clean/a.jsonl", &jsonl(&[first, other]));
+        let later_at = std::fs::read(&hand).unwrap().len() as u64;
+        let (ix, clean) = (dir.join("ix"), dir.join("clean-ix"));
+        build(&dir, std::slice::from_ref(&input), &ix, &[]);
+        build(&dir, &[hand], &clean, &[]);
+        let expect = Expect {
+            docid: "D1",
+            kept: (&input, 0),
+            skipped: (&input, later_at),
+        };
+        check_rule(&dir, &ix, &clean, &[expect]);
+    }
+);
 
-sieve_test!(duplicate_docid_across_two_files_keeps_the_first_file, |dir| {
-    let a = dir.write(
-        "a.jsonl",
-        &jsonl(&[("D2", "shared other words"), ("D1", "shared words firstcopy")]),
-    );
-    let b = dir.write(
-        "b.jsonl",
-        &jsonl(&[("D1", "shared words latercopy"), ("D3", "shared more words")]),
-    );
-    let hand_b = dir.write("clean/b.jsonl", &jsonl(&[("D3", "shared more words")]));
-    let kept_at = jsonl(&[("D2", "shared other words")]).len() as u64;
-    let (ix, clean) = (dir.join("ix"), dir.join("clean-ix"));
-    build(&dir, &[a.clone(), b.clone()], &ix, &[]);
-    build(&dir, &[a.clone(), hand_b], &clean, &[]);
-    let expect = Expect {
-        docid: "D1",
-        kept: (&a, kept_at),
-        skipped: (&b, 0),
-    };
-    check_rule(&dir, &ix, &clean, &[expect]);
-});
+sieve_test!(
+    duplicate_docid_across_two_files_keeps_the_first_file,
+    |dir| {
+        let a = dir.write(
+            "a.jsonl",
+            &jsonl(&[
+                ("D2", "shared other words"),
+                ("D1", "shared words firstcopy"),
+            ]),
+        );
+        let b = dir.write(
+            "b.jsonl",
+            &jsonl(&[
+                ("D1", "shared words latercopy"),
+                ("D3", "shared more words"),
+            ]),
+        );
+        let hand_b = dir.write("clean/b.jsonl", &jsonl(&[("D3", "shared more words")]));
+        let kept_at = jsonl(&[("D2", "shared other words")]).len() as u64;
+        let (ix, clean) = (dir.join("ix"), dir.join("clean-ix"));
+        build(&dir, &[a.clone(), b.clone()], &ix, &[]);
+        build(&dir, &[a.clone(), hand_b], &clean, &[]);
+        let expect = Expect {
+            docid: "D1",
+            kept: (&a, kept_at),
+            skipped: (&b, 0),
+        };
+        check_rule(&dir, &ix, &clean, &[expect]);
+    }
+);
 
 /// A WARC response record with `WARC-TREC-ID: id` and an HTML body of `text`.
 fn warc_record(id: &str, text: &str) -> Vec<u8> {
@@ -313,7 +334,10 @@ sieve_test!(duplicate_docid_across_a_resume_is_found, |dir| {
     // the copy that spans the two runs.
     let a = dir.write(
         "a.jsonl",
-        &jsonl(&[("D1", "shared words firstcopy"), ("D2", "shared other words")]),
+        &jsonl(&[
+            ("D1", "shared words firstcopy"),
+            ("D2", "shared other words"),
+        ]),
     );
     let fill = filler("b", 60_000);
     let b = dir.write(
@@ -363,89 +387,104 @@ sieve_test!(duplicate_docid_across_a_resume_is_found, |dir| {
     assert!(killed, "no kill landed before the end of the build");
 });
 
-sieve_test!(duplicate_docid_across_merged_shards_keeps_the_first_shard, |dir| {
-    let a = dir.write(
-        "a.jsonl",
-        &jsonl(&[("D1", "shared words firstcopy"), ("D2", "shared other words")]),
-    );
-    let b = dir.write(
-        "b.jsonl",
-        &jsonl(&[("D3", "shared more words"), ("D1", "shared words latercopy")]),
-    );
-    let hand_b = dir.write("clean/b.jsonl", &jsonl(&[("D3", "shared more words")]));
-    let later_at = jsonl(&[("D3", "shared more words")]).len() as u64;
-    for (input, shard) in [(&a, "s1"), (&b, "s2")] {
+sieve_test!(
+    duplicate_docid_across_merged_shards_keeps_the_first_shard,
+    |dir| {
+        let a = dir.write(
+            "a.jsonl",
+            &jsonl(&[
+                ("D1", "shared words firstcopy"),
+                ("D2", "shared other words"),
+            ]),
+        );
+        let b = dir.write(
+            "b.jsonl",
+            &jsonl(&[
+                ("D3", "shared more words"),
+                ("D1", "shared words latercopy"),
+            ]),
+        );
+        let hand_b = dir.write("clean/b.jsonl", &jsonl(&[("D3", "shared more words")]));
+        let later_at = jsonl(&[("D3", "shared more words")]).len() as u64;
+        for (input, shard) in [(&a, "s1"), (&b, "s2")] {
+            ok(dir
+                .cmd("sieve-index")
+                .args(["build-shard", "--input"])
+                .arg(input)
+                .arg("--index")
+                .arg(dir.join(shard)));
+        }
+        let merged = dir.join("merged");
         ok(dir
             .cmd("sieve-index")
-            .args(["build-shard", "--input"])
-            .arg(input)
-            .arg("--index")
-            .arg(dir.join(shard)));
+            .args(["merge", "--index"])
+            .arg(&merged)
+            .arg("--shards")
+            .arg(dir.join("s1"))
+            .arg("--shards")
+            .arg(dir.join("s2")));
+        let clean = dir.join("clean-ix");
+        build(&dir, &[a.clone(), hand_b], &clean, &[]);
+        let expect = Expect {
+            docid: "D1",
+            kept: (&a, 0),
+            skipped: (&b, later_at),
+        };
+        check_rule(&dir, &merged, &clean, &[expect]);
     }
-    let merged = dir.join("merged");
-    ok(dir
-        .cmd("sieve-index")
-        .args(["merge", "--index"])
-        .arg(&merged)
-        .arg("--shards")
-        .arg(dir.join("s1"))
-        .arg("--shards")
-        .arg(dir.join("s2")));
-    let clean = dir.join("clean-ix");
-    build(&dir, &[a.clone(), hand_b], &clean, &[]);
-    let expect = Expect {
-        docid: "D1",
-        kept: (&a, 0),
-        skipped: (&b, later_at),
-    };
-    check_rule(&dir, &merged, &clean, &[expect]);
-});
+);
 
-sieve_test!(extract_names_and_counts_every_later_copy_of_a_docid, |dir| {
-    // extract keeps input order but writes each output file once: a later
-    // copy stays in the output, named in losses.jsonl and counted.
-    let a = dir.write(
-        "a.jsonl",
-        &jsonl(&[("D1", "shared words firstcopy"), ("D2", "shared other words")]),
-    );
-    let b = dir.write(
-        "b.jsonl",
-        &jsonl(&[("D1", "shared words latercopy"), ("D2", "shared again")]),
-    );
-    let out = dir.join("out");
-    ok(dir
-        .cmd("sieve-index")
-        .args(["extract", "--threads", "1", "--input"])
-        .arg(&a)
-        .arg("--input")
-        .arg(&b)
-        .arg("--output-dir")
-        .arg(&out));
-    let losses = dup_losses(&out);
-    let b_d2 = jsonl(&[("D1", "shared words latercopy")]).len() as u64;
-    let a_d2 = jsonl(&[("D1", "shared words firstcopy")]).len() as u64;
-    let mut got: Vec<(String, u64, String, u64, String)> = losses
-        .iter()
-        .map(|l| {
-            (
-                l["record_id"].as_str().unwrap().to_string(),
-                l["offset"].as_u64().unwrap(),
-                l["file"].as_str().unwrap().to_string(),
-                l["kept_offset"].as_u64().unwrap(),
-                l["kept_file"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    got.sort();
-    let (a, b) = (a.display().to_string(), b.display().to_string());
-    assert_eq!(
-        got,
-        [
-            ("D1".to_string(), 0, b.clone(), 0, a.clone()),
-            ("D2".to_string(), b_d2, b.clone(), a_d2, a.clone()),
-        ]
-    );
-    let stats = read_json(&out.join("stats.json"));
-    assert_eq!(stats["totals"]["duplicate_docids"], 2, "{stats}");
-    assert_eq!(stats["files"][1]["duplicate_docids"], 2, "{stats}");
-});
+sieve_test!(
+    extract_names_and_counts_every_later_copy_of_a_docid,
+    |dir| {
+        // extract keeps input order but writes each output file once: a later
+        // copy stays in the output, named in losses.jsonl and counted.
+        let a = dir.write(
+            "a.jsonl",
+            &jsonl(&[
+                ("D1", "shared words firstcopy"),
+                ("D2", "shared other words"),
+            ]),
+        );
+        let b = dir.write(
+            "b.jsonl",
+            &jsonl(&[("D1", "shared words latercopy"), ("D2", "shared again")]),
+        );
+        let out = dir.join("out");
+        ok(dir
+            .cmd("sieve-index")
+            .args(["extract", "--threads", "1", "--input"])
+            .arg(&a)
+            .arg("--input")
+            .arg(&b)
+            .arg("--output-dir")
+            .arg(&out));
+        let losses = dup_losses(&out);
+        let b_d2 = jsonl(&[("D1", "shared words latercopy")]).len() as u64;
+        let a_d2 = jsonl(&[("D1", "shared words firstcopy")]).len() as u64;
+        let mut got: Vec<(String, u64, String, u64, String)> = losses
+            .iter()
+            .map(|l| {
+                (
+                    l["record_id"].as_str().unwrap().to_string(),
+                    l["offset"].as_u64().unwrap(),
+                    l["file"].as_str().unwrap().to_string(),
+                    l["kept_offset"].as_u64().unwrap(),
+                    l["kept_file"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        got.sort();
+        let (a, b) = (a.display().to_string(), b.display().to_string());
+        assert_eq!(
+            got,
+            [
+                ("D1".to_string(), 0, b.clone(), 0, a.clone()),
+                ("D2".to_string(), b_d2, b.clone(), a_d2, a.clone()),
+            ]
+        );
+        let stats = read_json(&out.join("stats.json"));
+        assert_eq!(stats["totals"]["duplicate_docids"], 2, "{stats}");
+        assert_eq!(stats["files"][1]["duplicate_docids"], 2, "{stats}");
+    }
+);

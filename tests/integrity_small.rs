@@ -51,43 +51,67 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-sieve_test!(source_rewritten_with_same_size_and_mtime_is_refused_by_show, |dir| {
-    let first = response("d-1", "http://a.example/", "<title>one</title><p>first page</p>");
-    let second = response("d-2", "http://b.example/", "<title>two</title><p>apples</p>");
-    let mut warc = first.clone();
-    warc.extend_from_slice(&second);
-    let src = dir.write("crawl.warc", &warc);
-    let ix = build(&dir, &[&src], &[]);
-    let before = show(&dir, &ix, &["d-2"]);
-    assert_eq!(before.status.code(), Some(0), "{}", stderr(&before));
-    let text = String::from_utf8_lossy(&before.stdout).into_owned();
-    assert!(text.contains("apples"), "{text}");
-    assert!(text.contains("CRC-32"), "show says what it checked: {text}");
-    // The same size, a different page, the modification time put back.
-    let mtime = std::fs::metadata(&src).unwrap().modified().unwrap();
-    let mut changed = warc.clone();
-    let at = changed.len() - b"apples</p>\r\n\r\n".len();
-    changed[at..at + 6].copy_from_slice(b"pears!");
-    std::fs::write(&src, &changed).unwrap();
-    let f = std::fs::File::options().write(true).open(&src).unwrap();
-    f.set_modified(mtime).unwrap();
-    drop(f);
-    assert_eq!(std::fs::metadata(&src).unwrap().len(), warc.len() as u64);
-    for args in [&["d-2"][..], &["--raw", "d-2"], &["--json", "d-2"], &["--html", "d-2"]] {
-        let out = show(&dir, &ix, args);
-        let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
-        assert!(!String::from_utf8_lossy(&out.stdout).contains("pears"), "{args:?}");
-        let offset = format!("offset {}", first.len());
-        for needle in ["crawl.warc", offset.as_str(), "CRC-32", "changed since the build"] {
-            assert!(err.contains(needle), "{args:?}: {needle:?} not in {err}");
+sieve_test!(
+    source_rewritten_with_same_size_and_mtime_is_refused_by_show,
+    |dir| {
+        let first = response(
+            "d-1",
+            "http://a.example/",
+            "<title>one</title><p>first page</p>",
+        );
+        let second = response(
+            "d-2",
+            "http://b.example/",
+            "<title>two</title><p>apples</p>",
+        );
+        let mut warc = first.clone();
+        warc.extend_from_slice(&second);
+        let src = dir.write("crawl.warc", &warc);
+        let ix = build(&dir, &[&src], &[]);
+        let before = show(&dir, &ix, &["d-2"]);
+        assert_eq!(before.status.code(), Some(0), "{}", stderr(&before));
+        let text = String::from_utf8_lossy(&before.stdout).into_owned();
+        assert!(text.contains("apples"), "{text}");
+        assert!(text.contains("CRC-32"), "show says what it checked: {text}");
+        // The same size, a different page, the modification time put back.
+        let mtime = std::fs::metadata(&src).unwrap().modified().unwrap();
+        let mut changed = warc.clone();
+        let at = changed.len() - b"apples</p>\r\n\r\n".len();
+        changed[at..at + 6].copy_from_slice(b"pears!");
+        std::fs::write(&src, &changed).unwrap();
+        let f = std::fs::File::options().write(true).open(&src).unwrap();
+        f.set_modified(mtime).unwrap();
+        drop(f);
+        assert_eq!(std::fs::metadata(&src).unwrap().len(), warc.len() as u64);
+        for args in [
+            &["d-2"][..],
+            &["--raw", "d-2"],
+            &["--json", "d-2"],
+            &["--html", "d-2"],
+        ] {
+            let out = show(&dir, &ix, args);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+            assert!(
+                !String::from_utf8_lossy(&out.stdout).contains("pears"),
+                "{args:?}"
+            );
+            let offset = format!("offset {}", first.len());
+            for needle in [
+                "crawl.warc",
+                offset.as_str(),
+                "CRC-32",
+                "changed since the build",
+            ] {
+                assert!(err.contains(needle), "{args:?}: {needle:?} not in {err}");
+            }
         }
+        // The record before it is unchanged and still shown.
+        let out = show(&dir, &ix, &["--raw", "d-1"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(out.stdout, first);
     }
-    // The record before it is unchanged and still shown.
-    let out = show(&dir, &ix, &["--raw", "d-1"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(out.stdout, first);
-});
+);
 
 /// Every character of `html` outside tags that is one of `needles`, with
 /// whether it is isolated: inside a `<bdi>` or an element with
@@ -191,22 +215,38 @@ fn spam_errors(dir: &Dir, name: &str, lines: &str) -> (PathBuf, Vec<String>) {
     (spam, vec![stderr(&filter), stderr(&index)])
 }
 
-sieve_test!(duplicate_docid_in_spam_file_names_the_file_and_both_lines, |dir| {
-    // Sorted (the map is streamed) and unsorted (the entries go through an
-    // external sort first): either way the user's file and lines are named.
-    for (name, lines, first, second) in [
-        ("sorted.txt", "10 clueweb09-a\n20 clueweb09-a\n30 clueweb09-b\n", 1, 2),
-        ("unsorted.txt", "10 clueweb09-b\n20 clueweb09-a\n\n30 clueweb09-b\n", 1, 4),
-    ] {
-        let (spam, errors) = spam_errors(&dir, name, lines);
-        for err in errors {
-            assert!(err.contains(&spam.display().to_string()), "{err}");
-            assert!(!err.contains("spam.fst"), "an internal file is named: {err}");
-            assert!(err.contains(&format!("line {first}")), "{err}");
-            assert!(err.contains(&format!("line {second}")), "{err}");
+sieve_test!(
+    duplicate_docid_in_spam_file_names_the_file_and_both_lines,
+    |dir| {
+        // Sorted (the map is streamed) and unsorted (the entries go through an
+        // external sort first): either way the user's file and lines are named.
+        for (name, lines, first, second) in [
+            (
+                "sorted.txt",
+                "10 clueweb09-a\n20 clueweb09-a\n30 clueweb09-b\n",
+                1,
+                2,
+            ),
+            (
+                "unsorted.txt",
+                "10 clueweb09-b\n20 clueweb09-a\n\n30 clueweb09-b\n",
+                1,
+                4,
+            ),
+        ] {
+            let (spam, errors) = spam_errors(&dir, name, lines);
+            for err in errors {
+                assert!(err.contains(&spam.display().to_string()), "{err}");
+                assert!(
+                    !err.contains("spam.fst"),
+                    "an internal file is named: {err}"
+                );
+                assert!(err.contains(&format!("line {first}")), "{err}");
+                assert!(err.contains(&format!("line {second}")), "{err}");
+            }
         }
     }
-});
+);
 
 /// `sieve-search run` of the topic file `text` on `index`: (stdout, stderr).
 fn run_topics(dir: &Dir, index: &Path, name: &str, text: &str) -> (String, String) {
@@ -224,82 +264,91 @@ fn run_topics(dir: &Dir, index: &Path, name: &str, text: &str) -> (String, Strin
     (String::from_utf8(out.stdout).unwrap(), err)
 }
 
-sieve_test!(topic_with_empty_query_is_named_and_skipped_in_every_format, |dir| {
-    let ix = build(&dir, &[&fixture("warc/jwarc__cc.warc.gz")], &[]);
-    let formats = [
-        (
-            "sgml.txt",
-            "<top>\n<num> Number: 1\n<title> common crawl\n</top>\n\
+sieve_test!(
+    topic_with_empty_query_is_named_and_skipped_in_every_format,
+    |dir| {
+        let ix = build(&dir, &[&fixture("warc/jwarc__cc.warc.gz")], &[]);
+        let formats = [
+            (
+                "sgml.txt",
+                "<top>\n<num> Number: 1\n<title> common crawl\n</top>\n\
              <top>\n<num> Number: 2\n<title>\n<desc> Description:\nnothing\n</top>\n",
-        ),
-        (
-            "web.xml",
-            "<webtrack>\n<topic number=\"1\"><query>common crawl</query></topic>\n\
+            ),
+            (
+                "web.xml",
+                "<webtrack>\n<topic number=\"1\"><query>common crawl</query></topic>\n\
              <topic number=\"2\"><query>  </query></topic>\n</webtrack>\n",
-        ),
-        ("colon.txt", "1:common crawl\n2:\n"),
-        ("tabs.tsv", "1\tcommon crawl\n2\t \n"),
-        (
-            "cacm.txt",
-            "<DOC>\n<DOCNO> 1 </DOCNO>\ncommon crawl\n</DOC>\n<DOC>\n<DOCNO> 2 </DOCNO>\n\n</DOC>\n",
-        ),
-    ];
-    for (name, text) in formats {
-        let (run, err) = run_topics(&dir, &ix, name, text);
-        assert!(
-            err.contains("warning: topic 2:") && err.contains("empty"),
-            "{name}: {err}"
-        );
-        assert!(!err.contains("topic 1:"), "{name}: {err}");
-        assert!(run.lines().all(|l| l.starts_with("1 ")), "{name}: {run}");
-        assert!(!run.is_empty(), "{name}: topic 1 is searched");
-    }
-});
-
-sieve_test!(compare_of_run_with_nan_scores_says_gdeval_not_computed, |dir| {
-    let qrels = dir.write("qrels", b"1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n2 0 d4 0\n");
-    let a = dir.write(
-        "a.run",
-        b"1 Q0 d1 1 2.0 a\n1 Q0 d2 2 1.0 a\n2 Q0 d4 1 2.0 a\n2 Q0 d3 2 1.0 a\n",
-    );
-    let b = dir.write(
-        "b.run",
-        b"1 Q0 d1 1 NaN b\n1 Q0 d2 2 1.0 b\n2 Q0 d3 1 2.0 b\n2 Q0 d4 2 1.0 b\n",
-    );
-    let compare = |extra: &[&str]| {
-        let out = dir
-            .cmd("sieve-search")
-            .args(["compare", "--qrels"])
-            .arg(&qrels)
-            .arg(&a)
-            .arg(&b)
-            .args(extra)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        String::from_utf8(out.stdout).unwrap()
-    };
-    let text = compare(&[]);
-    for m in ["ndcg@20", "err@20"] {
-        let row = text
-            .lines()
-            .find(|l| l.starts_with(m))
-            .unwrap_or_else(|| panic!("no {m} row: {text}"));
-        assert!(row.contains("not computed"), "{row}");
-        assert!(!row.contains("0.0000"), "{row}");
-    }
-    let map = text.lines().find(|l| l.starts_with("map")).unwrap();
-    assert!(map.contains('2'), "map is still compared over 2 topics: {map}");
-    let json: serde_json::Value = serde_json::from_str(&compare(&["--json"])).unwrap();
-    for m in json["measures"].as_array().unwrap() {
-        let name = m["measure"].as_str().unwrap();
-        if name == "ndcg@20" || name == "err@20" {
-            let why = m["not_computed"].as_str().unwrap_or_default();
-            assert!(why.contains("NaN"), "{m}");
-            assert!(m["mean_a"].is_null() && m["mean_b"].is_null(), "{m}");
-        } else {
-            assert!(m["not_computed"].is_null(), "{m}");
-            assert_eq!(m["n"], 2, "{m}");
+            ),
+            ("colon.txt", "1:common crawl\n2:\n"),
+            ("tabs.tsv", "1\tcommon crawl\n2\t \n"),
+            (
+                "cacm.txt",
+                "<DOC>\n<DOCNO> 1 </DOCNO>\ncommon crawl\n</DOC>\n<DOC>\n<DOCNO> 2 </DOCNO>\n\n</DOC>\n",
+            ),
+        ];
+        for (name, text) in formats {
+            let (run, err) = run_topics(&dir, &ix, name, text);
+            assert!(
+                err.contains("warning: topic 2:") && err.contains("empty"),
+                "{name}: {err}"
+            );
+            assert!(!err.contains("topic 1:"), "{name}: {err}");
+            assert!(run.lines().all(|l| l.starts_with("1 ")), "{name}: {run}");
+            assert!(!run.is_empty(), "{name}: topic 1 is searched");
         }
     }
-});
+);
+
+sieve_test!(
+    compare_of_run_with_nan_scores_says_gdeval_not_computed,
+    |dir| {
+        let qrels = dir.write("qrels", b"1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n2 0 d4 0\n");
+        let a = dir.write(
+            "a.run",
+            b"1 Q0 d1 1 2.0 a\n1 Q0 d2 2 1.0 a\n2 Q0 d4 1 2.0 a\n2 Q0 d3 2 1.0 a\n",
+        );
+        let b = dir.write(
+            "b.run",
+            b"1 Q0 d1 1 NaN b\n1 Q0 d2 2 1.0 b\n2 Q0 d3 1 2.0 b\n2 Q0 d4 2 1.0 b\n",
+        );
+        let compare = |extra: &[&str]| {
+            let out = dir
+                .cmd("sieve-search")
+                .args(["compare", "--qrels"])
+                .arg(&qrels)
+                .arg(&a)
+                .arg(&b)
+                .args(extra)
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+            String::from_utf8(out.stdout).unwrap()
+        };
+        let text = compare(&[]);
+        for m in ["ndcg@20", "err@20"] {
+            let row = text
+                .lines()
+                .find(|l| l.starts_with(m))
+                .unwrap_or_else(|| panic!("no {m} row: {text}"));
+            assert!(row.contains("not computed"), "{row}");
+            assert!(!row.contains("0.0000"), "{row}");
+        }
+        let map = text.lines().find(|l| l.starts_with("map")).unwrap();
+        assert!(
+            map.contains('2'),
+            "map is still compared over 2 topics: {map}"
+        );
+        let json: serde_json::Value = serde_json::from_str(&compare(&["--json"])).unwrap();
+        for m in json["measures"].as_array().unwrap() {
+            let name = m["measure"].as_str().unwrap();
+            if name == "ndcg@20" || name == "err@20" {
+                let why = m["not_computed"].as_str().unwrap_or_default();
+                assert!(why.contains("NaN"), "{m}");
+                assert!(m["mean_a"].is_null() && m["mean_b"].is_null(), "{m}");
+            } else {
+                assert!(m["not_computed"].is_null(), "{m}");
+                assert_eq!(m["n"], 2, "{m}");
+            }
+        }
+    }
+);

@@ -59,15 +59,17 @@ fn interrupted(dir: &Dir, inputs: &[PathBuf], index: &str) -> u64 {
     let _ = child.wait();
     assert!(!dir.join(index).join("stats.json").exists());
     let meta: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join(index).join("meta.json")).unwrap())
-            .unwrap();
+        serde_json::from_slice(&std::fs::read(dir.join(index).join("meta.json")).unwrap()).unwrap();
     let docs: u64 = meta["segments"]
         .as_array()
         .unwrap()
         .iter()
         .map(|s| s["max_doc"].as_u64().unwrap())
         .sum();
-    assert!(docs >= 46 && docs.is_multiple_of(23), "{docs} documents committed");
+    assert!(
+        docs >= 46 && docs.is_multiple_of(23),
+        "{docs} documents committed"
+    );
     docs
 }
 
@@ -123,8 +125,17 @@ sieve_test!(
         );
         refused(
             &mut search(&[
-                "sweep", "--index", "ix", "--topics", t, "--qrels", q, "--output-dir", "sw",
-                "--min-spam-percentile", "50",
+                "sweep",
+                "--index",
+                "ix",
+                "--topics",
+                t,
+                "--qrels",
+                q,
+                "--output-dir",
+                "sw",
+                "--min-spam-percentile",
+                "50",
             ]),
             "ix",
         );
@@ -139,7 +150,10 @@ sieve_test!(
             &mut index(&["merge", "--shards", "ix", "--index", "merged"]),
             "ix",
         );
-        assert!(!err.contains("--allow-unfinished"), "merge has no such flag: {err}");
+        assert!(
+            !err.contains("--allow-unfinished"),
+            "merge has no such flag: {err}"
+        );
         // Nor have the commands that write from an index.
         for words in [
             &["bounds", "--index", "ix"][..],
@@ -171,16 +185,25 @@ sieve_test!(
             );
         }
         assert!(!std::fs::read(dir.join("a.run")).unwrap().is_empty());
-        let html = ["compare", "--qrels", q, "a.run", "a.run", "--html", "c.html"];
+        let html = [
+            "compare", "--qrels", q, "a.run", "a.run", "--html", "c.html",
+        ];
         let mut c = search(&html);
         refused(c.args(["--index", "ix"]), "ix");
         let mut c = search(&html);
         ok(c.args(["--allow-unfinished", "--index", "ix"]));
-        ok(&mut index(&["docids", "--allow-unfinished", "--index", "ix"]));
+        ok(&mut index(&[
+            "docids",
+            "--allow-unfinished",
+            "--index",
+            "ix",
+        ]));
         // Finished by a resume, it is searched without a word.
         ok(build_cmd(&dir, &inputs, "ix").arg("--resume"));
         assert_eq!(state(&dir.join("ix")), "finished");
-        let out = search(&["run", "--index", "ix", "--topics", t]).output().unwrap();
+        let out = search(&["run", "--index", "ix", "--topics", t])
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(0));
         assert!(!String::from_utf8_lossy(&out.stderr).contains("unfinished"));
     }
@@ -193,7 +216,10 @@ sieve_test!(index_being_resumed_reads_as_unfinished, |dir| {
     let mut resume = build_cmd(&dir, &inputs, "ix");
     let mut child = start_until_file(resume.arg("--resume"), 1);
     assert_eq!(state(&dir.join("ix")), "building");
-    refused(dir.cmd("sieve-index").args(["docids", "--index", "ix"]), "ix");
+    refused(
+        dir.cmd("sieve-index").args(["docids", "--index", "ix"]),
+        "ix",
+    );
     assert!(child.wait().unwrap().success());
     assert_eq!(state(&dir.join("ix")), "finished");
     ok(dir.cmd("sieve-index").args(["docids", "--index", "ix"]));
@@ -222,7 +248,10 @@ sieve_test!(
         interrupted(&dir, &inputs, "ix");
         let (code, text) = verify(&dir, "ix");
         assert_eq!(code, Some(1), "{text}");
-        assert!(text.contains("unfinished") && text.contains("--resume"), "{text}");
+        assert!(
+            text.contains("unfinished") && text.contains("--resume"),
+            "{text}"
+        );
         // A finished index whose stats.json is deleted.
         ok(&mut build_cmd(&dir, &inputs[..2], "done"));
         let (code, text) = verify(&dir, "done");
@@ -230,7 +259,10 @@ sieve_test!(
         std::fs::remove_file(dir.join("done/stats.json")).unwrap();
         let (code, text) = verify(&dir, "done");
         assert_eq!(code, Some(1), "{text}");
-        assert!(text.contains("stats.json") && text.contains("missing"), "{text}");
+        assert!(
+            text.contains("stats.json") && text.contains("missing"),
+            "{text}"
+        );
         // And one of its segment files.
         let seg = std::fs::read_dir(dir.join("done"))
             .unwrap()

@@ -20,11 +20,11 @@ use sieve_indexer::exit::{ExitStatus, error_chain};
 use sieve_indexer::extract::{ExtractOptions, Format, RecordSpec, extract};
 use sieve_indexer::html::TextMode;
 use sieve_indexer::index::{STATS, Unfinished, create_private_dir, list_docids, open_index_with};
-use sieve_indexer::show::ShowIndex;
 use sieve_indexer::inputs::{self, Inputs};
 use sieve_indexer::options::{BuildOptions, DocTimeout, check_threads, default_threads};
 use sieve_indexer::report::{ReportOptions, write_report};
 use sieve_indexer::shard::{build_shard, merge_shards, read_stats};
+use sieve_indexer::show::ShowIndex;
 use sieve_indexer::stats::BuildStats;
 use sieve_indexer::summary::summary;
 

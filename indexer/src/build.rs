@@ -642,8 +642,8 @@ mod tests {
         assert_eq!(state(), Some(BuildState::Finished));
         opts.resume = true;
         let before = std::fs::read(index.join(STATS)).expect("stats");
-        let (_, _, m, lock) = open_or_create(&opts, &read_manifest(&index).expect("m"))
-            .expect("resume opens");
+        let (_, _, m, lock) =
+            open_or_create(&opts, &read_manifest(&index).expect("m")).expect("resume opens");
         assert_eq!(m.state, Some(BuildState::Building));
         assert_eq!(state(), Some(BuildState::Building));
         assert_eq!(std::fs::read(index.join(STATS)).expect("stats"), before);

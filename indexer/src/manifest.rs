@@ -55,10 +55,10 @@ pub enum BuildState {
 pub fn build_finished(dir: &Path, m: &Manifest) -> bool {
     match m.state {
         Some(state) => state == BuildState::Finished,
-        None => crate::jsonfile::read_json::<crate::stats::BuildStats>(
-            &dir.join(crate::index::STATS),
-        )
-        .is_ok(),
+        None => {
+            crate::jsonfile::read_json::<crate::stats::BuildStats>(&dir.join(crate::index::STATS))
+                .is_ok()
+        }
     }
 }
 

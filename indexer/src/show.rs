@@ -117,9 +117,9 @@ impl Checked {
     /// How `show` says it.
     pub fn text(self) -> String {
         match self {
-            Checked::Crc(c) => format!(
-                "source size and modification time, and the record's CRC-32 {c:08x}"
-            ),
+            Checked::Crc(c) => {
+                format!("source size and modification time, and the record's CRC-32 {c:08x}")
+            }
             Checked::SizeAndTime => "only the source's size and modification time \
                  (the index stores no checksum of the record: built before sieve stored one)"
                 .to_string(),
@@ -285,12 +285,10 @@ impl ShowIndex {
         let file = self.locate(docid, &source)?;
         let mut reader: SpanReader = crawl::open_span(&file, &span)?;
         let mut bytes = Vec::new();
-        reader
-            .read_to_end(&mut bytes)
-            .map_err(|source| Error::Io {
-                path: file.clone(),
-                source,
-            })?;
+        reader.read_to_end(&mut bytes).map_err(|source| Error::Io {
+            path: file.clone(),
+            source,
+        })?;
         let checked = match span.crc {
             None => Checked::SizeAndTime,
             Some(expected) => {
@@ -321,11 +319,7 @@ impl ShowIndex {
     /// Writes the original bytes of every record with `docid` to `out`, in
     /// index order, each checked before any is written; returns what
     /// reading each cost and what was checked.
-    pub fn raw(
-        &self,
-        docid: &str,
-        out: &mut dyn Write,
-    ) -> Result<Vec<(crawl::SpanRead, Checked)>> {
+    pub fn raw(&self, docid: &str, out: &mut dyn Write) -> Result<Vec<(crawl::SpanRead, Checked)>> {
         let records = self
             .find(docid)?
             .into_iter()

@@ -65,14 +65,13 @@ use tantivy::query::{
 };
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{
-    DocAddress, DocId, DocSet, Index, Score, Searcher, SegmentReader, TERMINATED,
-    TantivyDocument,
+    DocAddress, DocId, DocSet, Index, Score, Searcher, SegmentReader, TERMINATED, TantivyDocument,
 };
 
 use crate::extsort::{RecordRuns, SortedRuns};
 use crate::losses::{LossLine, log_loss};
-use crate::stats::FileStats;
 use crate::schema::{DOCID, OFFSET, SOURCE};
+use crate::stats::FileStats;
 use crate::{Error, Result};
 
 /// Records held in memory before a sorted run is written (24 bytes each).
@@ -291,7 +290,11 @@ pub fn check_unique(dir: &Path, index: &Index) -> Result<bool> {
     let stats: Option<crate::stats::BuildStats> =
         crate::index::read_json(&dir.join(crate::index::STATS)).ok();
     if let Some(s) = stats.filter(|s| s.unique_docids) {
-        return Ok(s.totals.skipped.get(DUPLICATE_DOCID).is_some_and(|n| *n > 0));
+        return Ok(s
+            .totals
+            .skipped
+            .get(DUPLICATE_DOCID)
+            .is_some_and(|n| *n > 0));
     }
     match first_duplicate(index)? {
         None => Ok(false),
@@ -313,7 +316,10 @@ pub fn exact_token_totals(searcher: &Searcher) -> Result<[u64; 2]> {
     let mut totals = [0u64; 2];
     for seg in searcher.segment_readers() {
         let ff = seg.fast_fields();
-        let cols = [ff.u64(crate::schema::BODY_TOKENS)?, ff.u64(crate::schema::TITLE_TOKENS)?];
+        let cols = [
+            ff.u64(crate::schema::BODY_TOKENS)?,
+            ff.u64(crate::schema::TITLE_TOKENS)?,
+        ];
         for doc in seg.doc_ids_alive() {
             for (t, c) in totals.iter_mut().zip(&cols) {
                 *t += c.first(doc).unwrap_or(0);
@@ -399,7 +405,12 @@ pub(crate) fn log_duplicate(log: &mut Vec<u8>, d: &Duplicate) {
     let line = LossLine {
         kept_file: Some(&d.kept.file),
         kept_offset: Some(d.kept.offset),
-        ..LossLine::new(&d.skipped.file, d.skipped.offset, Some(&d.docid), DUPLICATE_DOCID)
+        ..LossLine::new(
+            &d.skipped.file,
+            d.skipped.offset,
+            Some(&d.docid),
+            DUPLICATE_DOCID,
+        )
     };
     log_loss(log, &line);
 }
@@ -459,11 +470,17 @@ pub(crate) fn extract_duplicates(
                 detail: format!("expected offset<TAB>docid, found {line:?}"),
             })?;
             let h = hash128(docid.as_bytes());
-            runs.push(format!("{:016x}{:016x}\t{i:010}\t{offset:0>20}\t{docid}", h[0], h[1]))?;
+            runs.push(format!(
+                "{:016x}{:016x}\t{i:010}\t{offset:0>20}\t{docid}",
+                h[0], h[1]
+            ))?;
         }
     }
     let sorted = runs.finish()?;
-    let names: Vec<String> = inputs.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = inputs
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
     let mut group: Vec<(usize, u64, String)> = Vec::new();
     let mut hash = String::new();
     let mut found = 0u64;
@@ -488,7 +505,12 @@ pub(crate) fn extract_duplicates(
                         kept_file: Some(&d.kept.file),
                         kept_offset: Some(d.kept.offset),
                         detail: Some("extract writes every copy: this one is in the output too"),
-                        ..LossLine::new(&d.skipped.file, d.skipped.offset, Some(&d.docid), DUPLICATE_DOCID)
+                        ..LossLine::new(
+                            &d.skipped.file,
+                            d.skipped.offset,
+                            Some(&d.docid),
+                            DUPLICATE_DOCID,
+                        )
                     };
                     log_loss(log, &line);
                     if let Some(f) = files.iter_mut().find(|f| f.path == d.skipped.file) {
@@ -561,7 +583,10 @@ impl Weight for Docs {
             .0
             .get(&reader.segment_id())
             .is_some_and(|d| d.binary_search(&doc).is_ok());
-        Ok(Explanation::new("a later copy of a docid", if hit { 1.0 } else { 0.0 }))
+        Ok(Explanation::new(
+            "a later copy of a docid",
+            if hit { 1.0 } else { 0.0 },
+        ))
     }
 }
 
@@ -574,7 +599,12 @@ mod tests {
     /// later copy).
     fn synthetic(i: u64) -> String {
         let j = if i % 1000 == 999 { i - 997 } else { i };
-        format!("clueweb22-en{:04}-{:02}-{:05}", j / 1_000_000, (j / 10_000) % 100, j % 10_000)
+        format!(
+            "clueweb22-en{:04}-{:02}-{:05}",
+            j / 1_000_000,
+            (j / 10_000) % 100,
+            j % 10_000
+        )
     }
 
     /// Feeds `n` synthetic docids through the finder with runs of
@@ -638,7 +668,10 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let index = old_index(
             tmp.path(),
-            &[&[("D1", "a.warc", 0), ("D2", "a.warc", 10)], &[("D1", "b.warc", 7)]],
+            &[
+                &[("D1", "a.warc", 0), ("D2", "a.warc", 10)],
+                &[("D1", "b.warc", 7)],
+            ],
         );
         let e = check_unique(tmp.path(), &index).unwrap_err();
         let Error::DuplicateDocid {
@@ -652,12 +685,18 @@ mod tests {
         else {
             panic!("{e:?}")
         };
-        assert_eq!((docid.as_str(), kept_file.as_str(), *kept_offset), ("D1", "a.warc", 0));
+        assert_eq!(
+            (docid.as_str(), kept_file.as_str(), *kept_offset),
+            ("D1", "a.warc", 0)
+        );
         assert_eq!((file.as_str(), *offset), ("b.warc", 7));
         assert!(e.to_string().contains("rebuild it"), "{e}");
         // Without the copy it passes.
         let tmp = tempfile::tempdir().unwrap();
-        let index = old_index(tmp.path(), &[&[("D1", "a.warc", 0)], &[("D2", "b.warc", 7)]]);
+        let index = old_index(
+            tmp.path(),
+            &[&[("D1", "a.warc", 0)], &[("D2", "b.warc", 7)]],
+        );
         assert!(!check_unique(tmp.path(), &index).unwrap());
     }
 
@@ -667,7 +706,8 @@ mod tests {
 
     impl DupSink for Seen {
         fn skipped(&mut self, d: &Duplicate) -> Result<()> {
-            self.0.push((d.docid.clone(), d.kept.offset, d.skipped.offset));
+            self.0
+                .push((d.docid.clone(), d.kept.offset, d.skipped.offset));
             Ok(())
         }
         fn payload(&mut self) -> Result<Option<String>> {
@@ -702,7 +742,10 @@ mod tests {
         }
         assert!(!check_unique(tmp.path(), &index).unwrap());
         // A second pass finds nothing and changes nothing.
-        assert_eq!(remove_duplicates_with(&index, tmp.path(), 2, &mut Seen::default()).unwrap(), 0);
+        assert_eq!(
+            remove_duplicates_with(&index, tmp.path(), 2, &mut Seen::default()).unwrap(),
+            0
+        );
     }
 
     /// Peak resident memory of this process in KiB (Linux).

@@ -135,24 +135,16 @@ fn paths_of(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
     if let Ok(p) = value.extract::<PathBuf>() {
         return Ok(vec![p]);
     }
-    value.extract::<Vec<PathBuf>>().map_err(|_| {
-        parameter(
-            name,
-            "a path or a list of paths",
-            repr(value),
-        )
-    })
+    value
+        .extract::<Vec<PathBuf>>()
+        .map_err(|_| parameter(name, "a path or a list of paths", repr(value)))
 }
 
 /// `value` as a string.
 fn text_of(name: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
-    value.extract::<String>().map_err(|_| {
-        parameter(
-            name,
-            "a string",
-            repr(value),
-        )
-    })
+    value
+        .extract::<String>()
+        .map_err(|_| parameter(name, "a string", repr(value)))
 }
 
 /// `value` as one of `choices` (`(name, what it means)`).
@@ -174,17 +166,41 @@ fn apply(s: &mut Settings, k: &Keyword, value: &Bound<'_, PyAny>) -> PyResult<()
     let fields = &mut o.crawl.json_fields;
     match name {
         "charset" => {
-            o.charset = choice(name, value, &[("auto", CharsetMode::Auto), ("utf8", CharsetMode::ForceUtf8)])?
+            o.charset = choice(
+                name,
+                value,
+                &[
+                    ("auto", CharsetMode::Auto),
+                    ("utf8", CharsetMode::ForceUtf8),
+                ],
+            )?
         }
-        "text" => o.text = choice(name, value, &[("all", TextMode::All), ("main", TextMode::Main)])?,
+        "text" => {
+            o.text = choice(
+                name,
+                value,
+                &[("all", TextMode::All), ("main", TextMode::Main)],
+            )?
+        }
         "doc_timeout" => {
-            o.doc_timeout = choice(name, value, &[("skip", DocTimeout::Skip), ("truncate", DocTimeout::Truncate)])?
+            o.doc_timeout = choice(
+                name,
+                value,
+                &[
+                    ("skip", DocTimeout::Skip),
+                    ("truncate", DocTimeout::Truncate),
+                ],
+            )?
         }
         "docid_header" if value.is_none() => o.crawl.docid_header = None,
         "docid_header" => {
             let h = text_of(name, value)?;
             if h.trim().is_empty() || h.contains(':') || h.trim() != h {
-                return Err(parameter(name, "a header name such as ClueWeb22-ID", format!("{h:?}")));
+                return Err(parameter(
+                    name,
+                    "a header name such as ClueWeb22-ID",
+                    format!("{h:?}"),
+                ));
             }
             o.crawl.docid_header = Some(h);
         }
@@ -204,12 +220,17 @@ fn apply(s: &mut Settings, k: &Keyword, value: &Bound<'_, PyAny>) -> PyResult<()
 }
 
 /// Applies the numeric, true/false and path keywords (see [`apply`]).
-fn apply_numbers_and_paths(s: &mut Settings, k: &Keyword, value: &Bound<'_, PyAny>) -> PyResult<()> {
+fn apply_numbers_and_paths(
+    s: &mut Settings,
+    k: &Keyword,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<()> {
     let name = k.name;
     let int = |min| int_of(name, value, min);
-    let size = |min| int_of(name, value, min).and_then(|v| {
-        usize::try_from(v).map_err(|_| parameter(name, "a smaller integer", v))
-    });
+    let size = |min| {
+        int_of(name, value, min)
+            .and_then(|v| usize::try_from(v).map_err(|_| parameter(name, "a smaller integer", v)))
+    };
     let o = &mut s.opts;
     match name {
         "no_near_duplicates" => o.near_duplicates = !value.is_truthy()?,
@@ -218,9 +239,19 @@ fn apply_numbers_and_paths(s: &mut Settings, k: &Keyword, value: &Bound<'_, PyAn
         "max_html_depth" => o.html.max_depth = size(0)?,
         "max_text_bytes" => o.html.max_text_bytes = size(0)?,
         "max_doc_ms" => o.set_max_doc_ms(int(0)?),
-        "stem" => o.analyzer.stemmer = if value.is_truthy()? { Stemmer::Porter } else { Stemmer::None },
+        "stem" => {
+            o.analyzer.stemmer = if value.is_truthy()? {
+                Stemmer::Porter
+            } else {
+                Stemmer::None
+            }
+        }
         "stopwords" => {
-            o.analyzer.stopwords = if value.is_truthy()? { Stopwords::Lucene } else { Stopwords::None }
+            o.analyzer.stopwords = if value.is_truthy()? {
+                Stopwords::Lucene
+            } else {
+                Stopwords::None
+            }
         }
         "writer_mb" => o.set_writer_mb(size(0)?),
         "commit_every_mb" => o.set_commit_mb(int(0)?),
@@ -231,8 +262,12 @@ fn apply_numbers_and_paths(s: &mut Settings, k: &Keyword, value: &Bound<'_, PyAn
         "threads" if value.is_none() => s.threads = None,
         "threads" => s.threads = Some(size(1)?),
         "progress_every" => {
-            let v = value.extract::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0);
-            s.progress_every = v.ok_or_else(|| parameter(name, "a number of seconds >= 0", repr(value)))?;
+            let v = value
+                .extract::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0);
+            s.progress_every =
+                v.ok_or_else(|| parameter(name, "a number of seconds >= 0", repr(value)))?;
         }
         other => {
             return Err(parameter(
@@ -247,7 +282,9 @@ fn apply_numbers_and_paths(s: &mut Settings, k: &Keyword, value: &Bound<'_, PyAn
 
 /// `repr(value)`, or the error getting it.
 fn repr(value: &Bound<'_, PyAny>) -> String {
-    value.repr().map_or_else(|e| e.to_string(), |r| r.to_string())
+    value
+        .repr()
+        .map_or_else(|e| e.to_string(), |r| r.to_string())
 }
 
 /// Reads `sieve.build`'s keywords (see [`crate::keywords`]): an unknown one
@@ -266,7 +303,9 @@ fn settings(index: &Path, options: Option<&Bound<'_, PyDict>>) -> PyResult<Setti
             let why = NOT_KEYWORDS
                 .iter()
                 .find(|(flag, _)| flag.trim_start_matches('-').replace('-', "_") == name)
-                .map_or(String::new(), |(flag, why)| format!(" ({flag} is no keyword: {why})"));
+                .map_or(String::new(), |(flag, why)| {
+                    format!(" ({flag} is no keyword: {why})")
+                });
             return Err(parameter(
                 "keyword",
                 &format!("one of sieve-index build's options: {}", keyword_list()),

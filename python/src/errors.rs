@@ -189,10 +189,16 @@ fn indexer(e: &sieve_indexer::Error, ev: Evidence) -> (Class, Evidence) {
             ev.kind("UnknownCrawlFormat").path(path).found(got),
         ),
         E::DuplicateDocid {
-            index, file, offset, ..
+            index,
+            file,
+            offset,
+            ..
         } => (
             Class::BadIndex,
-            ev.kind("DuplicateDocid").path(index).offset(*offset).found(file),
+            ev.kind("DuplicateDocid")
+                .path(index)
+                .offset(*offset)
+                .found(file),
         ),
         _ => (Class::Data, ev.kind("Indexer")),
     }

@@ -151,7 +151,9 @@ pub fn write_run_file(
         let file = OutFile::create(&path).map_err(sieve_searcher::Error::from);
         let w = RunWriter::new(file.py_err()?, &tag).py_err()?;
         let file = columns.write_to(w, false)?.finish().py_err()?;
-        file.commit().map_err(sieve_searcher::Error::from).py_err()?;
+        file.commit()
+            .map_err(sieve_searcher::Error::from)
+            .py_err()?;
         Ok(())
     })
 }

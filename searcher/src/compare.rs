@@ -236,7 +236,12 @@ pub fn to_text(cmp: &[MeasureComparison], name_a: &str, name_b: &str) -> String 
     );
     for c in cmp {
         if let Some(why) = &c.not_computed {
-            let _ = writeln!(s, "{:<12} {:>5} not computed ({why})", c.measure.name(), "-");
+            let _ = writeln!(
+                s,
+                "{:<12} {:>5} not computed ({why})",
+                c.measure.name(),
+                "-"
+            );
             continue;
         }
         let _ = writeln!(

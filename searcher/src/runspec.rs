@@ -283,7 +283,10 @@ pub fn check_run(tag: &str, results: &[(String, Vec<Hit>)]) -> Result<()> {
 /// ([`check_run`]): on an error nothing was written to `out`.
 pub fn write_run<W: Write>(out: W, tag: &str, results: &[(String, Vec<Hit>)]) -> Result<W> {
     crate::run::check_shared_docids(results.iter().map(|(qid, hits)| {
-        (qid.as_str(), hits.iter().map(|h| h.docid.as_str()).collect())
+        (
+            qid.as_str(),
+            hits.iter().map(|h| h.docid.as_str()).collect(),
+        )
     }))?;
     check_run(tag, results)?;
     let mut w = RunWriter::new(out, tag)?;
