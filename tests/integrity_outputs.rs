@@ -148,7 +148,7 @@ fn sweep_judged_by(dir: &Dir, out: &Path, q: &Path) -> Command {
 /// Bytes with every kind of UTF-8 damage, `n` long (seeded, the same
 /// every time).
 fn damaged_bytes(n: usize) -> Vec<u8> {
-    let mut rng = Rng(0x5eed_0f_u64);
+    let mut rng = Rng(0x005e_ed0f_u64);
     (0..n).map(|_| (rng.next() >> 24) as u8).collect()
 }
 
@@ -365,11 +365,14 @@ sieve_test!(full_disk_fails_clearly_and_keeps_the_previous_file, |dir| {
     }
 });
 
+/// Starts a writing command in a directory, writing into another.
+type Start = dyn Fn(&Dir, &Path) -> Command;
+
 /// One writing command for the kill test: how to start it writing into a
 /// directory, and the files it writes there (relative names).
 struct Writer {
     what: &'static str,
-    start: Box<dyn Fn(&Dir, &Path) -> Command>,
+    start: Box<Start>,
     files: Vec<&'static str>,
 }
 
