@@ -8,7 +8,8 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 
-use tantivy::Index;
+use tantivy::schema::{Schema, Value};
+use tantivy::{Index, TantivyDocument};
 
 use crate::manifest::{MANIFEST, Manifest, analyzer_config, build_finished, read_manifest};
 use crate::schema::{self, OLDEST_SCHEMA_VERSION, SCHEMA_VERSION, register_analyzers};
@@ -232,6 +233,20 @@ pub fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
         path: path.to_path_buf(),
         source,
     }
+}
+
+/// The first value of the stored field `name` of `doc` as text; `None`
+/// when the schema or the document has none.
+pub(crate) fn stored_str(schema: &Schema, doc: &TantivyDocument, name: &str) -> Option<String> {
+    let field = schema.get_field(name).ok()?;
+    doc.get_first(field)?.as_str().map(str::to_string)
+}
+
+/// The first value of the stored field `name` of `doc` as a `u64`; `None`
+/// when the schema or the document has none.
+pub(crate) fn stored_u64(schema: &Schema, doc: &TantivyDocument, name: &str) -> Option<u64> {
+    let field = schema.get_field(name).ok()?;
+    doc.get_first(field)?.as_u64()
 }
 
 #[cfg(test)]

@@ -34,10 +34,10 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use tantivy::index::{SegmentId, SegmentMeta};
-use tantivy::schema::Value;
 use tantivy::{Directory, Index, IndexWriter, SegmentReader, TantivyDocument};
 
 use crate::document::SieveDocument;
+use crate::index::{stored_str, stored_u64};
 use crate::schema::{OFFSET, SOURCE};
 use crate::{Error, Result};
 
@@ -196,17 +196,8 @@ fn first_key(index: &Index, meta: &SegmentMeta, inputs: &HashMap<String, usize>)
         source,
     })?;
     let doc: TantivyDocument = store.get(0)?;
-    let source = schema
-        .get_field(SOURCE)
-        .ok()
-        .and_then(|f| doc.get_first(f))
-        .and_then(|v| v.as_str().map(str::to_string));
-    let offset = schema
-        .get_field(OFFSET)
-        .ok()
-        .and_then(|f| doc.get_first(f))
-        .and_then(|v| v.as_u64())
-        .unwrap_or(0);
+    let source = stored_str(&schema, &doc, SOURCE);
+    let offset = stored_u64(&schema, &doc, OFFSET).unwrap_or(0);
     let pos = source
         .and_then(|s| inputs.get(&s).copied())
         .unwrap_or(usize::MAX);

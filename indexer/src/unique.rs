@@ -63,12 +63,13 @@ use tantivy::index::SegmentId;
 use tantivy::query::{
     BitSetDocSet, ConstScorer, EmptyScorer, EnableScoring, Explanation, Query, Scorer, Weight,
 };
-use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::schema::IndexRecordOption;
 use tantivy::{
     DocAddress, DocId, DocSet, Index, Score, Searcher, SegmentReader, TERMINATED, TantivyDocument,
 };
 
 use crate::extsort::{RecordRuns, SortedRuns};
+use crate::index::{stored_str, stored_u64};
 use crate::losses::{LossLine, log_loss};
 use crate::schema::{DOCID, OFFSET, SOURCE};
 use crate::stats::FileStats;
@@ -178,20 +179,8 @@ pub struct Duplicate {
 fn stored(searcher: &Searcher, at: u64) -> Result<(String, Place)> {
     let doc: TantivyDocument = searcher.doc(address(at))?;
     let schema = searcher.schema();
-    let text = |name: &str| {
-        schema
-            .get_field(name)
-            .ok()
-            .and_then(|f| doc.get_first(f))
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default()
-    };
-    let offset = schema
-        .get_field(OFFSET)
-        .ok()
-        .and_then(|f| doc.get_first(f))
-        .and_then(|v| v.as_u64())
-        .unwrap_or(0);
+    let text = |name: &str| stored_str(schema, &doc, name).unwrap_or_default();
+    let offset = stored_u64(schema, &doc, OFFSET).unwrap_or(0);
     Ok((
         text(DOCID),
         Place {
@@ -402,7 +391,12 @@ pub(crate) fn remove_duplicates_with(
 
 /// Appends the `losses.jsonl` line of the later copy `d` to `log`.
 pub(crate) fn log_duplicate(log: &mut Vec<u8>, d: &Duplicate) {
-    let line = LossLine {
+    log_loss(log, &duplicate_line(d));
+}
+
+/// The `losses.jsonl` line of the later copy `d`: both places named.
+fn duplicate_line(d: &Duplicate) -> LossLine<'_> {
+    LossLine {
         kept_file: Some(&d.kept.file),
         kept_offset: Some(d.kept.offset),
         ..LossLine::new(
@@ -411,8 +405,7 @@ pub(crate) fn log_duplicate(log: &mut Vec<u8>, d: &Duplicate) {
             Some(&d.docid),
             DUPLICATE_DOCID,
         )
-    };
-    log_loss(log, &line);
+    }
 }
 
 /// Counts the later copy `d` in its file's statistics among `files`: one
@@ -502,15 +495,8 @@ pub(crate) fn extract_duplicates(
                         at: 0,
                     };
                     let line = LossLine {
-                        kept_file: Some(&d.kept.file),
-                        kept_offset: Some(d.kept.offset),
                         detail: Some("extract writes every copy: this one is in the output too"),
-                        ..LossLine::new(
-                            &d.skipped.file,
-                            d.skipped.offset,
-                            Some(&d.docid),
-                            DUPLICATE_DOCID,
-                        )
+                        ..duplicate_line(&d)
                     };
                     log_loss(log, &line);
                     if let Some(f) = files.iter_mut().find(|f| f.path == d.skipped.file) {
