@@ -3,7 +3,7 @@
 //! Every benchmark measures its baseline in the same run and prints ratios,
 //! because the machines are shared and absolute times are noisy. Figures are
 //! medians of several runs. Inputs come from the shared data directory,
-//! resolved by [`sieve_indexer::testdata::shared_file`] (one rule for every
+//! resolved by [`sieve_testdata::shared_file`] (one rule for every
 //! test and bench).
 
 use std::time::{Duration, Instant};

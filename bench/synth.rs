@@ -12,7 +12,7 @@
 //! every machine with the same shared data, and its first `n` documents do
 //! not depend on how many are made.
 
-use sieve_indexer::analysis::EnglishAnalyzer;
+use sieve_analysis::EnglishAnalyzer;
 use sieve_searcher::topics::{TopicField, read_topics};
 use std::fs::File;
 use std::io::Read;
@@ -43,7 +43,7 @@ pub fn repo() -> PathBuf {
 pub fn vocabulary() -> Vec<String> {
     let mut texts: Vec<Vec<u8>> = Vec::new();
     if let Some(d) =
-        sieve_indexer::testdata::shared_file("", "search bench vocabulary (CACM, WT10g sample)")
+        sieve_testdata::shared_file("", "search bench vocabulary (CACM, WT10g sample)")
     {
         for p in [
             "cacm/cacm.derived.trec",

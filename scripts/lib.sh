@@ -1,7 +1,7 @@
 # Shared shell helpers for the scripts in scripts/ and bench/peers/ (sourced, not run).
 #
 # sieve_shared_data: prints the shared data directory and returns 0, by the one
-# rule the Rust helper sieve_indexer::testdata::shared_data uses:
+# rule the Rust helper sieve_testdata::shared_data uses:
 # $SIEVE_SHARED_DATA if set (and then only it), else ../shared/data beside the
 # checkout. When that directory is absent it prints nothing and returns 1.
 SIEVE_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

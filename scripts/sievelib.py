@@ -1,7 +1,7 @@
 """Shared Python helpers for the scripts in scripts/ and bench/peers/ (imported, not run).
 
 * shared_data(): the shared data directory, by the one rule the Rust helper
-  sieve_indexer::testdata::shared_data and scripts/lib.sh use: $SIEVE_SHARED_DATA if set
+  sieve_testdata::shared_data and scripts/lib.sh use: $SIEVE_SHARED_DATA if set
   (and then only it), else ../shared/data beside the checkout; None when that directory
   is absent.
 * read_qrels(path) / read_run(path) / run_lines(path): TREC qrels and run files.

@@ -93,7 +93,7 @@ sieve_test!(cranfield_slice_as_shipped_matches_anserini, |dir| {
 });
 
 sieve_test!(cranfield_bm25_matches_anserini, |dir| {
-    let Some(cran) = sieve_indexer::testdata::shared_file("cranfield", "Cranfield vs Anserini")
+    let Some(cran) = sieve_testdata::shared_file("cranfield", "Cranfield vs Anserini")
     else {
         return;
     };

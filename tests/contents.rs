@@ -240,7 +240,7 @@ sieve_test!(index_contents_are_pinned_on_the_committed_fixtures, |dir| {
 });
 
 sieve_test!(index_contents_are_pinned_on_the_clueweb09_samples, |dir| {
-    let Some(data) = sieve_indexer::testdata::shared_data() else {
+    let Some(data) = sieve_testdata::shared_data() else {
         eprintln!("SKIPPED: no shared data");
         return;
     };

@@ -171,7 +171,7 @@ fn same_records(js: &Path, pq: &Path, full: bool) -> usize {
     }
     let mut n = 0;
     for (jf, pf) in j.iter().zip(&p) {
-        sieve_indexer::parquetfile::check(pf).expect("version and checksum");
+        sieve_ingest::parquetfile::check(pf).expect("version and checksum");
         let (cols, rows, _) = parquet_rows(pf);
         assert_eq!(cols, want_cols, "{}", pf.display());
         let records = jsonl_rows(jf);
@@ -381,7 +381,7 @@ sieve_test!(extract_parquet_is_the_same_after_a_kill_and_resume, |dir| {
         }
         if out.is_dir() {
             for f in outputs(&out, ".parquet") {
-                sieve_indexer::parquetfile::check(&f).expect("a finished output is whole");
+                sieve_ingest::parquetfile::check(&f).expect("a finished output is whole");
             }
             for f in outputs(&out, ".part") {
                 let name = f.file_name().unwrap().to_string_lossy().into_owned();

@@ -152,7 +152,7 @@ fn check_against_brute_force(
     let rep = reps(&docids, clusters);
     let strong = brute_components(&texts, 0.9);
     let weak = brute_components(&texts, 0.3);
-    let mid = brute_components(&texts, sieve_indexer::dedup::PARAMS.threshold());
+    let mid = brute_components(&texts, sieve_ingest::dedup::PARAMS.threshold());
     let mut by_strong: HashMap<usize, &String> = HashMap::new();
     let mut weak_of_rep: HashMap<&String, usize> = HashMap::new();
     for (i, d) in docids.iter().enumerate() {
@@ -575,7 +575,7 @@ sieve_test!(bench_corpus_copies_cluster_as_their_originals, |dir| {
     // sample pages under new docids (directory 1000 + replica). The pages
     // are not all distinct in text: their own clusters are the answer,
     // and every replica must fall in the cluster of its original.
-    let Some(_) = sieve_indexer::testdata::shared_file("warc", "bench corpus sources") else {
+    let Some(_) = sieve_testdata::shared_file("warc", "bench corpus sources") else {
         return;
     };
     let py = |out: &Path, mb: &str| {

@@ -103,7 +103,7 @@ pub fn ok(cmd: &mut Command) -> String {
 }
 
 /// Runs `cmd`, asserts it exited with `code` (see
-/// `sieve_indexer::exit`), and returns stdout as a string.
+/// `sieve_cli::exit`), and returns stdout as a string.
 pub fn code(cmd: &mut Command, code: i32) -> String {
     let out = cmd.output().expect("spawn");
     assert_eq!(

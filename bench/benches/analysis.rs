@@ -1,4 +1,4 @@
-//! Throughput of the English analyser (`sieve_indexer::analysis`) on real
+//! Throughput of the English analyser (`sieve_analysis`) on real
 //! English text, against tantivy's built-in `en_stem`-style analyser
 //! (SimpleTokenizer + RemoveLongFilter(40) + LowerCaser + Stemmer(English)) as
 //! the baseline measured in the same run.
@@ -13,14 +13,14 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{Criterion, Throughput};
-use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
+use sieve_analysis::{AnalyzerConfig, EnglishAnalyzer};
 use tantivy::tokenizer::{
     Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer, Token,
     TokenStream,
 };
 
 fn corpus() -> (String, Vec<String>) {
-    let cacm = sieve_indexer::testdata::shared_file("", "analysis bench (CACM)")
+    let cacm = sieve_testdata::shared_file("", "analysis bench (CACM)")
         .map(|d| d.join("cacm/cacm.derived.trec"))
         .unwrap_or_default();
     if let Ok(text) = std::fs::read_to_string(&cacm) {

@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use sieve_filters::docfilter::Thresholds;
-use sieve_indexer::filterbuild::{FilterSpec, build_filter};
-use sieve_indexer::spamfile::{build_spam_map, open_spam_map};
+use sieve_ingest::filterbuild::{FilterSpec, build_filter};
+use sieve_ingest::spamfile::{build_spam_map, open_spam_map};
 
 fn lcg(x: &mut u64) -> u64 {
     *x = x

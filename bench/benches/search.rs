@@ -7,7 +7,7 @@
 //! else the committed CACM copy), with lengths 50–1,175 words (mean
 //! 425, before the analyser drops stopwords). Every document gets a MADE-UP
 //! spam percentile, uniform over 0–99 from the same seeded generator. It
-//! is built once with `sieve_indexer::build::build` (the production
+//! is built once with `sieve_ingest::build::build` (the production
 //! pipeline) into `target/bench-data/search-N/` and reused.
 //!
 //! **Topics.** The 200 TREC Web Track titles and the 250 robust04 titles
@@ -33,7 +33,7 @@
 //! reported separately, per million documents.
 //!
 //! **Block-max bounds** (issue 17): the build writes them; an index built
-//! before gets them from `sieve_indexer::bounds::write_index_bounds`, timed
+//! before gets them from `sieve_format::bounds::write_index_bounds`, timed
 //! and sized here. `SIEVE_BENCH_PRUNING=off` drops them (today's scorer
 //! without block-max pruning); `SIEVE_BENCH_HITS` sets k (default 1000).
 //!
@@ -47,12 +47,12 @@ use flate2::Compression;
 use flate2::write::GzEncoder;
 use sieve_bench::synth::{Corpus, bench_dir, topic_terms};
 use sieve_filters::docfilter::Unscored;
-use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
-use sieve_indexer::build::build;
-use sieve_indexer::manifest::read_manifest;
-use sieve_indexer::options::{BuildOptions, NoProgress};
-use sieve_indexer::schema::TextField;
-use sieve_indexer::spamfile::{build_spam_map, open_spam_map};
+use sieve_analysis::{AnalyzerConfig, EnglishAnalyzer};
+use sieve_ingest::build::build;
+use sieve_ingest::manifest::read_manifest;
+use sieve_ingest::options::{BuildOptions, NoProgress};
+use sieve_format::schema::TextField;
+use sieve_ingest::spamfile::{build_spam_map, open_spam_map};
 use sieve_searcher::batch::{
     DocSelection, Prepared, RunVariant, StatsMode, open_shards, select, select_all,
 };
@@ -139,12 +139,12 @@ fn bench_index(docs: usize) -> PathBuf {
 /// prints its time and size beside the index's.
 fn bounds_pass(index: &Path) -> BoundsFigures {
     if std::env::var("SIEVE_BENCH_BOUNDS_PASS").is_ok_and(|v| v == "1") {
-        let _ = std::fs::remove_dir_all(index.join(sieve_indexer::bounds::BOUNDS_DIR));
+        let _ = std::fs::remove_dir_all(index.join(sieve_format::bounds::BOUNDS_DIR));
     }
     let tantivy_index = tantivy::Index::open_in_dir(index).expect("open bench index");
     let t = Instant::now();
     let cpu = cpu_seconds();
-    let s = sieve_indexer::bounds::write_index_bounds(index, &tantivy_index).expect("bounds");
+    let s = sieve_format::bounds::write_index_bounds(index, &tantivy_index).expect("bounds");
     let secs = t.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu;
     let total: u64 = std::fs::read_dir(index)

@@ -42,12 +42,12 @@ use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
 use sieve_bench::{mb_per_s, median};
 use sieve_filters::utf8::{Counting, clean_in_place};
-use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
-use sieve_indexer::charset::{CharsetMode, decode, decode_utf8};
-use sieve_indexer::crawl::{CrawlEvent, CrawlOptions, RawDoc, from_reader};
-use sieve_indexer::document::IndexDoc;
-use sieve_indexer::html::{HtmlOptions, extract, plain_text};
-use sieve_indexer::schema::{Fields, build_schema, register_analyzers};
+use sieve_analysis::{AnalyzerConfig, EnglishAnalyzer};
+use sieve_text::charset::{CharsetMode, decode, decode_utf8};
+use sieve_crawl::{CrawlEvent, CrawlOptions, RawDoc, from_reader};
+use sieve_format::document::IndexDoc;
+use sieve_text::html::{HtmlOptions, extract, plain_text};
+use sieve_format::schema::{Fields, build_schema, register_analyzers};
 
 /// Documents (at least) added before the index stage's one commit.
 const INDEX_DOCS: usize = 3000;
@@ -63,7 +63,7 @@ fn warc_files() -> Vec<PathBuf> {
         files.sort();
         return files;
     }
-    let dir = match sieve_indexer::testdata::shared_file("", "stage bench: shared WARC samples") {
+    let dir = match sieve_testdata::shared_file("", "stage bench: shared WARC samples") {
         Some(d) => d.join("warc"),
         None => {
             eprintln!("using the committed fixtures in tests/data/warc instead");
@@ -158,7 +158,7 @@ fn index_docs(docs: &[IndexDoc], copies: usize, analyzer: &EnglishAnalyzer) -> u
     let index = tantivy::Index::create_in_ram(build_schema());
     register_analyzers(&index, AnalyzerConfig::default());
     let fields = Fields::from_schema(&index.schema()).expect("fields");
-    let mut writer: tantivy::IndexWriter<sieve_indexer::document::SieveDocument> =
+    let mut writer: tantivy::IndexWriter<sieve_format::document::SieveDocument> =
         index.writer_with_num_threads(1, 64 << 20).expect("writer");
     for copy in 0..copies {
         for d in docs {

@@ -1,5 +1,5 @@
-//! Throughput of charset decoding (`sieve_indexer::charset::decode`) and
-//! HTML-to-text (`sieve_indexer::html::extract`) on real pages, in MB/s of
+//! Throughput of charset decoding (`sieve_text::charset::decode`) and
+//! HTML-to-text (`sieve_text::html::extract`) on real pages, in MB/s of
 //! input. Inputs: the article-extraction benchmark pages (UTF-8 news
 //! pages) and the chardet corpus (legacy-encoded feeds) from the shared data
 //! (`$SIEVE_SHARED_DATA`, else `../shared/data` beside the checkout), else the committed
@@ -7,8 +7,8 @@
 //! page of its set once.
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use sieve_filters::utf8::Counting;
-use sieve_indexer::charset::{CharsetMode, decode};
-use sieve_indexer::html::{HtmlOptions, extract};
+use sieve_text::charset::{CharsetMode, decode};
+use sieve_text::html::{HtmlOptions, extract};
 use std::hint::black_box;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -49,7 +49,7 @@ fn read_page(p: &Path) -> Vec<u8> {
 fn inputs() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let (articles, legacy) =
-        match sieve_indexer::testdata::shared_file("", "text bench (article and chardet pages)") {
+        match sieve_testdata::shared_file("", "text bench (article and chardet pages)") {
             Some(d) => (
                 files_in(&d.join("html/article-extraction-benchmark/html"), false),
                 files_in(&d.join("html/chardet-tests/tests"), true),

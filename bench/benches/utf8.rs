@@ -14,7 +14,7 @@
 
 use sieve_bench::{median, report};
 use sieve_filters::utf8::{Counting, clean_in_place_scalar, clean_in_place_with};
-use sieve_indexer::testdata::shared_file;
+use sieve_testdata::shared_file;
 
 fn run(name: &str, input: &[u8]) {
     let runs = 15;

@@ -13,8 +13,8 @@
 use std::io::Read;
 
 use sieve_filters::utf8::Counting;
-use sieve_indexer::charset::{CharsetMode, decode};
-use sieve_indexer::html::{HtmlOptions, TextMode, extract_text};
+use sieve_text::charset::{CharsetMode, decode};
+use sieve_text::html::{HtmlOptions, TextMode, extract_text};
 
 fn main() {
     let mut args = std::env::args().skip(1);

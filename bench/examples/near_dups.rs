@@ -12,10 +12,10 @@ use std::path::Path;
 
 use sieve_filters::minhash::{cluster, jaccard, shingles};
 use sieve_filters::utf8::Counting;
-use sieve_indexer::charset::{CharsetMode, decode};
-use sieve_indexer::crawl::{CrawlEvent, CrawlOptions, open};
-use sieve_indexer::dedup::{PARAMS, band_keys};
-use sieve_indexer::html::{HtmlOptions, TextMode, extract_text};
+use sieve_text::charset::{CharsetMode, decode};
+use sieve_crawl::{CrawlEvent, CrawlOptions, open};
+use sieve_ingest::dedup::{PARAMS, band_keys};
+use sieve_text::html::{HtmlOptions, TextMode, extract_text};
 
 fn main() {
     let mut docs = Vec::new();

@@ -27,8 +27,8 @@ use std::time::{Duration, Instant};
 
 use sieve_bench::synth::{index_dir, topic_terms};
 use sieve_filters::docfilter::Unscored;
-use sieve_indexer::analysis::EnglishAnalyzer;
-use sieve_indexer::schema::TextField;
+use sieve_analysis::EnglishAnalyzer;
+use sieve_format::schema::TextField;
 use sieve_searcher::batch::{Prepared, RunVariant, StatsMode, open_shards, select};
 use sieve_searcher::bm25::{BagOfWords, Bm25Params, Hit, Variant, search};
 use sieve_searcher::runspec::spam_selection;

@@ -17,7 +17,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 
 use sieve_bench::synth::{Corpus, topic_terms};
-use sieve_indexer::analysis::{AnalyzerConfig, EnglishAnalyzer};
+use sieve_analysis::{AnalyzerConfig, EnglishAnalyzer};
 
 /// `s` as a JSON string (the analyser's terms are plain, but be exact).
 fn json_string(s: &str, out: &mut String) {

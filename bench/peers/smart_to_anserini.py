@@ -8,12 +8,12 @@ Writes OUT_DIR/docs/docs.jsonl (JsonCollection: {"id", "contents"}), OUT_DIR/top
 (`id<TAB>query`, for -topicReader TsvInt) and OUT_DIR/qrels.txt (`qid 0 docid grade`).
 The rules are sieve's, written again here independently of its Rust code:
 
-* documents (indexer/src/crawl/smart.rs): a record starts at a line `.I <id>`; docid is the
+* documents (crates/crawl/src/smart.rs): a record starts at a line `.I <id>`; docid is the
   value as written, trimmed; a line `.` + capital letter (alone or followed by whitespace)
   starts a field; title = the `.T` lines with line ends read as spaces, text = the `.W` lines;
   each stripped; `.A .B .X .K .N` are not indexed. contents = title, newline, text (sieve's
   `body` field: the title, then the text);
-* queries (searcher/src/topics/smart.rs): the id is the 1-based position of the record in the
+* queries (crates/searcher/src/topics/smart.rs): the id is the 1-based position of the record in the
   file (cranqrel numbers queries so), the query the `.W` text with whitespace collapsed;
 * qrels: the three columns `qid docid grade` become `qid 0 docid grade`, grades unchanged
   (trec_eval counts grade > 0 as relevant; Cranfield's -1 is not).

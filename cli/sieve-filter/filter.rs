@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, anyhow, bail};
 use sieve_filters::docfilter::{ListKind, Thresholds, Unscored};
 use sieve_filters::utf8::ErrorClass;
-use sieve_indexer::filterbuild::{FilterSpec, build_filter, load_filter};
-use sieve_indexer::spamfile::load_spam_map;
-use sieve_indexer::{Error, RuleInput};
+use sieve_ingest::filterbuild::{FilterSpec, build_filter, load_filter};
+use sieve_ingest::spamfile::load_spam_map;
+use sieve_ingest::{Error, RuleInput};
 
 /// Arguments of `sieve-filter build`.
 #[derive(Debug, clap::Args)]
@@ -111,7 +111,7 @@ pub fn build(a: &BuildArgs) -> anyhow::Result<()> {
         .or(a.doc_stats.as_ref())
         .or(a.stats.as_ref());
     if let Some(ix) = &a.index {
-        sieve_indexer::index::check_index_dir(ix)?;
+        sieve_format::index::check_index_dir(ix)?;
     }
     if a.spam.is_empty() && doc_stats.is_none() {
         bail!("give --spam FILES, --index DIR (or --doc-stats TSV), or both");
@@ -122,7 +122,7 @@ pub fn build(a: &BuildArgs) -> anyhow::Result<()> {
         .map(|p| p.as_path())
         .chain(doc_stats.map(|p| p.as_path()))
         .collect();
-    sieve_indexer::outfile::refuse_same_file(&a.out, &inputs)?;
+    sieve_format::outfile::refuse_same_file(&a.out, &inputs)?;
     let thresholds = thresholds(a)?;
     thresholds.validate()?;
     let tmp = tempfile::tempdir().context("temporary directory")?;

@@ -1,7 +1,7 @@
 //! `sieve-filter`: UTF-8 error counts and docid filter files.
 //!
 //! A thin command line over `sieve_filters` (pure decisions) and
-//! `sieve_indexer` (file reading). Each subcommand lives in its own module.
+//! `sieve_ingest` and `sieve_text` (file reading). Each subcommand lives in its own module.
 
 mod filter;
 mod utf8;
@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use sieve_indexer::exit::ExitStatus;
+use sieve_cli::exit::ExitStatus;
 
 /// UTF-8 error counts (Crane, Trotman & O'Keefe, ADCS 2013) and docid filters.
 #[derive(Debug, Parser)]
@@ -47,16 +47,16 @@ enum Command {
 
 /// Runs the command line; errors are printed once, as one line without a
 /// backtrace, and exit with code 1; a closed stdout (`| head`) ends it
-/// quietly with code 0 (see `sieve_indexer::exit`).
+/// quietly with code 0 (see `sieve_cli::exit`).
 fn main() -> ExitCode {
-    sieve_indexer::exit::run_guarded("sieve-filter", || {
-        run().unwrap_or_else(|e| sieve_indexer::exit::report_error("sieve-filter", e.as_ref()))
+    sieve_cli::exit::run_guarded("sieve-filter", || {
+        run().unwrap_or_else(|e| sieve_cli::exit::report_error("sieve-filter", e.as_ref()))
     })
 }
 
 /// Parses the command line and runs the subcommand.
 fn run() -> anyhow::Result<ExitCode> {
-    let args = sieve_indexer::argv::normalize(std::env::args_os(), &[], "hV");
+    let args = sieve_cli::argv::normalize(std::env::args_os(), &[], "hV");
     let args = args.unwrap_or_else(|e| {
         clap::Error::raw(clap::error::ErrorKind::UnknownArgument, format!("{e}\n")).exit()
     });

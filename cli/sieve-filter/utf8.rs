@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 use sieve_filters::utf8::{Counting, Utf8Counts};
-use sieve_indexer::Error;
-use sieve_indexer::outfile::OutFile;
-use sieve_indexer::utf8stream::{Sink, clean_stream};
+use sieve_text::Error;
+use sieve_format::outfile::OutFile;
+use sieve_text::utf8stream::{Sink, clean_stream};
 
 /// Arguments of `sieve-filter utf8`.
 #[derive(Debug, clap::Args)]
@@ -48,7 +48,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         Counting::Exact
     };
     if let Some(out) = args.out.as_deref().filter(|p| p.as_os_str() != "-") {
-        sieve_indexer::outfile::refuse_same_file(out, &args.files)?;
+        sieve_format::outfile::refuse_same_file(out, &args.files)?;
     }
     let stdout = io::stdout();
     let mut failed = Vec::new();
@@ -81,7 +81,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         drop(boxed);
         // The cleaned file is complete: only now does it replace `--output`.
         let result = match (result, file) {
-            (Ok(done), Some(f)) => f.commit().map(|()| done),
+            // `commit` fails only on I/O, as the text layer's own `Io`.
+            (Ok(done), Some(f)) => f.commit().map(|()| done).map_err(|e| match e {
+                sieve_format::Error::Io { path, source } => Error::Io { path, source },
+                other => Error::Io {
+                    path: PathBuf::from(&name.to_string()),
+                    source: io::Error::other(other.to_string()),
+                },
+            }),
             (result, _) => result,
         };
         match result {
@@ -99,7 +106,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 }
             }
             // The reader of stdout (`--output -`) stopped early: not an error.
-            Err(e) if sieve_indexer::exit::is_broken_pipe(&e) => return Ok(()),
+            Err(e) if sieve_cli::exit::is_broken_pipe(&e) => return Ok(()),
             Err(e) => {
                 // The file is named already: print only the I/O error.
                 match &e {

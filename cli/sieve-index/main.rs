@@ -1,6 +1,6 @@
 //! `sieve-index`: build tantivy indexes from web crawls.
 //!
-//! A thin command line over `sieve_indexer`: each subcommand turns its
+//! A thin command line over `sieve_ingest` and `sieve_report`: each subcommand turns its
 //! parsed arguments into one library call and prints the result. Flag
 //! names appear only here (see [`with_flags`]).
 
@@ -12,21 +12,21 @@ use std::process::ExitCode;
 
 use anyhow::{Context, anyhow};
 use clap::{Parser, Subcommand, ValueEnum};
-use sieve_indexer::Error;
-use sieve_indexer::analysis::{AnalyzerConfig, Stemmer, Stopwords};
-use sieve_indexer::build::build;
-use sieve_indexer::charset::CharsetMode;
-use sieve_indexer::exit::{ExitStatus, error_chain};
-use sieve_indexer::extract::{ExtractOptions, Format, RecordSpec, extract};
-use sieve_indexer::html::TextMode;
-use sieve_indexer::index::{STATS, Unfinished, create_private_dir, list_docids, open_index_with};
-use sieve_indexer::inputs::{self, Inputs};
-use sieve_indexer::options::{BuildOptions, DocTimeout, check_threads, default_threads};
-use sieve_indexer::report::{ReportOptions, write_report};
-use sieve_indexer::shard::{build_shard, merge_shards, read_stats};
-use sieve_indexer::show::ShowIndex;
-use sieve_indexer::stats::BuildStats;
-use sieve_indexer::summary::summary;
+use sieve_ingest::Error;
+use sieve_analysis::{AnalyzerConfig, Stemmer, Stopwords};
+use sieve_ingest::build::build;
+use sieve_text::charset::CharsetMode;
+use sieve_cli::exit::{ExitStatus, error_chain};
+use sieve_ingest::extract::{ExtractOptions, Format, RecordSpec, extract};
+use sieve_text::html::TextMode;
+use sieve_format::index::{STATS, Unfinished, create_private_dir, list_docids, open_index_with};
+use sieve_crawl::inputs::{self, Inputs};
+use sieve_ingest::options::{BuildOptions, DocTimeout, check_threads, default_threads};
+use sieve_report::encoding::{ReportOptions, write_report};
+use sieve_ingest::shard::{build_shard, merge_shards, read_stats};
+use sieve_report::show::ShowIndex;
+use sieve_format::stats::BuildStats;
+use sieve_ingest::summary::summary;
 
 /// Build tantivy indexes from web crawls and IR collections, and show their documents.
 #[derive(Debug, Parser)]
@@ -369,10 +369,10 @@ struct BuildArgs {
     /// after every file. A kill costs the work since the last commit (a
     /// resumed build reads those files again); the index is the same for
     /// any value.
-    #[arg(long, value_name = "MB", default_value_t = sieve_indexer::options::DEFAULT_COMMIT_MB)]
+    #[arg(long, value_name = "MB", default_value_t = sieve_ingest::options::DEFAULT_COMMIT_MB)]
     commit_every_mb: u64,
     /// No merge makes a segment of more documents than this.
-    #[arg(long, hide = true, default_value_t = sieve_indexer::order::MAX_MERGE_DOCS)]
+    #[arg(long, hide = true, default_value_t = sieve_ingest::order::MAX_MERGE_DOCS)]
     max_merge_docs: u32,
     /// The WARC header read as the docid (e.g. ClueWeb22-ID); a record
     /// without it is skipped (no_docid). Default: the first present of
@@ -471,7 +471,7 @@ fn build_options(
             keys.clone_from(given);
         }
     }
-    opts.crawl.tsv_columns = sieve_indexer::crawl::parse_tsv_columns(&a.tsv_columns)
+    opts.crawl.tsv_columns = sieve_crawl::parse_tsv_columns(&a.tsv_columns)
         .map_err(|e| anyhow!("--tsv-columns {}: {e}", a.tsv_columns))?;
     opts.html.max_depth = a.max_html_depth;
     opts.html.max_text_bytes = a.max_text_bytes;
@@ -558,7 +558,7 @@ fn run_build(a: BuildArgs, flags: BuildOnly) -> anyhow::Result<ExitCode> {
 fn run_near_duplicates(index: &Path) -> anyhow::Result<ExitCode> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut err = None;
-    sieve_indexer::dedup::for_each_clustered_doc(index, |docid, rep| {
+    sieve_ingest::dedup::for_each_clustered_doc(index, |docid, rep| {
         if err.is_none() {
             err = writeln!(out, "{docid}\t{rep}").err();
         }
@@ -707,7 +707,7 @@ fn run_report(
     if !spam.is_empty() {
         let tmp = tempfile::tempdir().context("temporary directory")?;
         let map_path = tmp.path().join("spam.fst");
-        opts.spam = Some(sieve_indexer::spamfile::load_spam_map(spam, &map_path, tmp.path())?.0);
+        opts.spam = Some(sieve_ingest::spamfile::load_spam_map(spam, &map_path, tmp.path())?.0);
     }
     // Refused (or warned about) before the output directory is made.
     open_index_with(index, opts.unfinished)?;
@@ -737,14 +737,14 @@ fn run_merge(shards: &[PathBuf], out: &Path) -> anyhow::Result<ExitCode> {
 
 /// `sieve-index scan`.
 fn run_scan(input: &[String], max_record_bytes: u64) -> anyhow::Result<ExitCode> {
-    let opts = sieve_indexer::crawl::CrawlOptions {
+    let opts = sieve_crawl::CrawlOptions {
         max_record_bytes,
         ..Default::default()
     };
     let mut out = std::io::stdout().lock();
     let (mut records, mut lost) = (0, 0);
     for path in expand(input)?.files {
-        let s = sieve_indexer::scan::scan(&path, &opts);
+        let s = sieve_crawl::scan::scan(&path, &opts);
         if let Some(e) = &s.error {
             // The error names the file.
             eprintln!("sieve-index scan: stopped: {e}");
@@ -759,7 +759,7 @@ fn run_scan(input: &[String], max_record_bytes: u64) -> anyhow::Result<ExitCode>
 /// Warns, on every run, when `--allow-unfinished` lets the unfinished
 /// index `index` be read.
 fn warn_unfinished(index: &Path) {
-    if let Some(w) = sieve_indexer::index::unfinished_warning(index) {
+    if let Some(w) = sieve_format::index::unfinished_warning(index) {
         eprintln!("sieve-index: warning: {w}");
     }
 }
@@ -768,7 +768,7 @@ fn warn_unfinished(index: &Path) {
 fn run_docids(index: &Path, stats: bool, unfinished: Unfinished) -> anyhow::Result<ExitCode> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if stats {
-        sieve_indexer::filterbuild::write_stats_tsv(index, unfinished, &mut out)?;
+        sieve_ingest::filterbuild::write_stats_tsv(index, unfinished, &mut out)?;
     } else {
         for d in list_docids(index, unfinished)? {
             writeln!(out, "{d}")?;
@@ -811,7 +811,7 @@ fn run_show(
                             r.skipped
                         );
                     }
-                    if *checked == sieve_indexer::show::Checked::SizeAndTime {
+                    if *checked == sieve_report::show::Checked::SizeAndTime {
                         eprintln!("sieve-index show: {docid}: checked {}", checked.text());
                     }
                 }
@@ -823,14 +823,14 @@ fn run_show(
                         page.push(d);
                     } else if json {
                         writeln!(out, "{}", serde_json::to_string(&d).unwrap_or_default())
-                            .map_err(|e| Error::Io {
+                            .map_err(|e| sieve_report::Error::Io {
                                 path: "(stdout)".into(),
                                 source: e,
                             })?;
                     } else {
-                        sieve_indexer::show::write_text(&d, &mut out)
+                        sieve_report::show::write_text(&d, &mut out)
                             .and_then(|()| writeln!(out))
-                            .map_err(|e| Error::Io {
+                            .map_err(|e| sieve_report::Error::Io {
                                 path: "(stdout)".into(),
                                 source: e,
                             })?;
@@ -841,12 +841,12 @@ fn run_show(
         };
         match result {
             Ok(()) => {}
-            Err(e @ Error::NoSuchDocid { .. }) => {
+            Err(e @ sieve_report::Error::NoSuchDocid { .. }) => {
                 eprintln!("sieve-index show: {}", error_chain(&e));
                 missing += 1;
             }
             // The reader of stdout stopped early: not an error.
-            Err(e) if sieve_indexer::exit::is_broken_pipe(&e) => return Ok(ExitCode::SUCCESS),
+            Err(e) if sieve_cli::exit::is_broken_pipe(&e) => return Ok(ExitCode::SUCCESS),
             Err(e) => {
                 eprintln!("sieve-index show: error: {}", error_chain(&e));
                 failed += 1;
@@ -869,9 +869,9 @@ fn run_show(
 
 /// `sieve-index bounds`.
 fn run_bounds(index: &Path) -> anyhow::Result<ExitCode> {
-    let (tantivy_index, _) = sieve_indexer::index::open_index(index)?;
-    let _lock = sieve_indexer::lock::DirLock::acquire(index)?;
-    let s = sieve_indexer::bounds::write_index_bounds(index, &tantivy_index)?;
+    let (tantivy_index, _) = sieve_format::index::open_index(index)?;
+    let _lock = sieve_format::lock::DirLock::acquire(index)?;
+    let s = sieve_format::bounds::write_index_bounds(index, &tantivy_index)?;
     println!(
         "bounds: {} segment(s), {} file(s) written, {} stale removed, {} bytes",
         s.segments, s.written, s.removed, s.bytes
@@ -880,7 +880,7 @@ fn run_bounds(index: &Path) -> anyhow::Result<ExitCode> {
 }
 
 fn run_verify(index: &Path) -> anyhow::Result<ExitCode> {
-    let report = sieve_indexer::verify::verify_index(index)?;
+    let report = sieve_format::verify::verify_index(index)?;
     for (path, problem) in &report.problems {
         eprintln!("sieve-index: damaged: {}: {problem}", path.display());
     }
@@ -912,16 +912,16 @@ fn run_verify(index: &Path) -> anyhow::Result<ExitCode> {
 
 /// Runs the command line; errors are printed once, as one line without a
 /// backtrace, and exit with code 1; a closed stdout (`| head`) ends it
-/// quietly with code 0 (see `sieve_indexer::exit`).
+/// quietly with code 0 (see `sieve_cli::exit`).
 fn main() -> ExitCode {
-    sieve_indexer::exit::run_guarded("sieve-index", || {
-        run().unwrap_or_else(|e| sieve_indexer::exit::report_error("sieve-index", e.as_ref()))
+    sieve_cli::exit::run_guarded("sieve-index", || {
+        run().unwrap_or_else(|e| sieve_cli::exit::report_error("sieve-index", e.as_ref()))
     })
 }
 
 /// Parses the command line and runs the subcommand.
 fn run() -> anyhow::Result<ExitCode> {
-    let args = sieve_indexer::argv::normalize(std::env::args_os(), &[], "ihV");
+    let args = sieve_cli::argv::normalize(std::env::args_os(), &[], "ihV");
     let args = args.unwrap_or_else(|e| {
         clap::Error::raw(clap::error::ErrorKind::UnknownArgument, format!("{e}\n")).exit()
     });
@@ -976,7 +976,7 @@ fn run() -> anyhow::Result<ExitCode> {
         } => match (index, output) {
             (Some(index), _) => run_near_duplicates(&index),
             (None, Some(out)) => {
-                let s = sieve_indexer::extract::merge_near_duplicates(&extracts, &out)?;
+                let s = sieve_ingest::extract::merge_near_duplicates(&extracts, &out)?;
                 println!(
                     "near-duplicates: {} documents in {} clusters of two or more ({} copies of their representative), {}",
                     s.clustered,

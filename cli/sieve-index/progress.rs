@@ -10,8 +10,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
-use sieve_indexer::options::Progress;
-use sieve_indexer::summary::three_figures;
+use sieve_ingest::options::Progress;
+use sieve_ingest::summary::three_figures;
 
 /// What the plain reporter's thread reads.
 struct Shared {

@@ -3,6 +3,7 @@
 //! One subcommand per variant of [`Cmd`], each handled by one small function
 //! over the `sieve_searcher` library.
 
+mod anserini;
 mod sweep;
 
 use std::io::Write;
@@ -11,8 +12,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use sieve_indexer::index::Unfinished;
-use sieve_indexer::outfile::OutFile;
+use sieve_format::index::Unfinished;
+use sieve_format::outfile::OutFile;
 use sieve_searcher::compare;
 use sieve_searcher::eval::{
     EvalOptions, Evaluation, Measure, MeasureSpec, evaluate_run, read_judgements,
@@ -327,20 +328,20 @@ struct CompareArgs {
 
 /// Runs the command line; errors are printed once, as one line without a
 /// backtrace, and exit with code 1; a closed stdout (`| head`) ends it
-/// quietly with code 0 (see `sieve_indexer::exit`).
+/// quietly with code 0 (see `sieve_cli::exit`).
 fn main() -> ExitCode {
-    sieve_indexer::exit::run_guarded("sieve-search", || match run() {
+    sieve_cli::exit::run_guarded("sieve-search", || match run() {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => sieve_indexer::exit::report_error("sieve-search", e.as_ref()),
+        Err(e) => sieve_cli::exit::report_error("sieve-search", e.as_ref()),
     })
 }
 
 /// Parses the command line and runs the subcommand.
 fn run() -> Result<()> {
-    let args = sieve_indexer::argv::normalize(
+    let args = sieve_cli::argv::normalize(
         std::env::args_os(),
-        sieve_searcher::argv::ANSERINI,
-        sieve_searcher::argv::SHORTS,
+        anserini::ANSERINI,
+        anserini::SHORTS,
     );
     let args = args.unwrap_or_else(|e| {
         clap::Error::raw(clap::error::ErrorKind::UnknownArgument, format!("{e}\n")).exit()
@@ -358,10 +359,10 @@ fn run() -> Result<()> {
 }
 
 impl SearchField {
-    fn text_field(self) -> sieve_indexer::schema::TextField {
+    fn text_field(self) -> sieve_format::schema::TextField {
         match self {
-            SearchField::Body => sieve_indexer::schema::TextField::Body,
-            SearchField::Title => sieve_indexer::schema::TextField::Title,
+            SearchField::Body => sieve_format::schema::TextField::Body,
+            SearchField::Title => sieve_format::schema::TextField::Title,
         }
     }
 }
@@ -414,7 +415,7 @@ fn sink(path: Option<&Path>) -> Result<Out> {
 /// any path), before anything is written.
 fn refuse_inputs(output: Option<&Path>, inputs: &[&Path]) -> Result<()> {
     if let Some(o) = output {
-        sieve_indexer::outfile::refuse_same_file(o, inputs)?;
+        sieve_format::outfile::refuse_same_file(o, inputs)?;
     }
     Ok(())
 }
@@ -422,7 +423,7 @@ fn refuse_inputs(output: Option<&Path>, inputs: &[&Path]) -> Result<()> {
 /// Prints a warning for every topic whose query was capped or has no
 /// searchable terms (`--max-query-terms`).
 fn warn_queries(
-    analyzer: &sieve_indexer::analysis::EnglishAnalyzer,
+    analyzer: &sieve_analysis::EnglishAnalyzer,
     topics: &[sieve_searcher::topics::Topic],
     q: &QueryArgs,
 ) {
@@ -444,11 +445,11 @@ pub(crate) fn open_indexes(
     allow: bool,
 ) -> Result<(
     Vec<sieve_searcher::bm25::Shard>,
-    sieve_indexer::analysis::AnalyzerConfig,
+    sieve_analysis::AnalyzerConfig,
 )> {
     let opened = sieve_searcher::batch::open_shards_with(dirs, Unfinished::allow_if(allow))?;
     for dir in dirs {
-        if let Some(w) = sieve_indexer::index::unfinished_warning(dir) {
+        if let Some(w) = sieve_format::index::unfinished_warning(dir) {
             eprintln!("sieve-search: warning: {w}");
         }
     }
@@ -477,7 +478,7 @@ fn cmd_stats(a: StatsArgs) -> Result<()> {
     warn_missing_bounds(&shards);
     let (_, topics) = read_topics(&a.query.topics)?;
     warn_queries(
-        &sieve_indexer::analysis::EnglishAnalyzer::new(config),
+        &sieve_analysis::EnglishAnalyzer::new(config),
         &topics,
         &a.query,
     );
@@ -668,7 +669,7 @@ fn cmd_run(a: RunArgs) -> Result<()> {
     anyhow::ensure!(a.hits >= 1, "--hits must be at least 1");
     let (shards, config) = open_indexes(&a.index, a.allow_unfinished)?;
     warn_missing_bounds(&shards);
-    let analyzer = sieve_indexer::analysis::EnglishAnalyzer::new(config);
+    let analyzer = sieve_analysis::EnglishAnalyzer::new(config);
     let (_, topics) = read_topics(&a.query.topics)?;
     warn_queries(&analyzer, &topics, &a.query);
     let field = a.query.search_field.text_field();
@@ -750,7 +751,7 @@ fn cmd_run(a: RunArgs) -> Result<()> {
 /// Sets the worker pool's size (`--threads`), if given.
 fn set_threads(threads: Option<usize>) -> Result<()> {
     if let Some(t) = threads {
-        let t = sieve_indexer::options::check_threads(t)
+        let t = sieve_ingest::options::check_threads(t)
             .map_err(|_| anyhow::anyhow!("--threads must be at least 1"))?;
         rayon::ThreadPoolBuilder::new()
             .num_threads(t.get())

@@ -10,7 +10,7 @@ use sieve_filters::docfilter::Unscored;
 use sieve_searcher::batch::StatsMode;
 use sieve_searcher::compare::{self, MeasureComparison};
 use sieve_searcher::eval::{Evaluation, Measure};
-use sieve_searcher::page::{self, Docs, Section};
+use sieve_report::page::{self, Docs, Section};
 use sieve_searcher::qrels::Qrels;
 use sieve_searcher::run::Run;
 use sieve_searcher::sweep::{self, Axis, Rule, SweepSpec, table};
@@ -178,7 +178,7 @@ fn refuse_inputs(a: &SweepArgs, plan: &sweep::Plan) -> Result<()> {
         );
     }
     for o in &outputs {
-        sieve_indexer::outfile::refuse_same_file(o, &inputs)?;
+        sieve_format::outfile::refuse_same_file(o, &inputs)?;
     }
     Ok(())
 }
@@ -214,7 +214,7 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<()> {
     let qrels = crate::read_judgements(&a.qrels)?;
     let (shards, config) = crate::open_indexes(&a.index, a.allow_unfinished)?;
     crate::warn_missing_bounds(&shards);
-    let analyzer = sieve_indexer::analysis::EnglishAnalyzer::new(config);
+    let analyzer = sieve_analysis::EnglishAnalyzer::new(config);
     let (_, topics) = sieve_searcher::topics::read_topics(&a.query.topics)?;
     crate::warn_queries(&analyzer, &topics, &a.query);
     std::fs::create_dir_all(&a.output_dir)
@@ -270,7 +270,7 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<()> {
         },
         outcome.total_docs
     );
-    let svg_text = sweep::figure::sweep_svg(&outcome, &tbl, &subtitle);
+    let svg_text = sieve_report::sweep_figure::sweep_svg(&outcome, &tbl, &subtitle);
     let svg_path = a.output_dir.join("sweep.svg");
     sweep::write_atomic(&svg_path, svg_text.as_bytes())?;
     if let Some(html) = &a.html {

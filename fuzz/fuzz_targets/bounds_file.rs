@@ -1,4 +1,4 @@
-//! Block-max bounds sidecars (`sieve_indexer::bounds`, `IDX/bounds/*.bmx`):
+//! Block-max bounds sidecars (`sieve_format::bounds`, `IDX/bounds/*.bmx`):
 //! a payload checked against a real segment must never panic, however it
 //! was damaged, and neither may reading every term's bounds from whatever
 //! it accepts. The payload of a small in-memory index (600 documents, so
@@ -14,9 +14,9 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use sieve_indexer::analysis::AnalyzerConfig;
-use sieve_indexer::bounds::{SegmentBounds, segment_payload};
-use sieve_indexer::schema::{BODY, DOCID, TITLE, build_schema, register_analyzers};
+use sieve_analysis::AnalyzerConfig;
+use sieve_format::bounds::{SegmentBounds, segment_payload};
+use sieve_format::schema::{BODY, DOCID, TITLE, build_schema, register_analyzers};
 use tantivy::schema::Schema;
 use tantivy::{Index, IndexWriter, SegmentReader, TantivyDocument};
 

@@ -1,6 +1,6 @@
 //! `html_extract`: charset decoding followed by HTML-to-text never panics,
 //! and the output respects the caps and invariants documented in
-//! `sieve_indexer::html`: body and title at most `max_text_bytes` bytes, no
+//! `sieve_text::html`: body and title at most `max_text_bytes` bytes, no
 //! `"\n\n\n"` in the body, no newline in the title, no leading or trailing
 //! ASCII whitespace. Input layout: byte 0 picks the caps and the charset
 //! mode, bytes 1..=16 are an HTTP `charset=` label (NUL-trimmed), the rest is
@@ -8,8 +8,8 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use sieve_filters::utf8::Counting;
-use sieve_indexer::charset::{CharsetMode, decode};
-use sieve_indexer::html::{HtmlOptions, extract};
+use sieve_text::charset::{CharsetMode, decode};
+use sieve_text::html::{HtmlOptions, extract};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&ctl, rest)) = data.split_first() else {

@@ -1,4 +1,4 @@
-//! `html_main`: main-content extraction (`sieve_indexer::html::extract_main`,
+//! `html_main`: main-content extraction (`sieve_text::html::extract_main`,
 //! `--text main`) never panics, keeps the caps, and its body is a
 //! subsequence of the paragraphs `--text all` gives for the same input,
 //! spelled the same, with the same title; every paragraph is non-empty and
@@ -7,7 +7,7 @@
 //! layer has its own target).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use sieve_indexer::html::{HtmlOptions, TextMode, extract_text, paragraphs};
+use sieve_text::html::{HtmlOptions, TextMode, extract_text, paragraphs};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&ctl, rest)) = data.split_first() else {

@@ -1,5 +1,5 @@
 //! The sealed JSON files of an index (`sieve.json`, `stats.json`, read by
-//! `sieve_indexer::jsonfile::read_json`): arbitrary bytes that pass the
+//! `sieve_format::jsonfile::read_json`): arbitrary bytes that pass the
 //! seal check are parsed as a `Manifest` and as `BuildStats` without
 //! panicking. So that the parsers see more than what survives a CRC-32,
 //! the input is also sealed as it is (when it is a JSON object's text):
@@ -10,8 +10,8 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use sieve_filters::sealed::{open_json, seal_json};
-use sieve_indexer::manifest::Manifest;
-use sieve_indexer::stats::BuildStats;
+use sieve_ingest::manifest::Manifest;
+use sieve_format::stats::BuildStats;
 
 fn parse(object: &[u8]) {
     let _ = serde_json::from_slice::<Manifest>(object);

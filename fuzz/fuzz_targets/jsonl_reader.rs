@@ -9,7 +9,7 @@
 //! reached.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use sieve_indexer::crawl::{CrawlOptions, JsonFields};
+use sieve_crawl::{CrawlOptions, JsonFields};
 
 #[path = "common/crawl.rs"]
 mod common;

@@ -10,7 +10,7 @@
 use std::io::Write;
 
 use libfuzzer_sys::fuzz_target;
-use sieve_indexer::crawl::CrawlOptions;
+use sieve_crawl::CrawlOptions;
 
 #[path = "common/crawl.rs"]
 #[allow(dead_code)]

@@ -6,7 +6,7 @@
 //! span, read alone, gives the same document.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use sieve_indexer::crawl::{CrawlOptions, parse_tsv_columns};
+use sieve_crawl::{CrawlOptions, parse_tsv_columns};
 
 #[path = "common/crawl.rs"]
 mod common;

@@ -11,12 +11,12 @@ use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict};
-use sieve_indexer::analysis::{Stemmer, Stopwords};
-use sieve_indexer::build::build;
-use sieve_indexer::charset::CharsetMode;
-use sieve_indexer::exit::ExitStatus;
-use sieve_indexer::html::TextMode;
-use sieve_indexer::options::{BuildOptions, DocTimeout, Progress, check_threads, default_threads};
+use sieve_analysis::{Stemmer, Stopwords};
+use sieve_ingest::build::build;
+use sieve_text::charset::CharsetMode;
+use sieve_cli::exit::ExitStatus;
+use sieve_text::html::TextMode;
+use sieve_ingest::options::{BuildOptions, DocTimeout, Progress, check_threads, default_threads};
 
 use crate::errors::{IntoPy, catch_panic, panicked, parameter};
 use crate::keywords::{BUILD_KEYWORDS, Keyword, NOT_KEYWORDS, keyword, keyword_list};
@@ -211,7 +211,7 @@ fn apply(s: &mut Settings, k: &Keyword, value: &Bound<'_, PyAny>) -> PyResult<()
         "language_field" => fields.language = texts_of(name, value)?,
         "tsv_columns" => {
             let list = text_of(name, value)?;
-            o.crawl.tsv_columns = sieve_indexer::crawl::parse_tsv_columns(&list)
+            o.crawl.tsv_columns = sieve_crawl::parse_tsv_columns(&list)
                 .map_err(|e| parameter(name, &e, format!("{list:?}")))?;
         }
         _ => return apply_numbers_and_paths(s, k, value),
@@ -356,8 +356,8 @@ pub fn build_index(
         .py_err()?
         .get();
     let mut notes = Vec::new();
-    let result = py.detach(|| -> sieve_indexer::Result<(BuildOptions, Vec<String>)> {
-        let expanded = sieve_indexer::inputs::expand(&inputs)?;
+    let result = py.detach(|| -> sieve_ingest::Result<(BuildOptions, Vec<String>)> {
+        let expanded = sieve_crawl::inputs::expand(&inputs)?;
         for s in &expanded.skipped {
             notes.push(format!("skipped {}: {}", s.path, s.reason));
         }

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use sieve_indexer::exit::error_chain;
+use sieve_cli::exit::error_chain;
 
 /// The Python exception classes of `sieve._errors`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,8 +123,15 @@ fn filters(e: &sieve_filters::Error, ev: Evidence) -> (Class, Evidence) {
     }
 }
 
-fn indexer(e: &sieve_indexer::Error, ev: Evidence) -> (Class, Evidence) {
-    use sieve_indexer::Error as E;
+/// A path that exists was read and refused (a damaged sieve file); one
+/// that does not is missing (or a pattern matching nothing).
+fn input(path: &Path, ev: Evidence) -> (Class, Evidence) {
+    let class = if path.exists() { Class::Data } else { Class::Input };
+    (class, ev.kind("Input").path(path))
+}
+
+fn format(e: &sieve_format::Error, ev: Evidence) -> (Class, Evidence) {
+    use sieve_format::Error as E;
     match e {
         E::Bounds {
             path,
@@ -140,32 +147,41 @@ fn indexer(e: &sieve_indexer::Error, ev: Evidence) -> (Class, Evidence) {
             (Class::BadIndex, ev.kind("BoundsSeal"))
         }
         E::Io { path, .. } => (Class::Input, ev.kind("Io").path(path)),
-        E::ReadAt { path, offset, .. } => {
-            (Class::Input, ev.kind("ReadAt").path(path).offset(*offset))
-        }
-        // A path that exists was read and refused (a damaged sieve file);
-        // one that does not is missing (or a pattern matching nothing).
-        E::Input { path, .. } if path.exists() => (Class::Data, ev.kind("Input").path(path)),
-        E::Input { path, .. } => (Class::Input, ev.kind("Input").path(path)),
+        E::Input { path, .. } => input(path, ev),
         E::NotAnIndex { path, .. } => (Class::BadIndex, ev.kind("NotAnIndex").path(path)),
         E::Unfinished { path, .. } => (Class::BadIndex, ev.kind("Unfinished").path(path)),
         E::Schema { expected, .. } => (Class::BadIndex, ev.kind("Schema").expected(expected)),
         E::Tantivy(_) => (Class::BadIndex, ev.kind("Tantivy")),
-        E::IndexExists { path } => (Class::Refused, ev.kind("IndexExists").path(path)),
         E::Locked { path, .. } => (Class::Refused, ev.kind("Locked").path(path)),
         E::Foreign { path, .. } => (Class::Refused, ev.kind("Foreign").path(path)),
         E::SameFile { output, input } => (
             Class::Refused,
             ev.kind("SameFile").path(output).found(input.display()),
         ),
-        E::ResumeQuarantine { path, .. } => {
-            (Class::Refused, ev.kind("ResumeQuarantine").path(path))
-        }
-        E::RuleNeeds { path, .. } => (Class::Parameter, ev.kind("RuleNeeds").path(path)),
-        E::Threads { got } => (
-            Class::Parameter,
-            ev.kind("Threads").expected("at least 1").found(got),
+        E::DuplicateDocid {
+            index,
+            file,
+            offset,
+            ..
+        } => (
+            Class::BadIndex,
+            ev.kind("DuplicateDocid")
+                .path(index)
+                .offset(*offset)
+                .found(file),
         ),
+        _ => (Class::Data, ev.kind("Format")),
+    }
+}
+
+fn crawl(e: &sieve_crawl::Error, ev: Evidence) -> (Class, Evidence) {
+    use sieve_crawl::Error as E;
+    match e {
+        E::Io { path, .. } => (Class::Input, ev.kind("Io").path(path)),
+        E::ReadAt { path, offset, .. } => {
+            (Class::Input, ev.kind("ReadAt").path(path).offset(*offset))
+        }
+        E::Input { path, .. } => input(path, ev),
         E::TruncatedGzip {
             path,
             compressed_offset,
@@ -188,19 +204,35 @@ fn indexer(e: &sieve_indexer::Error, ev: Evidence) -> (Class, Evidence) {
             Class::Data,
             ev.kind("UnknownCrawlFormat").path(path).found(got),
         ),
-        E::DuplicateDocid {
-            index,
-            file,
-            offset,
-            ..
-        } => (
-            Class::BadIndex,
-            ev.kind("DuplicateDocid")
-                .path(index)
-                .offset(*offset)
-                .found(file),
+        _ => (Class::Data, ev.kind("Crawl")),
+    }
+}
+
+fn ingest(e: &sieve_ingest::Error, ev: Evidence) -> (Class, Evidence) {
+    use sieve_ingest::Error as E;
+    match e {
+        E::Format(inner) => format(inner, ev),
+        E::Crawl(inner) => crawl(inner, ev),
+        E::Io { path, .. } => (Class::Input, ev.kind("Io").path(path)),
+        E::Input { path, .. } => input(path, ev),
+        E::IndexExists { path } => (Class::Refused, ev.kind("IndexExists").path(path)),
+        E::Foreign { path, .. } => (Class::Refused, ev.kind("Foreign").path(path)),
+        E::ResumeQuarantine { path, .. } => {
+            (Class::Refused, ev.kind("ResumeQuarantine").path(path))
+        }
+        E::RuleNeeds { path, .. } => (Class::Parameter, ev.kind("RuleNeeds").path(path)),
+        E::Threads { got } => (
+            Class::Parameter,
+            ev.kind("Threads").expected("at least 1").found(got),
         ),
         _ => (Class::Data, ev.kind("Indexer")),
+    }
+}
+
+fn text(e: &sieve_text::Error, ev: Evidence) -> (Class, Evidence) {
+    match e {
+        sieve_text::Error::Io { path, .. } => (Class::Input, ev.kind("Io").path(path)),
+        _ => (Class::Data, ev.kind("Text")),
     }
 }
 
@@ -219,7 +251,7 @@ fn searcher(e: &sieve_searcher::Error, ev: Evidence) -> (Class, Evidence) {
         ),
         E::Index { index, .. } => (Class::BadIndex, ev.kind("Index").path(Path::new(index))),
         E::Tantivy(_) => (Class::BadIndex, ev.kind("Tantivy")),
-        E::Indexer(inner) => indexer(inner, ev),
+        E::Format(inner) => format(inner, ev),
         E::Filters(inner) => filters(inner, ev),
         E::InFile { path, inner } => searcher(inner, ev.path(path)),
         E::Evaluating { path, inner } => searcher(inner, ev.path(path)),
@@ -329,9 +361,21 @@ pub fn bad_index(e: sieve_searcher::Error) -> PyErr {
     Python::attach(|py| make(py, class, error_chain(&e), ev))
 }
 
-/// An indexer error as a Python exception.
-pub fn from_indexer(e: sieve_indexer::Error) -> PyErr {
-    let (class, ev) = indexer(&e, Evidence::default());
+/// An error of the build pipeline as a Python exception.
+pub fn from_ingest(e: sieve_ingest::Error) -> PyErr {
+    let (class, ev) = ingest(&e, Evidence::default());
+    Python::attach(|py| make(py, class, error_chain(&e), ev))
+}
+
+/// An error of an index's files as a Python exception.
+pub fn from_format(e: sieve_format::Error) -> PyErr {
+    let (class, ev) = format(&e, Evidence::default());
+    Python::attach(|py| make(py, class, error_chain(&e), ev))
+}
+
+/// An error of the text layer (streaming a file through the cleaner).
+pub fn from_text(e: sieve_text::Error) -> PyErr {
+    let (class, ev) = text(&e, Evidence::default());
     Python::attach(|py| make(py, class, error_chain(&e), ev))
 }
 
@@ -393,8 +437,20 @@ impl<T> IntoPy<T> for Result<T, sieve_searcher::Error> {
     }
 }
 
-impl<T> IntoPy<T> for Result<T, sieve_indexer::Error> {
+impl<T> IntoPy<T> for Result<T, sieve_ingest::Error> {
     fn py_err(self) -> PyResult<T> {
-        self.map_err(from_indexer)
+        self.map_err(from_ingest)
+    }
+}
+
+impl<T> IntoPy<T> for Result<T, sieve_format::Error> {
+    fn py_err(self) -> PyResult<T> {
+        self.map_err(from_format)
+    }
+}
+
+impl<T> IntoPy<T> for Result<T, sieve_text::Error> {
+    fn py_err(self) -> PyResult<T> {
+        self.map_err(from_text)
     }
 }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use sieve_indexer::outfile::OutFile;
+use sieve_format::outfile::OutFile;
 use sieve_searcher::compare;
 use sieve_searcher::eval::{
     EvalOptions, Evaluation, Measure, MeasureSpec, check_judgements, evaluate_run, read_judgements,

@@ -1,5 +1,5 @@
 //! `sieve._native`: the Python package's extension module, a thin layer
-//! over `sieve-indexer`, `sieve-searcher` and `sieve-filters` (no
+//! over `sieve-ingest`, `sieve-searcher` and `sieve-filters` (no
 //! subprocess). The Python side (`python/sieve/`) turns what it returns
 //! into pandas DataFrames and raises the exceptions of `sieve._errors`.
 //!

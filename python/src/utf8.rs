@@ -9,10 +9,10 @@ use std::path::PathBuf;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use sieve_filters::utf8::{Counting, Utf8Counts, clean_in_place_with};
-use sieve_indexer::outfile::OutFile;
-use sieve_indexer::utf8stream::{Sink, clean_stream};
+use sieve_format::outfile::OutFile;
+use sieve_text::utf8stream::{Sink, clean_stream};
 
-use crate::errors::IntoPy;
+
 
 fn counting(atire_counts: bool) -> Counting {
     if atire_counts {
@@ -57,17 +57,22 @@ pub fn clean_utf8_file<'py>(
     atire_counts: bool,
 ) -> PyResult<(u64, Bound<'py, PyDict>)> {
     let (bytes, counts) = py
-        .detach(|| -> sieve_indexer::Result<(u64, Utf8Counts)> {
+        .detach(|| -> Result<(u64, Utf8Counts), Failed> {
             let io = |p: &PathBuf| {
                 let p = p.clone();
-                move |source| sieve_indexer::Error::Io { path: p, source }
+                move |source| sieve_text::Error::Io { path: p, source }
             };
             let input = File::open(&path).map_err(io(&path))?;
             match &output {
-                None => clean_stream::<BufWriter<File>>(input, &path, counting(atire_counts), None),
+                None => Ok(clean_stream::<BufWriter<File>>(
+                    input,
+                    &path,
+                    counting(atire_counts),
+                    None,
+                )?),
                 Some(out) => {
                     // Never the input; complete or absent.
-                    sieve_indexer::outfile::refuse_same_file(out, &[&path])?;
+                    sieve_format::outfile::refuse_same_file(out, &[&path])?;
                     let mut w = OutFile::create(out)?;
                     let sink = Sink {
                         writer: &mut w,
@@ -79,6 +84,28 @@ pub fn clean_utf8_file<'py>(
                 }
             }
         })
-        .py_err()?;
+        .map_err(|f| match f {
+            Failed::Text(e) => crate::errors::from_text(e),
+            Failed::Output(e) => crate::errors::from_format(e),
+        })?;
     Ok((bytes, counts_dict(py, &counts)?))
+}
+
+/// What can fail while cleaning a file: reading or cleaning it (the text
+/// layer), or its output file (refused, created, committed).
+enum Failed {
+    Text(sieve_text::Error),
+    Output(sieve_format::Error),
+}
+
+impl From<sieve_text::Error> for Failed {
+    fn from(e: sieve_text::Error) -> Self {
+        Failed::Text(e)
+    }
+}
+
+impl From<sieve_format::Error> for Failed {
+    fn from(e: sieve_format::Error) -> Self {
+        Failed::Output(e)
+    }
 }

@@ -6,7 +6,7 @@
 //! (`sieve_filters::docid::check_id`).
 use std::io::Read;
 
-use sieve_indexer::crawl::{self, CrawlEvent, CrawlOptions};
+use sieve_crawl::{self as crawl, CrawlEvent, CrawlOptions};
 
 /// A reader that hands out at most `step` bytes per `read`.
 struct Dribble {

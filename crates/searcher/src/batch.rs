@@ -1,0 +1,504 @@
+//! Batch TREC runs: many topics, many BM25 settings and filters, one pass.
+//!
+//! A batch is the cartesian product of BM25 parameter settings and
+//! document filters. Every topic is scored once over the postings for all
+//! of them ([`crate::bm25::search`]); topics run in parallel and the output
+//! is in topic-file order, so it is the same for any thread count.
+//!
+//! # Filters at query time
+//!
+//! A [`DocSelection`] keeps documents by the rule of
+//! [`sieve_filters::docfilter::Thresholds`] over the index's fast fields
+//! (`spam`, the seven `err_*` counts, `bytes`) and, optionally, a filter
+//! file's docids. It becomes one roaring bitmap per segment.
+//!
+//! With [`StatsMode::Full`] the BM25 statistics are those of the whole
+//! collection (ChatNoir's choice); with [`StatsMode::Filtered`] `N`, `df`
+//! and the average length are recomputed over the kept documents
+//! ([`crate::stats::SubsetStats`]), which makes the run equal to a run over
+//! an index built from the kept documents only.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use roaring::RoaringBitmap;
+use sieve_filters::docfilter::{DocFilter, Thresholds};
+use sieve_filters::utf8::Utf8Counts;
+use sieve_analysis::{AnalyzerConfig, EnglishAnalyzer};
+use sieve_format::bounds::SegmentBounds;
+use sieve_format::index::{Unfinished, open_index_with};
+use sieve_format::manifest::analyzer_config;
+use sieve_format::schema::{Fields, RuleColumns, TextField};
+use tantivy::query::Bm25StatisticsProvider;
+
+use crate::bm25::{BagOfWords, Bm25Params, Hit, Membership, Shard, Subset, Variant, search_with};
+use crate::queries::analyse_topics;
+use crate::stats::{FamilyMember, GlobalStats, SubsetFamily};
+use crate::topics::{Topic, TopicField};
+use crate::{Error, Result};
+
+/// Which collection statistics a filtered run uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StatsMode {
+    /// Statistics of every indexed document.
+    #[default]
+    Full,
+    /// Statistics of the kept documents only.
+    Filtered,
+}
+
+/// A document selection: thresholds over fast fields, and/or a filter file.
+#[derive(Debug, Default)]
+pub struct DocSelection {
+    /// A short name used in run tags and file names (e.g. `spam70`).
+    pub name: String,
+    /// The rule over fast fields.
+    pub thresholds: Thresholds,
+    /// A filter file.
+    pub filter: Option<DocFilter>,
+}
+
+impl DocSelection {
+    /// True when the selection keeps everything.
+    pub fn is_all(&self) -> bool {
+        self.thresholds.is_empty() && self.filter.is_none()
+    }
+}
+
+/// Opens the given index directories as shards and checks that they were
+/// built with the same analyser. The same directory given twice (under any
+/// spelling: the paths are compared after `canonicalize`) is refused: its
+/// documents would be counted twice in the statistics and listed twice in
+/// a run. An index whose build did not finish is refused
+/// ([`sieve_format::Error::Unfinished`]); see [`open_shards_with`].
+pub fn open_shards(dirs: &[PathBuf]) -> Result<(Vec<Shard>, AnalyzerConfig)> {
+    open_shards_with(dirs, Unfinished::Refuse)
+}
+
+/// [`open_shards`], with an index whose build did not finish refused or
+/// read (its committed documents) as `unfinished` says; the caller warns
+/// about one read ([`sieve_format::index::unfinished_warning`]).
+pub fn open_shards_with(
+    dirs: &[PathBuf],
+    unfinished: Unfinished,
+) -> Result<(Vec<Shard>, AnalyzerConfig)> {
+    let mut shards = Vec::with_capacity(dirs.len());
+    let mut config: Option<AnalyzerConfig> = None;
+    let mut seen: Vec<(PathBuf, &PathBuf)> = Vec::with_capacity(dirs.len());
+    for dir in dirs {
+        let (index, manifest) = open_index_with(dir, unfinished)?;
+        if let Ok(real) = dir.canonicalize() {
+            if let Some((_, first)) = seen.iter().find(|(r, _)| *r == real) {
+                return Err(Error::Index {
+                    index: dir.display().to_string(),
+                    detail: format!(
+                        "the same index as {} given before it: each index may be given once",
+                        first.display()
+                    ),
+                });
+            }
+            seen.push((real, dir));
+        }
+        let c = analyzer_config(&manifest);
+        if config.is_some_and(|first| first != c) {
+            return Err(Error::Index {
+                index: dir.display().to_string(),
+                detail: "built with a different analyser from the first index".into(),
+            });
+        }
+        config = Some(c);
+        // An index built before later copies of a docid were removed is
+        // refused if it holds one (a run would list it twice).
+        let removed = sieve_format::unique::check_unique(dir, &index)?;
+        let reader = index.reader()?;
+        let searcher = reader.searcher();
+        // After later copies were removed, tantivy's token totals are
+        // estimates: BM25 uses the exact per-document counts.
+        let token_totals = if removed {
+            Some(sieve_format::unique::exact_token_totals(&searcher)?)
+        } else {
+            None
+        };
+        let schema = index.schema();
+        // A missing bounds file leaves its segment without block-max
+        // pruning (see `Shard::segments_without_bounds`); a stale or
+        // damaged one is refused.
+        let bounds = searcher
+            .segment_readers()
+            .iter()
+            .map(|seg| Ok(SegmentBounds::open(dir, seg, &schema)?.map(Arc::new)))
+            .collect::<Result<_>>()?;
+        shards.push(Shard {
+            name: dir.display().to_string(),
+            dir: dir.clone(),
+            searcher,
+            fields: Fields::from_schema(&schema)?,
+            bounds,
+            docid_columns: Default::default(),
+            token_totals,
+        });
+    }
+    config
+        .map(|c| (shards, c))
+        .ok_or_else(|| Error::InvalidParameter {
+            name: "index",
+            expected: "at least one index directory",
+            got: "none".into(),
+        })
+}
+
+/// The per-segment bitmaps of the documents `sel` keeps.
+pub fn select(shards: &[Shard], sel: &DocSelection) -> Result<Subset> {
+    Ok(select_all(shards, std::slice::from_ref(sel))?
+        .pop()
+        .unwrap_or_default())
+}
+
+/// The per-segment bitmaps of the documents each of `sels` keeps, in the
+/// order of `sels`: one read of each document's fast fields for all the
+/// selections (a sweep's ten thresholds cost one pass, not ten).
+pub fn select_all(shards: &[Shard], sels: &[DocSelection]) -> Result<Vec<Subset>> {
+    let mut subsets: Vec<Subset> = sels
+        .iter()
+        .map(|_| Vec::with_capacity(shards.len()))
+        .collect();
+    if sels.is_empty() {
+        return Ok(subsets);
+    }
+    let need_docids = sels.iter().any(|s| s.filter.is_some());
+    let need_spam = sels
+        .iter()
+        .any(|s| s.thresholds.min_spam_percentile.is_some());
+    let need_rates = sels
+        .iter()
+        .any(|s| !s.thresholds.max_rate_per_kb.is_empty());
+    let need_dups = sels.iter().any(|s| s.thresholds.drop_near_duplicates);
+    for shard in shards {
+        let segments = shard.searcher.segment_readers();
+        if need_dups && !segments.is_empty() {
+            no_clusters(shard)?;
+        }
+        let mut per_sel: Vec<Vec<Option<RoaringBitmap>>> = sels
+            .iter()
+            .map(|_| Vec::with_capacity(segments.len()))
+            .collect();
+        // Segments in parallel, each read once for every selection.
+        let per_seg: Vec<Vec<RoaringBitmap>> = segments
+            .par_iter()
+            .map(|seg| -> Result<Vec<RoaringBitmap>> {
+                let cols = RuleColumns::open(seg)?;
+                let dups = if need_dups {
+                    Some(sieve_format::dups::SegmentDups::open(&shard.dir, seg)?)
+                } else {
+                    None
+                };
+                let docids = if need_docids {
+                    Some(shard.docid_column(seg)?)
+                } else {
+                    None
+                };
+                // Plain bit sets while reading (one bit per document), made
+                // roaring bitmaps (bit sets or arrays per 2^16 ids, whichever
+                // is smaller) at the end.
+                let bytes = (seg.max_doc() as usize).div_ceil(8);
+                let mut bitsets: Vec<Vec<u8>> = sels.iter().map(|_| vec![0u8; bytes]).collect();
+                let mut buf = String::new();
+                for doc in 0..seg.max_doc() {
+                    // Only the columns some rule reads (a spam sweep reads one).
+                    let spam = if need_spam { cols.spam(doc) } else { None };
+                    let (counts, bytes) = if need_rates {
+                        (cols.counts(doc), cols.bytes(doc))
+                    } else {
+                        (Utf8Counts::default(), 0)
+                    };
+                    let dup = dups.as_ref().is_some_and(|d| d.is_duplicate(doc));
+                    let mut docid_read = false;
+                    for (sel, bitset) in sels.iter().zip(bitsets.iter_mut()) {
+                        let mut keep = sel.thresholds.keeps_doc(spam, &counts, bytes, dup);
+                        if keep && let (Some(f), Some(ids)) = (&sel.filter, &docids) {
+                            if !docid_read {
+                                buf.clear();
+                                if let Some(ord) = ids.term_ords(doc).next() {
+                                    ids.ord_to_str(ord, &mut buf).map_err(|e| Error::Index {
+                                        index: shard.name.clone(),
+                                        detail: format!("docid of document {doc}: {e}"),
+                                    })?;
+                                }
+                                docid_read = true;
+                            }
+                            keep = f.keeps(&buf);
+                        }
+                        if keep {
+                            bitset[doc as usize / 8] |= 1 << (doc % 8);
+                        }
+                    }
+                }
+                Ok(bitsets
+                    .iter()
+                    .map(|b| RoaringBitmap::from_lsb0_bytes(0, b))
+                    .collect())
+            })
+            .collect::<Result<_>>()?;
+        for bitmaps in per_seg {
+            for (slot, bitmap) in per_sel.iter_mut().zip(bitmaps) {
+                slot.push(Some(bitmap));
+            }
+        }
+        for (subset, segs) in subsets.iter_mut().zip(per_sel) {
+            subset.push(segs);
+        }
+    }
+    Ok(subsets)
+}
+
+/// Refuses, naming the index, a shard without near-duplicate cluster
+/// columns (`IDX/dups`): built with near-duplicate detection off, or by a
+/// sieve older than index schema 3. (A damaged or missing column of one
+/// segment is refused by [`sieve_format::dups::SegmentDups::open`],
+/// naming the file.)
+fn no_clusters(shard: &Shard) -> Result<()> {
+    let dir = shard.dir.join(sieve_format::dups::DUPS_DIR);
+    if dir.is_dir() {
+        return Ok(());
+    }
+    Err(Error::Index {
+        index: shard.name.clone(),
+        detail: format!(
+            "has no near-duplicate clusters ({} is missing): it was built with near-duplicate \
+             detection off, or by an older sieve; rebuild it with near-duplicate detection to \
+             drop near-duplicates",
+            dir.display()
+        ),
+    })
+}
+
+/// The live documents of `subset` (deleted documents are not counted).
+pub fn count_kept(shards: &[Shard], subset: &Subset) -> u64 {
+    let mut n = 0;
+    for (shard, segs) in shards.iter().zip(subset) {
+        for (seg, bitmap) in shard.searcher.segment_readers().iter().zip(segs) {
+            let alive = seg.alive_bitset();
+            n += match (bitmap, alive) {
+                (None, _) => u64::from(seg.num_docs()),
+                (Some(b), None) => b.len(),
+                (Some(b), Some(a)) => b.iter().filter(|&d| a.is_alive(d)).count() as u64,
+            };
+        }
+    }
+    n
+}
+
+/// One output run of a batch.
+#[derive(Debug, Clone)]
+pub struct RunVariant {
+    /// BM25 parameters.
+    pub params: Bm25Params,
+    /// Index into the batch's selections (`None`: every document).
+    pub selection: Option<usize>,
+    /// The run tag.
+    pub tag: String,
+}
+
+/// The results of one variant: `(topic id, hits)` in topic order.
+pub type RunResults = Vec<(String, Vec<Hit>)>;
+
+/// Runs `topics` for every variant. Returns one result list per variant,
+/// in the order of `variants`. Each topic is searched with at most
+/// `max_terms` unique analysed terms ([`crate::queries`]).
+///
+/// The collection statistics are `global` when given (e.g. a
+/// [`crate::twostage::GlobalStatsFile`] summed over shards searched
+/// elsewhere), else the sum over `shards` ([`GlobalStats`]). Statistics
+/// recomputed over a selection ([`StatsMode::Filtered`]) need every shard
+/// at hand, so they cannot be combined with `global`.
+#[allow(clippy::too_many_arguments)]
+pub fn run_batch(
+    shards: &[Shard],
+    analyzer: &EnglishAnalyzer,
+    topics: &[Topic],
+    topic_field: TopicField,
+    max_terms: usize,
+    field: TextField,
+    selections: &[DocSelection],
+    stats_mode: StatsMode,
+    global: Option<&(dyn Bm25StatisticsProvider + Sync)>,
+    variants: &[RunVariant],
+    hits: usize,
+) -> Result<Vec<RunResults>> {
+    for v in variants {
+        v.params.validate()?;
+    }
+    if global.is_some() && stats_mode == StatsMode::Filtered && !selections.is_empty() {
+        return Err(Error::InvalidParameter {
+            name: "stats",
+            expected: "full statistics with a global statistics file",
+            got: "filtered".into(),
+        });
+    }
+    let subsets = select_all(shards, selections)?;
+    run_batch_on(
+        shards,
+        analyzer,
+        topics,
+        topic_field,
+        max_terms,
+        field,
+        &subsets,
+        stats_mode,
+        global,
+        variants,
+        hits,
+    )
+}
+
+/// [`run_batch`] with the selections already turned into bitmaps
+/// ([`select_all`]): `variants` name their selection by its index in
+/// `subsets`.
+#[allow(clippy::too_many_arguments)]
+pub fn run_batch_on(
+    shards: &[Shard],
+    analyzer: &EnglishAnalyzer,
+    topics: &[Topic],
+    topic_field: TopicField,
+    max_terms: usize,
+    field: TextField,
+    subsets: &[Subset],
+    stats_mode: StatsMode,
+    global: Option<&(dyn Bm25StatisticsProvider + Sync)>,
+    variants: &[RunVariant],
+    hits: usize,
+) -> Result<Vec<RunResults>> {
+    let prepared = Prepared::new(shards, field, subsets, stats_mode, global, variants, hits)?;
+    let queries = analyse_topics(analyzer, topics, topic_field, max_terms);
+    let per_topic: Vec<Vec<Vec<Hit>>> = queries
+        .par_iter()
+        .map(|(_, query)| prepared.search(query))
+        .collect::<Result<_>>()?;
+    let mut out: Vec<RunResults> = vec![Vec::with_capacity(topics.len()); variants.len()];
+    for (topic, results) in topics.iter().zip(per_topic) {
+        for (slot, hits) in out.iter_mut().zip(results) {
+            slot.push((topic.id.clone(), hits));
+        }
+    }
+    Ok(out)
+}
+
+/// A batch ready to search topic by topic: its bitmaps, its statistics
+/// (global, or per selection), its variants. [`run_batch_on`] searches
+/// every topic with it; a caller that consumes results as they come (a
+/// sweep, evaluating and writing each topic's results at once) calls
+/// [`Prepared::search`] per topic.
+pub struct Prepared<'a> {
+    shards: &'a [Shard],
+    field: TextField,
+    subsets: &'a [Subset],
+    summed: GlobalStats<'a>,
+    global: Option<&'a (dyn Bm25StatisticsProvider + Sync)>,
+    filtered: Option<SubsetFamily<'a>>,
+    /// Which selections each document is in (when some variant has one).
+    membership: Option<Membership>,
+    variants: &'a [RunVariant],
+    hits: usize,
+}
+
+impl<'a> Prepared<'a> {
+    /// Checks the variants (parameters, selection indexes, statistics mode)
+    /// and computes the statistics; see [`run_batch`] for `global` and
+    /// `stats_mode`.
+    pub fn new(
+        shards: &'a [Shard],
+        field: TextField,
+        subsets: &'a [Subset],
+        stats_mode: StatsMode,
+        global: Option<&'a (dyn Bm25StatisticsProvider + Sync)>,
+        variants: &'a [RunVariant],
+        hits: usize,
+    ) -> Result<Prepared<'a>> {
+        for v in variants {
+            v.params.validate()?;
+            if let Some(i) = v.selection
+                && i >= subsets.len()
+            {
+                return Err(Error::InvalidParameter {
+                    name: "selection",
+                    expected: "the index of a selection of the batch",
+                    got: i.to_string(),
+                });
+            }
+        }
+        if global.is_some() && stats_mode == StatsMode::Filtered && !subsets.is_empty() {
+            return Err(Error::InvalidParameter {
+                name: "stats",
+                expected: "full statistics with a global statistics file",
+                got: "filtered".into(),
+            });
+        }
+        let filtered = match stats_mode {
+            StatsMode::Full => None,
+            StatsMode::Filtered => Some(SubsetFamily::new(shards, subsets)?),
+        };
+        let membership = if variants.iter().any(|v| v.selection.is_some()) {
+            Membership::new(shards, subsets)
+        } else {
+            None
+        };
+        Ok(Prepared {
+            shards,
+            field,
+            subsets,
+            summed: GlobalStats::new(shards),
+            global,
+            filtered,
+            membership,
+            variants,
+            hits,
+        })
+    }
+
+    /// The top hits of `query` for every variant, in variant order, in one
+    /// pass over the postings ([`crate::bm25::search`]).
+    pub fn search(&self, query: &BagOfWords) -> Result<Vec<Vec<Hit>>> {
+        let members: Vec<Option<FamilyMember<'_, 'a>>> = self
+            .variants
+            .iter()
+            .map(|v| Some(self.filtered.as_ref()?.member(v.selection?)))
+            .collect();
+        let global: &dyn Bm25StatisticsProvider = match self.global {
+            Some(g) => g,
+            None => &self.summed,
+        };
+        let vs: Vec<Variant<'_>> = self
+            .variants
+            .iter()
+            .zip(&members)
+            .map(|(v, member)| Variant {
+                params: v.params,
+                stats: match member {
+                    Some(m) => m,
+                    None => global,
+                },
+                subset: v.selection.map(|i| &self.subsets[i]),
+            })
+            .collect();
+        // Each variant's subset is `subsets[selection]`, from which the
+        // membership was built: `search_with`'s condition holds.
+        let selection_of: Vec<Option<usize>> = self.variants.iter().map(|v| v.selection).collect();
+        let selections = self
+            .membership
+            .as_ref()
+            .map(|m| (m, selection_of.as_slice()));
+        search_with(self.shards, self.field, query, &vs, self.hits, selections)
+    }
+}
+
+/// A file-name-safe rendering of a number in its shortest round-trip form
+/// (`0.9f32` → `0.9`, `70` → `70`, `-1` → `m1`).
+pub fn num_label(x: impl std::fmt::Display) -> String {
+    x.to_string().replace('-', "m")
+}
+
+/// The run file for `tag` in `dir`.
+pub fn run_path(dir: &Path, tag: &str) -> PathBuf {
+    dir.join(format!("{tag}.run"))
+}

@@ -1,0 +1,378 @@
+//! Top-k selection: a buffer per segment, and a pool per variant that
+//! carries the best scores across segments and shards.
+//!
+//! Hits are ranked by score, then by docid (descending). Within a segment
+//! docids compare as their ordinals in the segment's sorted docid
+//! dictionary, so the per-segment top k never needs a docid string. Across
+//! segments only scores are compared until the very end:
+//!
+//! * **Buffer, not heap.** A segment's candidates are packed into one
+//!   `u64` each (score in its total order, then ordinal: a greater key is a
+//!   better hit) and appended to a buffer of up to `2k`; when it is full,
+//!   `select_nth_unstable` keeps the best `k` and their worst score becomes
+//!   the threshold (tantivy's `TopNComputer` does the same). That is `O(1)`
+//!   amortised per candidate, against a heap's `log k` sift per
+//!   replacement; the threshold is only refreshed every `k` candidates,
+//!   which prunes a little later but never wrongly (it is always the score
+//!   of the `k`-th best of some candidates already seen).
+//! * **Floor.** Once `k` hits from earlier segments are known, the `k`-th
+//!   best of their scores is a floor: a document scoring *strictly* less
+//!   has `k` better documents and cannot be returned, whatever its docid.
+//!   Each segment starts with the floor as its threshold (a document tied
+//!   with it is kept, since the docid may break the tie in its favour).
+//! * **Names last.** At the end the pooled candidates are cut at the
+//!   `k`-th best score; only those scoring at least that are given their
+//!   docid strings (one sorted walk of each segment's docid dictionary,
+//!   once for all the variants of the search: see [`finish`]), which
+//!   settles the ties at the cut.
+
+use sieve_format::bounds::SegmentBounds;
+use tantivy::Score;
+use tantivy::columnar::StrColumn;
+
+use super::Hit;
+use crate::{Error, Result};
+
+/// A document offered to a per-segment top k.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Candidate {
+    pub(super) score: Score,
+    /// Docid ordinal in the segment's sorted docid dictionary: comparing
+    /// ordinals within a segment compares docids. Ordinals are below the
+    /// segment's document count, a `u32`.
+    pub(super) ord: u32,
+}
+
+/// `f32::total_cmp` as an unsigned key: `a.total_cmp(&b)` is
+/// `key(a).cmp(&key(b))`.
+#[inline]
+fn key(s: Score) -> u32 {
+    let b = s.to_bits() as i32;
+    ((b ^ ((((b >> 31) as u32) >> 1) as i32)) as u32) ^ 0x8000_0000
+}
+
+#[inline]
+fn unkey(k: u32) -> Score {
+    let k = (k ^ 0x8000_0000) as i32;
+    Score::from_bits((k ^ ((((k >> 31) as u32) >> 1) as i32)) as u32)
+}
+
+/// A candidate as one integer: greater is better (higher score, then
+/// greater ordinal, i.e. greater docid).
+#[inline]
+fn pack(c: Candidate) -> u64 {
+    (u64::from(key(c.score)) << 32) | u64::from(c.ord)
+}
+
+#[inline]
+fn unpack(p: u64) -> Candidate {
+    Candidate {
+        score: unkey((p >> 32) as u32),
+        ord: p as u32,
+    }
+}
+
+/// Keeps the `k` greatest of `buf` (in no order); `k >= 1`.
+fn keep_best(buf: &mut Vec<u64>, k: usize) {
+    if buf.len() > k {
+        buf.select_nth_unstable_by(k - 1, |a, b| b.cmp(a));
+        buf.truncate(k);
+    }
+}
+
+/// The best `k` documents of one segment for one variant, at or above a
+/// floor carried from the segments before.
+pub(super) struct TopK {
+    k: usize,
+    /// Packed candidates, at most `limit`, none below `own`.
+    buf: Vec<u64>,
+    /// The buffer's length at which it is cut back to the best `k`: `k`
+    /// until the first cut, `2k` after.
+    limit: usize,
+    /// The `k`-th best score of the candidates seen, once there were `k`.
+    own: Option<Score>,
+    floor: Option<Score>,
+}
+
+impl TopK {
+    pub(super) fn new(k: usize, floor: Option<Score>) -> TopK {
+        TopK {
+            k,
+            buf: Vec::with_capacity(k.min(1 << 15) * 2),
+            limit: k,
+            own: None,
+            floor,
+        }
+    }
+
+    /// A score below which (strictly) a document cannot be returned: the
+    /// `k`-th best score seen so far (refreshed every `k` candidates), or
+    /// the floor if higher.
+    #[inline]
+    pub(super) fn threshold(&self) -> Option<Score> {
+        match (self.own, self.floor) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Adds a candidate; true when the buffer was cut, the only time the
+    /// [`TopK::threshold`] can change.
+    #[inline]
+    pub(super) fn push(&mut self, c: Candidate) -> bool {
+        if self.k == 0 || self.own.is_some_and(|t| c.score < t) {
+            return false;
+        }
+        self.buf.push(pack(c));
+        if self.buf.len() >= self.limit {
+            self.cut();
+            return true;
+        }
+        false
+    }
+
+    /// Cuts the buffer to its best `k` and refreshes the threshold.
+    #[cold]
+    fn cut(&mut self) {
+        keep_best(&mut self.buf, self.k);
+        let worst = self.buf.iter().copied().min().map(unpack);
+        self.own = worst.map(|c| c.score);
+        self.limit = self.k.saturating_mul(2);
+    }
+
+    /// The best `k` candidates, in no order.
+    fn into_best(mut self) -> impl Iterator<Item = Candidate> {
+        if self.k > 0 {
+            keep_best(&mut self.buf, self.k);
+        }
+        self.buf.into_iter().map(unpack)
+    }
+}
+
+/// Where the docids of one searched segment are read.
+pub(super) struct SegmentNames<'a> {
+    /// The index, for errors.
+    pub(super) index: &'a str,
+    /// The `docid` fast field.
+    pub(super) column: StrColumn,
+    /// The segment's sidecar, whose docid table reads any docid by
+    /// decoding a few entries.
+    pub(super) table: Option<&'a SegmentBounds>,
+}
+
+impl SegmentNames<'_> {
+    /// The docids of the sorted, distinct ordinals `ords`.
+    fn names(&self, ords: &[u64]) -> Result<Vec<String>> {
+        let mut names: Vec<String> = Vec::with_capacity(ords.len());
+        if let Some(t) = self.table.filter(|t| t.has_docids()) {
+            // The table's bytes of every hit first, so that their cache
+            // misses overlap (see `SegmentBounds::touch_docids`).
+            std::hint::black_box(t.touch_docids(ords));
+            let mut buf = Vec::new();
+            for &ord in ords {
+                t.docid(ord, &mut buf)?;
+                names.push(match std::str::from_utf8(&buf) {
+                    Ok(s) => s.to_owned(),
+                    Err(_) => String::from_utf8_lossy(&buf).into_owned(),
+                });
+            }
+            return Ok(names);
+        }
+        // One sorted walk of the dictionary (a lookup per hit would decode
+        // a dictionary block each time).
+        let err = |detail: String| Error::Index {
+            index: self.index.to_string(),
+            detail,
+        };
+        let all_found = self
+            .column
+            .dictionary()
+            .sorted_ords_to_term_cb(ords, |bytes| {
+                names.push(String::from_utf8_lossy(bytes).into_owned())
+            })
+            .map_err(|e| err(format!("docid dictionary: {e}")))?;
+        if !all_found || names.len() != ords.len() {
+            return Err(err("docid ordinal missing from the docid dictionary".into()));
+        }
+        Ok(names)
+    }
+}
+
+/// A candidate kept across segments: its packed score and ordinal (see
+/// [`pack`]) and its segment (its position in the search's list of
+/// segments).
+#[derive(Debug, Clone, Copy)]
+struct Pooled {
+    key: u64,
+    segment: u32,
+}
+
+impl Pooled {
+    #[inline]
+    fn score_key(&self) -> u32 {
+        (self.key >> 32) as u32
+    }
+
+    /// Segment and ordinal as one integer, ordered as the pair.
+    #[inline]
+    fn place(&self) -> u64 {
+        (u64::from(self.segment) << 32) | (self.key & 0xffff_ffff)
+    }
+}
+
+/// One variant's candidates over all segments searched so far.
+pub(super) struct Pool {
+    k: usize,
+    /// None below `floor`.
+    candidates: Vec<Pooled>,
+    /// The `k`-th best score of the candidates so far, once there were `k`.
+    floor: Option<Score>,
+    scratch: Vec<u32>,
+}
+
+impl Pool {
+    pub(super) fn new(k: usize) -> Pool {
+        Pool {
+            k,
+            candidates: Vec::new(),
+            floor: None,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The floor for the next segment (see the module docs).
+    pub(super) fn floor(&self) -> Option<Score> {
+        self.floor
+    }
+
+    /// Takes a segment's top k, refreshes the floor, and drops the
+    /// candidates below it (they have `k` better ones).
+    pub(super) fn add(&mut self, segment: u32, top: TopK) {
+        self.candidates.extend(top.into_best().map(|c| Pooled {
+            key: pack(c),
+            segment,
+        }));
+        let k = self.k;
+        if k == 0 || self.candidates.len() < k {
+            return;
+        }
+        self.scratch.clear();
+        self.scratch
+            .extend(self.candidates.iter().map(Pooled::score_key));
+        let (_, kth, _) = self.scratch.select_nth_unstable_by(k - 1, |a, b| b.cmp(a));
+        let kth = *kth;
+        self.floor = Some(unkey(kth));
+        self.candidates.retain(|c| c.score_key() >= kth);
+    }
+}
+
+/// Every pool's best `k` in trec_eval order, with their docids read from
+/// `segments` (by the segment numbers given to [`Pool::add`]).
+///
+/// The docids are read **once per (segment, ordinal) for all the pools
+/// together**, one sorted walk per segment: the variants of one search (a
+/// threshold sweep's settings, several k1/b) mostly return the same
+/// documents. The names are then ranked once in byte order (each
+/// segment's names are already in that order, so a stable sort only
+/// merges the segments' runs), and each pool is ordered by score, then
+/// rank (descending), then segment and ordinal (one docid in several
+/// segments), each candidate packed into one `u128`: a total order, the same for
+/// any layout of the work.
+pub(super) fn finish(pools: Vec<Pool>, segments: &[SegmentNames<'_>]) -> Result<Vec<Vec<Hit>>> {
+    let ks: Vec<usize> = pools.iter().map(|p| p.k).collect();
+    let pools: Vec<Vec<Pooled>> = pools.into_iter().map(|p| p.candidates).collect();
+    // Every candidate of every pool as (segment and ordinal, pool,
+    // position), sorted: equal places are one docid to read, and each
+    // candidate learns the index of its name without a search.
+    let mut entries: Vec<u128> = Vec::with_capacity(pools.iter().map(Vec::len).sum());
+    for (p, candidates) in pools.iter().enumerate() {
+        for (pos, c) in candidates.iter().enumerate() {
+            entries.push((u128::from(c.place()) << 64) | ((p as u128) << 32) | pos as u128);
+        }
+    }
+    entries.sort_unstable();
+    let mut name_of: Vec<Vec<u32>> = pools.iter().map(|c| vec![0; c.len()]).collect();
+    let mut wanted: Vec<u64> = Vec::new();
+    for e in &entries {
+        let place = (e >> 64) as u64;
+        if wanted.last() != Some(&place) {
+            wanted.push(place);
+        }
+        name_of[(e >> 32) as u32 as usize][*e as u32 as usize] = (wanted.len() - 1) as u32;
+    }
+    drop(entries);
+    let mut names: Vec<String> = Vec::with_capacity(wanted.len());
+    let mut ords: Vec<u64> = Vec::new();
+    let mut start = 0;
+    while start < wanted.len() {
+        let segment = wanted[start] >> 32;
+        ords.clear();
+        ords.extend(
+            wanted[start..]
+                .iter()
+                .take_while(|w| *w >> 32 == segment)
+                .map(|w| *w & 0xffff_ffff),
+        );
+        names.extend(segments[segment as usize].names(&ords)?);
+        start += ords.len();
+    }
+    // Each name's rank in byte order; equal names (one docid in several
+    // segments) share a rank.
+    let mut by_name: Vec<u32> = (0..names.len() as u32).collect();
+    by_name.sort_by(|&a, &b| {
+        names[a as usize]
+            .as_bytes()
+            .cmp(names[b as usize].as_bytes())
+    });
+    let mut rank: Vec<u32> = vec![0; names.len()];
+    let mut r = 0u32;
+    for (i, &w) in by_name.iter().enumerate() {
+        if i > 0 && names[w as usize] != names[by_name[i - 1] as usize] {
+            r += 1;
+        }
+        rank[w as usize] = r;
+    }
+    // Per pool, its candidates as one integer each, greater first: score,
+    // then rank, then the complement of the name's index (so that equal
+    // names come in segment order); ordered and cut at k.
+    let mut ranked: Vec<Vec<u128>> = Vec::with_capacity(pools.len());
+    // How many ranked hits use each name: the last one takes the string.
+    let mut uses: Vec<u32> = vec![0; names.len()];
+    for ((candidates, k), name_of) in pools.into_iter().zip(ks).zip(name_of) {
+        let mut r: Vec<u128> = candidates
+            .iter()
+            .zip(name_of)
+            .map(|(c, i)| {
+                (u128::from(c.score_key()) << 96)
+                    | (u128::from(rank[i as usize]) << 64)
+                    | u128::from(u32::MAX - i)
+            })
+            .collect();
+        r.sort_unstable_by(|a, b| b.cmp(a));
+        r.truncate(k);
+        for e in &r {
+            uses[(u32::MAX - *e as u32) as usize] += 1;
+        }
+        ranked.push(r);
+    }
+    Ok(ranked
+        .into_iter()
+        .map(|r| {
+            r.into_iter()
+                .map(|e| {
+                    let i = (u32::MAX - e as u32) as usize;
+                    uses[i] -= 1;
+                    let docid = if uses[i] == 0 {
+                        std::mem::take(&mut names[i])
+                    } else {
+                        names[i].clone()
+                    };
+                    Hit {
+                        docid,
+                        score: unkey((e >> 96) as u32),
+                    }
+                })
+                .collect()
+        })
+        .collect())
+}

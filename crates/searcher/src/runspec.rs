@@ -1,0 +1,427 @@
+//! Run settings → the runs of a batch: document selections named after
+//! their thresholds or filter file, one run per BM25 setting and selection
+//! with its tag and output file, and the writing of their results.
+//!
+//! Tags: with one run the tag is the base tag, plus `_SELECTION` when a
+//! selection is given; with several runs every tag is
+//! `TAG_k1-K1_b-B[_SELECTION]`, numbers written by [`num_label`]. Runs come
+//! in the order k1, then b, then selection (each in the order given).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use sieve_filters::docfilter::{DocFilter, Thresholds, Unscored};
+use sieve_analysis::EnglishAnalyzer;
+use sieve_format::schema::TextField;
+use tantivy::query::Bm25StatisticsProvider;
+
+use crate::Result;
+use crate::batch::{
+    DocSelection, RunResults, RunVariant, StatsMode, num_label, run_batch, run_path,
+};
+use crate::bm25::{Bm25Params, Hit, Shard};
+use crate::run::RunWriter;
+use crate::topics::{Topic, TopicField};
+
+/// The selection keeping documents with spam percentile `>= min_percentile`
+/// (`unscored`: what happens to documents without a score), named
+/// `spam{min_percentile}`. The percentile is not checked here (see
+/// [`Thresholds::validate`], which [`run_batch`] does not call).
+pub fn spam_selection(min_percentile: u8, unscored: Unscored) -> DocSelection {
+    DocSelection {
+        name: format!("spam{min_percentile}"),
+        thresholds: Thresholds {
+            min_spam_percentile: Some(min_percentile),
+            unscored,
+            ..Default::default()
+        },
+        filter: None,
+    }
+}
+
+/// The selection dropping documents with more than `max_per_kb` invalid
+/// 4/5/6-byte sequences per KB, named `i456le{max_per_kb}` ([`num_label`]).
+/// A negative or non-finite rate is an error.
+pub fn invalid_456_selection(max_per_kb: f64) -> Result<DocSelection> {
+    let thresholds = Thresholds {
+        max_rate_per_kb: [("invalid_4_5_6".to_string(), max_per_kb)].into(),
+        ..Default::default()
+    };
+    thresholds.validate()?;
+    Ok(DocSelection {
+        name: format!("i456le{}", num_label(max_per_kb)),
+        thresholds,
+        filter: None,
+    })
+}
+
+/// The selection keeping the documents of a filter file read from `path`,
+/// named `f_{stem}`: the file stem with every character other than an ASCII
+/// letter or digit replaced by `_` (`f_filter` when the path has no stem).
+pub fn filter_selection(path: &Path, filter: DocFilter) -> DocSelection {
+    let stem = path
+        .file_stem()
+        .map(|s| {
+            s.to_string_lossy()
+                .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        })
+        .unwrap_or_else(|| "filter".into());
+    DocSelection {
+        name: format!("f_{stem}"),
+        thresholds: Thresholds::default(),
+        filter: Some(filter),
+    }
+}
+
+/// `sel` that also drops near-duplicates (every member of a
+/// near-duplicate cluster but its representative, read from the index's
+/// cluster columns, [`sieve_format::dups`]), named `{name}_nodup`; with
+/// `None`, the selection that only drops near-duplicates, named `nodup`.
+pub fn drop_near_duplicates(sel: Option<DocSelection>) -> DocSelection {
+    let mut sel = sel.unwrap_or_else(|| DocSelection {
+        name: String::new(),
+        thresholds: Thresholds::default(),
+        filter: None,
+    });
+    sel.thresholds.drop_near_duplicates = true;
+    sel.name = if sel.name.is_empty() {
+        "nodup".into()
+    } else {
+        format!("{}_nodup", sel.name)
+    };
+    sel
+}
+
+/// The document selections of a batch (`sieve-search run`'s filters), in
+/// run order: one per minimum spam percentile, then one per maximum rate
+/// of invalid 4/5/6-byte sequences per KB, then one per filter file, each
+/// in the order given.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SelectionSpec<'a> {
+    /// Keep documents with spam percentile `>=` each (0-100).
+    pub min_spam_percentile: &'a [u8],
+    /// What a spam selection does with documents without a score.
+    pub unscored: Unscored,
+    /// Drop documents with more than each rate (finite, `>= 0`).
+    pub max_invalid_456_per_kb: &'a [f64],
+    /// Filter files (from `sieve-filter build`), loaded here.
+    pub filters: &'a [PathBuf],
+    /// Also drop near-duplicates in every selection (alone: one selection
+    /// that drops only them; see [`drop_near_duplicates`]).
+    pub drop_near_duplicates: bool,
+}
+
+impl SelectionSpec<'_> {
+    /// The selections ([`spam_selection`], [`invalid_456_selection`],
+    /// [`filter_selection`]). A percentile above 100 is an
+    /// [`crate::Error::InvalidParameter`] named `minimum spam percentile`;
+    /// a bad rate or filter file is refused as those functions refuse it.
+    pub fn selections(&self) -> Result<Vec<DocSelection>> {
+        let mut selections = Vec::new();
+        for &p in self.min_spam_percentile {
+            if p > 100 {
+                return Err(crate::Error::InvalidParameter {
+                    name: MIN_SPAM_PERCENTILE,
+                    expected: "0-100",
+                    got: p.to_string(),
+                });
+            }
+            selections.push(spam_selection(p, self.unscored));
+        }
+        for &x in self.max_invalid_456_per_kb {
+            selections.push(invalid_456_selection(x)?);
+        }
+        for f in self.filters {
+            selections.push(filter_selection(
+                f,
+                sieve_format::filterfile::load_filter(f)?,
+            ));
+        }
+        if self.drop_near_duplicates {
+            if selections.is_empty() {
+                selections.push(drop_near_duplicates(None));
+            } else {
+                selections = selections
+                    .into_iter()
+                    .map(|s| drop_near_duplicates(Some(s)))
+                    .collect();
+            }
+        }
+        Ok(selections)
+    }
+}
+
+/// The parameter name of a percentile refused by
+/// [`SelectionSpec::selections`].
+pub const MIN_SPAM_PERCENTILE: &str = "minimum spam percentile";
+
+/// The settings of a batch of runs (`sieve-search run`).
+#[derive(Debug, Default)]
+pub struct RunSpec {
+    /// The base run tag.
+    pub tag: String,
+    /// BM25 k1 values: one run per value (times b, times selections).
+    pub k1: Vec<f32>,
+    /// BM25 b values.
+    pub b: Vec<f32>,
+    /// Document selections; none means one unfiltered run per setting.
+    pub selections: Vec<DocSelection>,
+    /// Collection statistics for filtered runs.
+    pub stats: StatsMode,
+    /// Hits per topic.
+    pub hits: usize,
+    /// The one output file (wins over `output_dir`).
+    pub output: Option<PathBuf>,
+    /// The directory for run files named `TAG.run` ([`run_path`]).
+    pub output_dir: Option<PathBuf>,
+    /// Unique analysed terms searched per topic (see [`crate::queries`]);
+    /// `None`: [`crate::queries::DEFAULT_MAX_QUERY_TERMS`].
+    pub max_query_terms: Option<usize>,
+}
+
+/// One run of a [`RunSpec`]: what to search and where its file goes.
+#[derive(Debug, Clone)]
+pub struct PlannedRun {
+    /// BM25 parameters, selection and tag.
+    pub variant: RunVariant,
+    /// The run file: `output`, else `output_dir/TAG.run`, else `None`
+    /// (standard output).
+    pub output: Option<PathBuf>,
+}
+
+impl RunSpec {
+    /// The runs, in the order of the module documentation, with their tags
+    /// and output files. Invalid BM25 parameters are an error.
+    pub fn runs(&self) -> Result<Vec<PlannedRun>> {
+        let several = self.k1.len() * self.b.len() * self.selections.len().max(1) > 1;
+        let sel_ids: Vec<Option<usize>> = if self.selections.is_empty() {
+            vec![None]
+        } else {
+            (0..self.selections.len()).map(Some).collect()
+        };
+        let mut runs = Vec::new();
+        for &k1 in &self.k1 {
+            for &b in &self.b {
+                let params = Bm25Params { k1, b }.validate()?;
+                for &selection in &sel_ids {
+                    let mut tag = self.tag.clone();
+                    if several {
+                        tag = format!("{tag}_k1-{}_b-{}", num_label(k1), num_label(b));
+                    }
+                    if let Some(i) = selection {
+                        tag = format!("{tag}_{}", self.selections[i].name);
+                    }
+                    let output = self.output_path(&tag);
+                    let variant = RunVariant {
+                        params,
+                        selection,
+                        tag,
+                    };
+                    runs.push(PlannedRun { variant, output });
+                }
+            }
+        }
+        Ok(runs)
+    }
+
+    /// The run file for `tag`: see [`PlannedRun::output`].
+    pub fn output_path(&self, tag: &str) -> Option<PathBuf> {
+        match (&self.output, &self.output_dir) {
+            (Some(p), _) => Some(p.clone()),
+            (None, Some(dir)) => Some(run_path(dir, tag)),
+            (None, None) => None,
+        }
+    }
+
+    /// Searches `runs` (from [`RunSpec::runs`]) with [`run_batch`]: one
+    /// result list per run, in order.
+    #[allow(clippy::too_many_arguments)]
+    pub fn search(
+        &self,
+        runs: &[PlannedRun],
+        shards: &[Shard],
+        analyzer: &EnglishAnalyzer,
+        topics: &[Topic],
+        topic_field: TopicField,
+        field: TextField,
+        global: Option<&(dyn Bm25StatisticsProvider + Sync)>,
+    ) -> Result<Vec<RunResults>> {
+        let variants: Vec<RunVariant> = runs.iter().map(|r| r.variant.clone()).collect();
+        run_batch(
+            shards,
+            analyzer,
+            topics,
+            topic_field,
+            self.max_query_terms
+                .unwrap_or(crate::queries::DEFAULT_MAX_QUERY_TERMS),
+            field,
+            &self.selections,
+            self.stats,
+            global,
+            &variants,
+            self.hits,
+        )
+    }
+}
+
+/// Checks that `results` can be written as a run tagged `tag` (ids that
+/// pass the run-file id rule, hits ranked, each topic once) without
+/// writing anything: call it before creating the file, so a refused run
+/// leaves no file behind (an index built before docids were checked may
+/// hold a docid with whitespace in it).
+pub fn check_run(tag: &str, results: &[(String, Vec<Hit>)]) -> Result<()> {
+    let mut w = RunWriter::new(std::io::sink(), tag)?;
+    for (qid, hits) in results {
+        let pairs: Vec<(&str, f32)> = hits.iter().map(|h| (h.docid.as_str(), h.score)).collect();
+        w.check_topic(qid, &pairs)?;
+    }
+    Ok(())
+}
+
+/// Writes `results` (topic id, hits in rank order) as a TREC run tagged
+/// `tag` to `out`, flushed; returns `out`. The whole run is checked first
+/// ([`check_run`]): on an error nothing was written to `out`.
+pub fn write_run<W: Write>(out: W, tag: &str, results: &[(String, Vec<Hit>)]) -> Result<W> {
+    crate::run::check_shared_docids(results.iter().map(|(qid, hits)| {
+        (
+            qid.as_str(),
+            hits.iter().map(|h| h.docid.as_str()).collect(),
+        )
+    }))?;
+    check_run(tag, results)?;
+    let mut w = RunWriter::new(out, tag)?;
+    for (qid, hits) in results {
+        let pairs: Vec<(&str, f32)> = hits.iter().map(|h| (h.docid.as_str(), h.score)).collect();
+        w.write_topic(qid, &pairs)?;
+    }
+    w.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(k1: &[f32], b: &[f32], selections: &[&str]) -> RunSpec {
+        RunSpec {
+            tag: "sieve".into(),
+            k1: k1.to_vec(),
+            b: b.to_vec(),
+            selections: selections
+                .iter()
+                .map(|n| DocSelection {
+                    name: n.to_string(),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    fn tags(s: &RunSpec) -> Vec<String> {
+        s.runs()
+            .unwrap()
+            .into_iter()
+            .map(|r| r.variant.tag)
+            .collect()
+    }
+
+    #[test]
+    fn one_run_keeps_the_tag() {
+        assert_eq!(tags(&spec(&[0.9], &[0.4], &[])), ["sieve"]);
+        assert_eq!(tags(&spec(&[0.9], &[0.4], &["spam70"])), ["sieve_spam70"]);
+    }
+
+    #[test]
+    fn several_runs_name_k1_b_and_selection_in_order() {
+        assert_eq!(
+            tags(&spec(&[0.9, 1.2], &[0.4], &["spam50", "f_x"])),
+            [
+                "sieve_k1-0.9_b-0.4_spam50",
+                "sieve_k1-0.9_b-0.4_f_x",
+                "sieve_k1-1.2_b-0.4_spam50",
+                "sieve_k1-1.2_b-0.4_f_x",
+            ]
+        );
+        assert_eq!(
+            tags(&spec(&[0.9], &[0.4, 0.75], &[])),
+            ["sieve_k1-0.9_b-0.4", "sieve_k1-0.9_b-0.75"]
+        );
+    }
+
+    #[test]
+    fn output_paths() {
+        let mut s = spec(&[0.9, 1.0], &[0.4], &[]);
+        assert!(s.runs().unwrap().iter().all(|r| r.output.is_none()));
+        s.output_dir = Some(PathBuf::from("out"));
+        let runs = s.runs().unwrap();
+        assert_eq!(
+            runs[1].output,
+            Some(PathBuf::from("out/sieve_k1-1_b-0.4.run"))
+        );
+        s.output = Some(PathBuf::from("one.run"));
+        assert_eq!(s.output_path("x"), Some(PathBuf::from("one.run")));
+    }
+
+    #[test]
+    fn invalid_bm25_parameters_are_refused() {
+        assert!(spec(&[-1.0], &[0.4], &[]).runs().is_err());
+        assert!(spec(&[0.9], &[1.5], &[]).runs().is_err());
+    }
+
+    #[test]
+    fn selection_spec_orders_spam_then_rates_then_filters_and_checks_percentiles() {
+        let spec = SelectionSpec {
+            min_spam_percentile: &[70, 50],
+            max_invalid_456_per_kb: &[0.5],
+            ..Default::default()
+        };
+        let names: Vec<String> = spec
+            .selections()
+            .unwrap()
+            .into_iter()
+            .map(|s| s.name)
+            .collect();
+        assert_eq!(names, ["spam70", "spam50", "i456le0.5"]);
+        let nodup = SelectionSpec {
+            min_spam_percentile: &[70],
+            drop_near_duplicates: true,
+            ..Default::default()
+        };
+        let sel = nodup.selections().unwrap();
+        assert_eq!(sel[0].name, "spam70_nodup");
+        assert!(sel[0].thresholds.drop_near_duplicates);
+        let alone = SelectionSpec {
+            drop_near_duplicates: true,
+            ..Default::default()
+        };
+        assert_eq!(alone.selections().unwrap()[0].name, "nodup");
+        let bad = SelectionSpec {
+            min_spam_percentile: &[101],
+            ..Default::default()
+        };
+        let e = bad.selections().unwrap_err();
+        assert!(
+            matches!(&e, crate::Error::InvalidParameter { name, got, .. } if *name == MIN_SPAM_PERCENTILE && got == "101"),
+            "{e:?}"
+        );
+        let nan = SelectionSpec {
+            max_invalid_456_per_kb: &[f64::NAN],
+            ..Default::default()
+        };
+        assert!(nan.selections().is_err());
+        let missing = [PathBuf::from("/nonexistent/sieve/f.filter")];
+        let missing = SelectionSpec {
+            filters: &missing,
+            ..Default::default()
+        };
+        assert!(missing.selections().is_err());
+    }
+
+    #[test]
+    fn selection_names() {
+        assert_eq!(spam_selection(70, Unscored::Keep).name, "spam70");
+        assert_eq!(invalid_456_selection(0.5).unwrap().name, "i456le0.5");
+        assert!(invalid_456_selection(-1.0).is_err());
+        assert!(invalid_456_selection(f64::NAN).is_err());
+    }
+}

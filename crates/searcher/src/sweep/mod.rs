@@ -1,0 +1,629 @@
+//! Threshold sweeps: one index, one topic file, one qrels file, many filter
+//! thresholds (and BM25 settings), searched in one pass over the postings,
+//! every run evaluated and compared with the unfiltered run of the same
+//! BM25 setting.
+//!
+//! # Settings
+//!
+//! A sweep varies one or more [`rules`] ([`Axis`]: a rule and its
+//! thresholds). Without [`SweepSpec::cross`], each threshold of each axis
+//! is one filter (the comma lists of `sieve-search run`); with it, each
+//! combination of one threshold per axis is one filter (every rule of the
+//! combination must keep a document). Each filter is crossed with every
+//! `(k1, b)`; each `(k1, b)` also gets its **baseline**, the unfiltered
+//! run. Settings come in the order `k1`, `b`, then the baseline and the
+//! filters (the first axis varying slowest).
+//!
+//! Tags: `TAG[_k1-K1_b-B][_FILTER]`: the `k1`/`b` part only when the sweep
+//! has more than one `(k1, b)`; `FILTER` is the rule labels of
+//! [`Rule::label`] joined by `_` (`spam70`, `spam70_i456le0.5`). A setting
+//! with one filter rule is tagged as `sieve-search run` tags the same
+//! selection, so its run file is the same.
+//!
+//! # Evaluation and statistics
+//!
+//! Every setting is evaluated over the same topics: without
+//! `complete`, the topics of the topic file that have judgements; with it
+//! (trec_eval `-c`), every topic of the qrels. A topic for which a setting
+//! retrieves nothing counts 0 (as trec_eval `-c` counts a missing topic),
+//! so a filter that empties a topic's results is not rewarded by dropping
+//! the topic from its average. When every judged topic of the topic file
+//! retrieves something, the means are exactly what `sieve-search eval`
+//! prints for the setting's run file (tested).
+//!
+//! For each measure, each filtered setting is compared with its baseline
+//! over those topics ([`crate::compare::pairs`]): the mean difference, its
+//! 95% confidence interval and the paired two-sided t-test
+//! ([`crate::paired`]), and wins/losses/ties. The p-values of one measure
+//! over all filtered settings of the sweep are one family, corrected with
+//! Holm's method ([`crate::paired::holm`]).
+//!
+//! # Memory and output
+//!
+//! Topics are searched in groups (in parallel within a group); each
+//! group's hits are written to the run files (when asked for), evaluated
+//! (as `eval` reads the run file: [`Run::from_ranked`]) and dropped, so memory holds one group's hits, not the whole sweep's:
+//! what stays is, per setting and topic, the evaluation and the first ten
+//! docids (for the HTML page).
+
+pub mod rules;
+pub mod table;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use sieve_filters::docfilter::Unscored;
+use sieve_analysis::EnglishAnalyzer;
+use sieve_format::outfile::OutFile;
+use sieve_format::schema::TextField;
+
+pub use rules::{Axis, Rule, Scale};
+
+use crate::batch::{
+    DocSelection, Prepared, RunVariant, StatsMode, count_kept, num_label, select_all,
+};
+use crate::bm25::{BagOfWords, Bm25Params, Hit, Shard};
+use crate::compare::pairs;
+use crate::eval::{EvalOptions, Evaluation, Measure, evaluate, nothing_retrieved};
+use crate::paired::{Paired, holm, paired};
+use crate::qrels::Qrels;
+use crate::queries::analyse_topics;
+use crate::run::{Run, RunWriter};
+use crate::topics::{Topic, TopicField};
+use crate::{Error, Result};
+
+/// The most settings one sweep may have (each holds a run file open and a
+/// series in the figure): split larger sweeps.
+pub const MAX_SETTINGS: usize = 500;
+
+/// Hits kept per setting and topic for the HTML page.
+pub const TOP_DOCS: usize = 10;
+
+/// What to sweep.
+#[derive(Debug, Clone)]
+pub struct SweepSpec {
+    /// The base run tag.
+    pub tag: String,
+    /// The rules and their thresholds.
+    pub axes: Vec<Axis>,
+    /// Every combination of one threshold per axis (else each threshold
+    /// alone).
+    pub cross: bool,
+    /// Documents without a spam score, under a spam rule.
+    pub unscored: Unscored,
+    /// BM25 k1 values.
+    pub k1: Vec<f32>,
+    /// BM25 b values.
+    pub b: Vec<f32>,
+    /// Collection statistics of the filtered runs.
+    pub stats: StatsMode,
+    /// Hits per topic.
+    pub hits: usize,
+    /// Unique analysed terms per topic ([`crate::queries`]).
+    pub max_query_terms: usize,
+}
+
+/// One setting of a sweep.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Setting {
+    /// The run tag (module docs).
+    pub tag: String,
+    /// BM25 parameters.
+    pub params: Bm25Params,
+    /// The filter: one `(rule, threshold)` per rule it applies, in axis
+    /// order; empty for a baseline.
+    pub conditions: Vec<(Rule, f64)>,
+    /// The index of the filter's selection in [`Plan::selections`] (`None`
+    /// for a baseline).
+    pub selection: Option<usize>,
+    /// The index of this setting's baseline in [`Plan::settings`] (itself
+    /// for a baseline).
+    pub baseline: usize,
+}
+
+impl Setting {
+    /// True for an unfiltered baseline.
+    pub fn is_baseline(&self) -> bool {
+        self.selection.is_none()
+    }
+
+    /// The filter in words (`spam >= 70 and invalid_4_5_6 <= 0.5/KB`), or
+    /// `unfiltered`.
+    pub fn describe(&self) -> String {
+        if self.conditions.is_empty() {
+            return "unfiltered".into();
+        }
+        let parts: Vec<String> = self
+            .conditions
+            .iter()
+            .map(|(r, x)| r.describe(*x))
+            .collect();
+        parts.join(" and ")
+    }
+}
+
+/// The settings of a sweep and the document selections they use.
+#[derive(Debug)]
+pub struct Plan {
+    /// Every setting, baselines included, in the module docs' order.
+    pub settings: Vec<Setting>,
+    /// One selection per filter.
+    pub selections: Vec<DocSelection>,
+    /// The rules of the sweep, in axis order.
+    pub rules: Vec<Rule>,
+    /// True when the sweep has more than one `(k1, b)`.
+    pub several_params: bool,
+}
+
+impl SweepSpec {
+    /// The settings and selections (see the module docs). Refused: no axis,
+    /// the same rule on two axes, an empty k1 or b list, invalid BM25
+    /// parameters, more than [`MAX_SETTINGS`] settings.
+    pub fn plan(&self) -> Result<Plan> {
+        if self.axes.is_empty() {
+            return Err(Error::InvalidParameter {
+                name: "thresholds",
+                expected: "at least one rule with thresholds to sweep",
+                got: "none".into(),
+            });
+        }
+        let rules: Vec<Rule> = self.axes.iter().map(|a| a.rule).collect();
+        for (i, r) in rules.iter().enumerate() {
+            if rules[..i].contains(r) {
+                return Err(Error::InvalidParameter {
+                    name: "thresholds",
+                    expected: "each rule once",
+                    got: format!("{} given twice", r.key()),
+                });
+            }
+        }
+        let filters: Vec<Vec<(Rule, f64)>> = if self.cross {
+            let mut combos: Vec<Vec<(Rule, f64)>> = vec![Vec::new()];
+            for axis in &self.axes {
+                combos = combos
+                    .into_iter()
+                    .flat_map(|c| {
+                        axis.values.iter().map(move |&x| {
+                            let mut c = c.clone();
+                            c.push((axis.rule, x));
+                            c
+                        })
+                    })
+                    .collect();
+            }
+            combos
+        } else {
+            self.axes
+                .iter()
+                .flat_map(|a| a.values.iter().map(move |&x| vec![(a.rule, x)]))
+                .collect()
+        };
+        let params: Vec<Bm25Params> = self
+            .k1
+            .iter()
+            .flat_map(|&k1| self.b.iter().map(move |&b| Bm25Params { k1, b }))
+            .map(Bm25Params::validate)
+            .collect::<Result<_>>()?;
+        if params.is_empty() {
+            return Err(Error::InvalidParameter {
+                name: "k1/b",
+                expected: "at least one k1 and one b",
+                got: "an empty list".into(),
+            });
+        }
+        let total = params.len() * (filters.len() + 1);
+        if total > MAX_SETTINGS {
+            return Err(Error::InvalidParameter {
+                name: "thresholds",
+                expected: "at most 500 settings (filters plus the baseline, times k1 x b): split the sweep",
+                got: format!("{total} settings"),
+            });
+        }
+        let selections: Vec<DocSelection> = filters
+            .iter()
+            .map(|conds| {
+                let mut sel = DocSelection {
+                    name: filter_label(conds),
+                    ..DocSelection::default()
+                };
+                for &(rule, x) in conds {
+                    rule.apply(x, self.unscored, &mut sel);
+                }
+                sel
+            })
+            .collect();
+        let several_params = params.len() > 1;
+        let mut settings = Vec::with_capacity(total);
+        for p in params {
+            let base_tag = if several_params {
+                format!("{}_k1-{}_b-{}", self.tag, num_label(p.k1), num_label(p.b))
+            } else {
+                self.tag.clone()
+            };
+            let baseline = settings.len();
+            settings.push(Setting {
+                tag: base_tag.clone(),
+                params: p,
+                conditions: Vec::new(),
+                selection: None,
+                baseline,
+            });
+            for (i, conds) in filters.iter().enumerate() {
+                settings.push(Setting {
+                    tag: format!("{base_tag}_{}", selections[i].name),
+                    params: p,
+                    conditions: conds.clone(),
+                    selection: Some(i),
+                    baseline,
+                });
+            }
+        }
+        Ok(Plan {
+            settings,
+            selections,
+            rules,
+            several_params,
+        })
+    }
+}
+
+/// The tag part of a filter: its rule labels joined by `_`.
+fn filter_label(conds: &[(Rule, f64)]) -> String {
+    let parts: Vec<String> = conds.iter().map(|(r, x)| r.label(*x)).collect();
+    parts.join("_")
+}
+
+/// Where the run files of a sweep go, if anywhere.
+#[derive(Debug, Clone, Default)]
+pub struct RunFiles {
+    /// The directory (created if missing); `None`: no run files.
+    pub dir: Option<PathBuf>,
+}
+
+/// A sweep, searched and evaluated.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The settings ([`Plan::settings`]).
+    pub settings: Vec<Setting>,
+    /// The rules, in axis order.
+    pub rules: Vec<Rule>,
+    /// Whether the sweep has more than one `(k1, b)`.
+    pub several_params: bool,
+    /// Live documents kept by each setting (every one for a baseline).
+    pub kept: Vec<u64>,
+    /// Live documents of the index.
+    pub total_docs: u64,
+    /// Each setting's evaluation (module docs: the topics it is over).
+    pub evals: Vec<Evaluation>,
+    /// Per setting, per topic id: the first [`TOP_DOCS`] docids in rank
+    /// order.
+    pub top_docs: Vec<BTreeMap<String, Vec<String>>>,
+    /// The run files written, per setting.
+    pub run_files: Vec<PathBuf>,
+    /// Seconds spent selecting documents (the bitmaps of every filter).
+    pub select_seconds: f64,
+    /// Seconds spent searching, evaluating and writing, all settings.
+    pub search_seconds: f64,
+}
+
+/// The qrels a sweep evaluates against (module docs): `qrels` itself with
+/// `complete`, else its topics that are in `topics`.
+pub fn judged_topics(qrels: &Qrels, topics: &[Topic], complete: bool) -> Qrels {
+    if complete {
+        return qrels.clone();
+    }
+    let ids: std::collections::HashSet<&str> = topics.iter().map(|t| t.id.as_str()).collect();
+    qrels.only(|q| ids.contains(q))
+}
+
+/// The inputs of [`run`] besides the plan.
+pub struct Inputs<'a> {
+    /// The index, as shards.
+    pub shards: &'a [Shard],
+    /// The index's analyser.
+    pub analyzer: &'a EnglishAnalyzer,
+    /// The topics.
+    pub topics: &'a [Topic],
+    /// Which topic text is the query.
+    pub topic_field: TopicField,
+    /// Which index field is searched.
+    pub field: TextField,
+    /// The judgements.
+    pub qrels: &'a Qrels,
+    /// trec_eval `-c`.
+    pub complete: bool,
+}
+
+/// Per topic of a group, per setting, the hits.
+type TopicsHits = Vec<Vec<Vec<Hit>>>;
+
+/// Searches every setting of `plan` in one pass over the postings per
+/// topic, writes the run files (atomically: each is written under a
+/// temporary name and renamed when complete), and evaluates every setting
+/// (module docs). `progress` is called after each group of topics with the
+/// number of topics done.
+pub fn run(
+    spec: &SweepSpec,
+    plan: Plan,
+    inputs: &Inputs<'_>,
+    files: &RunFiles,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Outcome> {
+    let started = std::time::Instant::now();
+    let subsets = select_all(inputs.shards, &plan.selections)?;
+    let total_docs: u64 = inputs.shards.iter().map(|s| s.searcher.num_docs()).sum();
+    let kept: Vec<u64> = plan
+        .settings
+        .iter()
+        .map(|s| match s.selection {
+            Some(i) => count_kept(inputs.shards, &subsets[i]),
+            None => total_docs,
+        })
+        .collect();
+    let select_seconds = started.elapsed().as_secs_f64();
+    let started = std::time::Instant::now();
+    let variants: Vec<RunVariant> = plan
+        .settings
+        .iter()
+        .map(|s| RunVariant {
+            params: s.params,
+            selection: s.selection,
+            tag: s.tag.clone(),
+        })
+        .collect();
+    let prepared = Prepared::new(
+        inputs.shards,
+        inputs.field,
+        &subsets,
+        spec.stats,
+        None,
+        &variants,
+        spec.hits,
+    )?;
+    let queries = analyse_topics(
+        inputs.analyzer,
+        inputs.topics,
+        inputs.topic_field,
+        spec.max_query_terms,
+    );
+    let qrels = judged_topics(inputs.qrels, inputs.topics, inputs.complete);
+    if qrels.num_topics() == 0 {
+        return Err(Error::NoJudgedTopics {
+            topics: inputs.topics.len(),
+        });
+    }
+    let options = EvalOptions {
+        complete: true,
+        max_docs: None,
+    };
+    let mut writers = RunFileSet::create(files, &plan.settings)?;
+    let n = plan.settings.len();
+    let mut evals: Vec<Option<Evaluation>> = vec![None; n];
+    let mut top_docs: Vec<BTreeMap<String, Vec<String>>> = vec![BTreeMap::new(); n];
+    let group = (rayon::current_num_threads() * 4).max(16);
+    let mut done = 0;
+    // Each group of topics is evaluated (and its runs written) while the
+    // next one is searched: the evaluation is serial, and would otherwise
+    // leave the pool idle.
+    let mut absorb =
+        |chunk: &[(String, BagOfWords)], mut results: Vec<Vec<Vec<Hit>>>| -> Result<()> {
+            for (s, setting) in plan.settings.iter().enumerate() {
+                let mut ranked: Vec<(String, Vec<(String, f32)>)> = Vec::with_capacity(chunk.len());
+                for ((qid, _), per_variant) in chunk.iter().zip(results.iter_mut()) {
+                    let hits = std::mem::take(&mut per_variant[s]);
+                    if !hits.is_empty() {
+                        top_docs[s].insert(
+                            qid.clone(),
+                            hits.iter()
+                                .take(TOP_DOCS)
+                                .map(|h| h.docid.clone())
+                                .collect(),
+                        );
+                    }
+                    ranked.push((
+                        qid.clone(),
+                        hits.into_iter().map(|h| (h.docid, h.score)).collect(),
+                    ));
+                }
+                crate::run::check_shared_docids(ranked.iter().map(|(qid, hits)| {
+                    (qid.as_str(), hits.iter().map(|(d, _)| d.as_str()).collect())
+                }))?;
+                if writers.active() {
+                    let mut w = RunWriter::new(Vec::new(), &setting.tag)?;
+                    for (qid, hits) in &ranked {
+                        w.write_topic(qid, hits)?;
+                    }
+                    writers.write(s, &w.finish()?)?;
+                }
+                // Evaluated as `eval` reads the run file, without the text.
+                let part = Run::from_ranked(&setting.tag, ranked)?;
+                if part.num_topics() == 0 {
+                    continue;
+                }
+                // A group without judged topics has nothing to evaluate.
+                let e = match evaluate(&qrels, &part, &setting.tag, options) {
+                    Ok(e) => e,
+                    Err(Error::NoCommonTopics { .. }) => continue,
+                    Err(e) => return Err(e),
+                };
+                match &mut evals[s] {
+                    Some(all) => all.absorb(e),
+                    slot @ None => *slot = Some(e),
+                }
+            }
+            Ok(())
+        };
+    let mut previous: Option<(&[(String, BagOfWords)], TopicsHits)> = None;
+    for chunk in queries.chunks(group) {
+        let (results, absorbed) = rayon::join(
+            || {
+                chunk
+                    .par_iter()
+                    .map(|(_, q)| prepared.search(q))
+                    .collect::<Result<Vec<_>>>()
+            },
+            || match previous.take() {
+                Some((c, r)) => absorb(c, r).map(|()| c.len()),
+                None => Ok(0),
+            },
+        );
+        done += absorbed?;
+        if done > 0 {
+            progress(done);
+        }
+        previous = Some((chunk, results?));
+    }
+    if let Some((c, r)) = previous.take() {
+        absorb(c, r)?;
+        done += c.len();
+        progress(done);
+    }
+    let run_files = writers.finish()?;
+    // A setting that retrieved nothing for any judged topic scores 0.
+    let evals: Vec<Evaluation> = evals
+        .into_iter()
+        .zip(&plan.settings)
+        .map(|(e, s)| e.unwrap_or_else(|| nothing_retrieved(&qrels, &s.tag, options)))
+        .collect();
+    Ok(Outcome {
+        settings: plan.settings,
+        rules: plan.rules,
+        several_params: plan.several_params,
+        kept,
+        total_docs,
+        evals,
+        top_docs,
+        run_files,
+        select_seconds,
+        search_seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// The run files of a sweep, each written under a unique temporary name
+/// beside it ([`OutFile`]: two sweeps into one directory never share one);
+/// dropped after an error, every temporary file goes and the previous run
+/// files stay as they were.
+struct RunFileSet {
+    files: Vec<OutFile>,
+}
+
+impl RunFileSet {
+    fn create(files: &RunFiles, settings: &[Setting]) -> Result<RunFileSet> {
+        let Some(dir) = &files.dir else {
+            return Ok(RunFileSet { files: Vec::new() });
+        };
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        let mut out = Vec::with_capacity(settings.len());
+        for s in settings {
+            out.push(OutFile::create(&crate::batch::run_path(dir, &s.tag))?);
+        }
+        Ok(RunFileSet { files: out })
+    }
+
+    fn active(&self) -> bool {
+        !self.files.is_empty()
+    }
+
+    fn write(&mut self, setting: usize, bytes: &[u8]) -> Result<()> {
+        if let Some(w) = self.files.get_mut(setting) {
+            w.write_all(bytes).map_err(|source| Error::Io {
+                path: w.temp_path().to_path_buf(),
+                source,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Commits every file (synced, renamed into place), in setting order.
+    fn finish(self) -> Result<Vec<PathBuf>> {
+        let mut done = Vec::with_capacity(self.files.len());
+        for f in self.files {
+            let path = f.target().to_path_buf();
+            f.commit()?;
+            done.push(path);
+        }
+        Ok(done)
+    }
+}
+
+/// One measure of one filtered setting against its baseline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Versus {
+    /// The paired statistics of the per-topic differences (setting minus
+    /// baseline).
+    pub paired: Paired,
+    /// The Holm-corrected p-value over the sweep's settings.
+    pub p_holm: Option<f64>,
+}
+
+/// The table of a sweep: per setting, per measure, the mean and (for a
+/// filtered setting and a measure that is not a count) the comparison with
+/// the baseline.
+#[derive(Debug, Clone)]
+pub struct Table {
+    /// The measures, in column order.
+    pub measures: Vec<Measure>,
+    /// `means[setting][measure]`: [`Evaluation::mean`].
+    pub means: Vec<Vec<f64>>,
+    /// `versus[setting][measure]`: `None` for a baseline or a count.
+    pub versus: Vec<Vec<Option<Versus>>>,
+}
+
+impl Table {
+    /// Computes the table of `outcome` for `measures`.
+    pub fn new(outcome: &Outcome, measures: &[Measure]) -> Table {
+        let settings = &outcome.settings;
+        let means = outcome
+            .evals
+            .iter()
+            .map(|e| measures.iter().map(|&m| e.mean(m)).collect())
+            .collect();
+        let mut versus: Vec<Vec<Option<Versus>>> = vec![vec![None; measures.len()]; settings.len()];
+        for (j, &m) in measures.iter().enumerate() {
+            if m.is_count() {
+                continue;
+            }
+            let mut ps: Vec<Option<f64>> = vec![None; settings.len()];
+            for (i, s) in settings.iter().enumerate() {
+                if s.is_baseline() {
+                    continue;
+                }
+                let d: Vec<f64> = pairs(&outcome.evals[s.baseline], &outcome.evals[i], m)
+                    .iter()
+                    .map(|p| p.diff())
+                    .collect();
+                let p = paired(&d);
+                ps[i] = p.p;
+                versus[i][j] = Some(Versus {
+                    paired: p,
+                    p_holm: None,
+                });
+            }
+            for (i, h) in holm(&ps).into_iter().enumerate() {
+                if let Some(v) = &mut versus[i][j] {
+                    v.p_holm = h;
+                }
+            }
+        }
+        Table {
+            measures: measures.to_vec(),
+            means,
+            versus,
+        }
+    }
+}
+
+/// `path` written atomically: `bytes` go to a unique temporary file
+/// beside it, which is synced and renamed over `path` once complete
+/// ([`sieve_format::outfile::write_atomic`]).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    Ok(sieve_format::outfile::write_atomic(path, bytes)?)
+}
+
+#[cfg(test)]
+mod tests;

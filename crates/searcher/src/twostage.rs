@@ -1,0 +1,702 @@
+//! Two-stage search over shards held by different processes or machines
+//! (Spark tasks, a Slurm array): the same run as one index over all the
+//! shards' documents.
+//!
+//! 1. **Statistics.** Each shard (or group of shards) reports the BM25
+//!    statistics of the analysed query terms of a topic file
+//!    ([`ShardStats::gather`]: `N`, the total token count of the searched
+//!    field and `df` per term). The reports are summed ([`ShardStats::sum`]):
+//!    integers, so the sum is exact and independent of the order.
+//! 2. **Search.** Each shard is searched with the summed statistics
+//!    ([`GlobalStatsFile`], passed to [`crate::batch::run_batch`]) and
+//!    writes its top `k` per topic; [`merge_runs`] keeps the best `k` per
+//!    topic of all shard runs in [`trec_order`] (score descending, docid
+//!    descending). Every hit of the global top `k` is in its shard's top
+//!    `k`, and its score is the one the single index gives (same `N`,
+//!    average length, `df` and fieldnorm), so the merged run is the single
+//!    index's run.
+//!
+//! # The statistics file
+//!
+//! JSON, one object (`sieve-search global-stats` writes it, `sieve-search
+//! sum-stats` sums several, `sieve-search run --global-stats` reads it);
+//! here the sum over five sample shards, `doc_freq` shortened:
+//!
+//! ```json
+//! {
+//!   "header": {
+//!     "format": "sieve-bm25-stats", "version": 2,
+//!     "stemmer": "porter", "stopwords": "lucene",
+//!     "search_field": "body", "topic_field": "title",
+//!     "topics": 6, "terms": 12, "topics_digest": "fnv1a64:d974d0ccfd9da94d"
+//!   },
+//!   "shards": 5, "num_docs": 44, "total_tokens": 26790,
+//!   "doc_freq": { "comput": 4, "from": 8, "home": 28, "research": 0, "web": 18 },
+//!   "sieve_seal": {"crc32": "1c9d3a07", "bytes": 512}
+//! }
+//! ```
+//!
+//! The last member seals the file ([`sieve_filters::sealed`]): `bytes` and
+//! `crc32` are the length and CRC-32 of the file's bytes before the `,`
+//! that precedes it. [`ShardStats::read`] checks them before parsing, so a
+//! truncated or damaged file is an error naming the expected and found
+//! length or checksum (edit or reformat a file and it no longer verifies).
+//! Version 1 files (no seal) are refused: regenerate them with this
+//! version (the statistics are cheap to gather again).
+//!
+//! The header says what the numbers are valid for: the analyser, the
+//! searched index field, which topic text is the query, and a digest of
+//! every topic's id and analysed terms. Files are only summed, and a run
+//! only uses a file, when the headers are equal; `doc_freq` must hold every
+//! analysed query term (terms absent from every shard have `df` 0).
+//!
+//! # Merging runs
+//!
+//! Shard runs are TREC run files as `sieve-search run` writes them. Scores
+//! are read as `f32`, which gives back exactly the scores that were written
+//! (they are printed in shortest round-trip form), so the merged order and
+//! scores are the single index's, bit for bit. Each shard run must have
+//! been cut at `k` hits or more per topic.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sieve_analysis::{AnalyzerConfig, EnglishAnalyzer, Stemmer, Stopwords};
+use sieve_format::schema::TextField;
+use tantivy::Term;
+use tantivy::query::Bm25StatisticsProvider;
+use tantivy::schema::Field;
+
+use crate::bm25::{BagOfWords, Hit, Shard, trec_order};
+use crate::queries::analyse_topics;
+use crate::stats::GlobalStats;
+use crate::topics::{Topic, TopicField};
+use crate::{Error, Result};
+
+/// The `format` of a statistics file's header.
+pub const STATS_FORMAT: &str = "sieve-bm25-stats";
+/// The `version` of a statistics file's header.
+pub const STATS_VERSION: u32 = 2;
+
+/// What a statistics file is valid for. Two files are summed, and a file is
+/// used for a run, only when their headers are equal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatsHeader {
+    /// Always [`STATS_FORMAT`].
+    pub format: String,
+    /// Always [`STATS_VERSION`].
+    pub version: u32,
+    /// The shards' stemmer: `porter` or `none`.
+    pub stemmer: String,
+    /// The shards' stop words: `lucene` or `none`.
+    pub stopwords: String,
+    /// The searched index field: `body` or `title`.
+    pub search_field: String,
+    /// Which topic text is the query: `title`, `desc` or `title+desc`.
+    pub topic_field: String,
+    /// Number of topics.
+    pub topics: usize,
+    /// Number of distinct analysed query terms over all topics.
+    pub terms: usize,
+    /// FNV-1a (64-bit) of every topic's id and analysed terms, in file order.
+    pub topics_digest: String,
+}
+
+impl StatsHeader {
+    /// The header for `queries` (from [`crate::queries::analyse_topics`]) analysed with
+    /// `analyzer` and searched in `field`.
+    pub fn new(
+        analyzer: AnalyzerConfig,
+        field: TextField,
+        topic_field: TopicField,
+        queries: &[(String, BagOfWords)],
+    ) -> StatsHeader {
+        let mut h = Fnv1a::default();
+        for (id, bag) in queries {
+            h.write(id.as_bytes());
+            h.write(&[0x1d]);
+            for (term, qtf) in &bag.terms {
+                h.write(term.as_bytes());
+                h.write(&[0x1f]);
+                h.write(&qtf.to_le_bytes());
+            }
+            h.write(&[0x1e]);
+        }
+        StatsHeader {
+            format: STATS_FORMAT.into(),
+            version: STATS_VERSION,
+            stemmer: match analyzer.stemmer {
+                Stemmer::Porter => "porter",
+                Stemmer::None => "none",
+            }
+            .into(),
+            stopwords: match analyzer.stopwords {
+                Stopwords::Lucene => "lucene",
+                Stopwords::None => "none",
+            }
+            .into(),
+            search_field: match field {
+                TextField::Body => "body",
+                TextField::Title => "title",
+            }
+            .into(),
+            topic_field: match topic_field {
+                TopicField::Title => "title",
+                TopicField::Description => "desc",
+                TopicField::TitleDescription => "title+desc",
+            }
+            .into(),
+            topics: queries.len(),
+            terms: distinct_terms(queries).len(),
+            topics_digest: format!("fnv1a64:{:016x}", h.0),
+        }
+    }
+
+    /// The first field in which `self` and `other` differ, with both values.
+    fn difference(&self, other: &StatsHeader) -> Option<(&'static str, String, String)> {
+        let pairs = [
+            ("format", self.format.clone(), other.format.clone()),
+            (
+                "version",
+                self.version.to_string(),
+                other.version.to_string(),
+            ),
+            ("stemmer", self.stemmer.clone(), other.stemmer.clone()),
+            ("stopwords", self.stopwords.clone(), other.stopwords.clone()),
+            (
+                "search_field",
+                self.search_field.clone(),
+                other.search_field.clone(),
+            ),
+            (
+                "topic_field",
+                self.topic_field.clone(),
+                other.topic_field.clone(),
+            ),
+            ("topics", self.topics.to_string(), other.topics.to_string()),
+            ("terms", self.terms.to_string(), other.terms.to_string()),
+            (
+                "topics_digest",
+                self.topics_digest.clone(),
+                other.topics_digest.clone(),
+            ),
+        ];
+        pairs.into_iter().find(|(_, a, b)| a != b)
+    }
+}
+
+/// 64-bit FNV-1a: a stable digest with no dependency.
+struct Fnv1a(u64);
+
+impl Default for Fnv1a {
+    fn default() -> Self {
+        Fnv1a(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv1a {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+fn distinct_terms(queries: &[(String, BagOfWords)]) -> Vec<&str> {
+    let mut terms: Vec<&str> = queries
+        .iter()
+        .flat_map(|(_, b)| b.terms.iter().map(|(t, _)| t.as_str()))
+        .collect();
+    terms.sort_unstable();
+    terms.dedup();
+    terms
+}
+
+/// BM25 statistics of one shard, of several, or (summed) of a collection:
+/// the contents of a statistics file (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardStats {
+    /// What the numbers are valid for.
+    pub header: StatsHeader,
+    /// How many shards were counted.
+    pub shards: u64,
+    /// `N`: documents, deleted ones included, as tantivy counts them.
+    pub num_docs: u64,
+    /// Tokens of the searched field over all documents.
+    pub total_tokens: u64,
+    /// `df` of every analysed query term in the searched field.
+    pub doc_freq: BTreeMap<String, u64>,
+}
+
+impl ShardStats {
+    /// The statistics of `shards` (summed) for `queries`.
+    pub fn gather(
+        shards: &[Shard],
+        header: StatsHeader,
+        field: TextField,
+        queries: &[(String, BagOfWords)],
+    ) -> Result<ShardStats> {
+        let Some(first) = shards.first() else {
+            return Err(Error::InvalidParameter {
+                name: "index",
+                expected: "at least one index directory",
+                got: "none".into(),
+            });
+        };
+        let handle = first.fields.text(field);
+        let global = GlobalStats::new(shards);
+        let mut doc_freq = BTreeMap::new();
+        for term in distinct_terms(queries) {
+            let df = global.doc_freq(&Term::from_field_text(handle, term))?;
+            doc_freq.insert(term.to_string(), df);
+        }
+        Ok(ShardStats {
+            header,
+            shards: shards.len() as u64,
+            num_docs: global.total_num_docs()?,
+            total_tokens: global.total_num_tokens(handle)?,
+            doc_freq,
+        })
+    }
+
+    /// Sums statistics files (all headers must be equal). `parts` are
+    /// `(file name, statistics)`; the names are only used in errors.
+    pub fn sum(parts: &[(PathBuf, ShardStats)]) -> Result<ShardStats> {
+        let Some((first_path, first)) = parts.first() else {
+            return Err(Error::InvalidParameter {
+                name: "statistics files",
+                expected: "at least one",
+                got: "none".into(),
+            });
+        };
+        let mut total = first.clone();
+        for (path, part) in &parts[1..] {
+            if let Some((key, expected, found)) = first.header.difference(&part.header) {
+                return Err(Error::StatsMismatch {
+                    path: path.clone(),
+                    key,
+                    expected: format!("{expected} (as in {})", first_path.display()),
+                    found,
+                });
+            }
+            if part.doc_freq.len() != total.doc_freq.len()
+                || part
+                    .doc_freq
+                    .keys()
+                    .zip(total.doc_freq.keys())
+                    .any(|(a, b)| a != b)
+            {
+                return Err(Error::StatsMismatch {
+                    path: path.clone(),
+                    key: "doc_freq",
+                    expected: format!("the terms of {}", first_path.display()),
+                    found: format!("{} other terms", part.doc_freq.len()),
+                });
+            }
+            total.shards += part.shards;
+            total.num_docs += part.num_docs;
+            total.total_tokens += part.total_tokens;
+            for (df, add) in total.doc_freq.values_mut().zip(part.doc_freq.values()) {
+                *df += add;
+            }
+        }
+        Ok(total)
+    }
+
+    /// Reads a statistics file.
+    pub fn read(path: &Path) -> Result<ShardStats> {
+        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let stats_err = |detail: String| Error::StatsFile {
+            path: path.to_path_buf(),
+            detail,
+        };
+        let object =
+            sieve_filters::sealed::open_json(&bytes).map_err(|e| stats_err(e.to_string()))?;
+        let stats: ShardStats =
+            serde_json::from_slice(&object).map_err(|e| stats_err(e.to_string()))?;
+        if stats.header.format != STATS_FORMAT || stats.header.version != STATS_VERSION {
+            return Err(Error::StatsFile {
+                path: path.to_path_buf(),
+                detail: format!(
+                    "format {} version {}; expected {STATS_FORMAT} version {STATS_VERSION}",
+                    stats.header.format, stats.header.version
+                ),
+            });
+        }
+        Ok(stats)
+    }
+
+    /// The file's text: pretty JSON, keys in a fixed order, sealed with a
+    /// last member `sieve_seal` ([`sieve_filters::sealed::seal_json`]), a
+    /// final newline.
+    pub fn to_json(&self) -> String {
+        let s = serde_json::to_string_pretty(self).expect("statistics serialise");
+        sieve_filters::sealed::seal_json(&s).expect("a statistics object has members")
+    }
+}
+
+/// Stage 1 in one call: the statistics of `shards` for `topics`, each
+/// capped at `max_terms` unique terms ([`crate::queries`]).
+pub fn gather_stats(
+    shards: &[Shard],
+    analyzer: AnalyzerConfig,
+    topics: &[Topic],
+    topic_field: TopicField,
+    field: TextField,
+    max_terms: usize,
+) -> Result<ShardStats> {
+    let queries = analyse_topics(
+        &EnglishAnalyzer::new(analyzer),
+        topics,
+        topic_field,
+        max_terms,
+    );
+    let header = StatsHeader::new(analyzer, field, topic_field, &queries);
+    ShardStats::gather(shards, header, field, &queries)
+}
+
+/// Opens the statistics file `path` for searching `shards` with `topics`
+/// (see [`GlobalStatsFile::open`]).
+pub fn open_global_stats(
+    path: &Path,
+    shards: &[Shard],
+    analyzer: AnalyzerConfig,
+    topics: &[Topic],
+    topic_field: TopicField,
+    field: TextField,
+    max_terms: usize,
+) -> Result<GlobalStatsFile> {
+    let queries = analyse_topics(
+        &EnglishAnalyzer::new(analyzer),
+        topics,
+        topic_field,
+        max_terms,
+    );
+    let header = StatsHeader::new(analyzer, field, topic_field, &queries);
+    GlobalStatsFile::open(path, shards, &header, field, &queries)
+}
+
+/// Statistics from a file, for scoring some of the shards they were
+/// gathered from: a [`Bm25StatisticsProvider`] for the searched field.
+#[derive(Debug)]
+pub struct GlobalStatsFile {
+    path: PathBuf,
+    stats: ShardStats,
+    field: Field,
+}
+
+impl GlobalStatsFile {
+    /// Reads `path` and checks that it fits this search: the header must be
+    /// the one computed here (same analyser, fields, topics), every query
+    /// term must have a `df`, and the file must count at least the documents
+    /// of `shards`.
+    pub fn open(
+        path: &Path,
+        shards: &[Shard],
+        expected: &StatsHeader,
+        field: TextField,
+        queries: &[(String, BagOfWords)],
+    ) -> Result<GlobalStatsFile> {
+        let stats = ShardStats::read(path)?;
+        let mismatch = |key, expected: String, found: String| Error::StatsMismatch {
+            path: path.to_path_buf(),
+            key,
+            expected,
+            found,
+        };
+        if let Some((key, want, got)) = expected.difference(&stats.header) {
+            return Err(mismatch(key, format!("{want} (this search)"), got));
+        }
+        if let Some(term) = distinct_terms(queries)
+            .into_iter()
+            .find(|t| !stats.doc_freq.contains_key(*t))
+        {
+            return Err(mismatch(
+                "doc_freq",
+                format!("an entry for query term {term:?}"),
+                "none".into(),
+            ));
+        }
+        let local = GlobalStats::new(shards).total_num_docs()?;
+        if stats.num_docs < local {
+            return Err(mismatch(
+                "num_docs",
+                format!("at least {local} (the documents of the searched indexes)"),
+                stats.num_docs.to_string(),
+            ));
+        }
+        let Some(first) = shards.first() else {
+            return Err(Error::InvalidParameter {
+                name: "index",
+                expected: "at least one index directory",
+                got: "none".into(),
+            });
+        };
+        Ok(GlobalStatsFile {
+            path: path.to_path_buf(),
+            stats,
+            field: first.fields.text(field),
+        })
+    }
+
+    /// The statistics read.
+    pub fn stats(&self) -> &ShardStats {
+        &self.stats
+    }
+}
+
+impl Bm25StatisticsProvider for GlobalStatsFile {
+    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+        if field == self.field {
+            Ok(self.stats.total_tokens)
+        } else {
+            Err(tantivy::TantivyError::InvalidArgument(format!(
+                "{}: token counts are for field {}, not {field:?}",
+                self.path.display(),
+                self.stats.header.search_field
+            )))
+        }
+    }
+
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        Ok(self.stats.num_docs)
+    }
+
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        // `open` checked that every query term is present.
+        term.value()
+            .as_str()
+            .filter(|_| term.field() == self.field)
+            .and_then(|t| self.stats.doc_freq.get(t).copied())
+            .ok_or_else(|| {
+                tantivy::TantivyError::InvalidArgument(format!(
+                    "{}: no doc_freq for term {term:?}",
+                    self.path.display()
+                ))
+            })
+    }
+}
+
+/// The merged run: `(topic id, hits)` with hits in [`trec_order`].
+pub type MergedRun = Vec<(String, Vec<Hit>)>;
+
+/// Merges shard runs (TREC run files) into the best `k` hits per topic in
+/// [`trec_order`]. Topics come in the order of `topic_order` when given
+/// (a topic with hits that is not in it is an error), otherwise in the
+/// order they first appear. A document retrieved for one topic by two runs
+/// is an error if both copies make the cut (the shards overlap).
+pub fn merge_runs(runs: &[PathBuf], k: usize, topic_order: Option<&[String]>) -> Result<MergedRun> {
+    // Per topic: (hit, index of the run it came from).
+    let mut by_topic: HashMap<String, Vec<(Hit, usize)>> = HashMap::new();
+    let mut first_seen: Vec<String> = Vec::new();
+    for (run_idx, path) in runs.iter().enumerate() {
+        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let in_file = |e| Error::InFile {
+            path: path.clone(),
+            inner: Box::new(e),
+        };
+        let text = crate::text::utf8(&bytes).map_err(in_file)?;
+        for (i, line) in text.lines().enumerate() {
+            let fields: Vec<&str> = line.split_ascii_whitespace().collect();
+            match fields.len() {
+                0 => continue,
+                6 => {}
+                n => {
+                    return Err(in_file(Error::RunSyntax {
+                        line: i + 1,
+                        expected: "6 fields: qid Q0 docno rank score tag".into(),
+                        found: format!("{n} fields: {}", crate::text::snippet(line)),
+                    }));
+                }
+            }
+            let score: f32 = fields[4]
+                .parse()
+                .ok()
+                .filter(|s: &f32| !s.is_nan())
+                .ok_or_else(|| {
+                    in_file(Error::RunSyntax {
+                        line: i + 1,
+                        expected: "a number (not NaN) as the score in field 5".into(),
+                        found: crate::text::snippet(fields[4]),
+                    })
+                })?;
+            let qid = fields[0];
+            let hits = match by_topic.get_mut(qid) {
+                Some(h) => h,
+                None => {
+                    first_seen.push(qid.to_string());
+                    by_topic.entry(qid.to_string()).or_default()
+                }
+            };
+            hits.push((
+                Hit {
+                    docid: fields[2].to_string(),
+                    score,
+                },
+                run_idx,
+            ));
+        }
+        // Bound memory: keep at most 2k hits per topic between files.
+        for hits in by_topic.values_mut() {
+            if hits.len() > 2 * k.max(1) {
+                hits.sort_by(|a, b| trec_order(&a.0, &b.0));
+                hits.truncate(k);
+            }
+        }
+    }
+    let order: Vec<String> = match topic_order {
+        Some(ids) => {
+            if let Some(q) = first_seen.iter().find(|q| !ids.contains(q)) {
+                return Err(Error::MergeUnknownTopic { qid: q.clone() });
+            }
+            ids.iter()
+                .filter(|q| by_topic.contains_key(*q))
+                .cloned()
+                .collect()
+        }
+        None => first_seen,
+    };
+    let mut out = Vec::with_capacity(order.len());
+    for qid in order {
+        let mut hits = by_topic.remove(&qid).unwrap_or_default();
+        hits.sort_by(|a, b| trec_order(&a.0, &b.0));
+        hits.truncate(k);
+        let mut seen: HashMap<&str, usize> = HashMap::with_capacity(hits.len());
+        for (hit, run_idx) in &hits {
+            if let Some(first) = seen.insert(hit.docid.as_str(), *run_idx) {
+                return Err(Error::MergeDuplicate {
+                    qid,
+                    docid: hit.docid.clone(),
+                    first: runs[first].clone(),
+                    second: runs[*run_idx].clone(),
+                });
+            }
+        }
+        out.push((qid, hits.into_iter().map(|(h, _)| h).collect()));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(digest: &str) -> StatsHeader {
+        StatsHeader {
+            format: STATS_FORMAT.into(),
+            version: STATS_VERSION,
+            stemmer: "porter".into(),
+            stopwords: "lucene".into(),
+            search_field: "body".into(),
+            topic_field: "title".into(),
+            topics: 1,
+            terms: 2,
+            topics_digest: digest.into(),
+        }
+    }
+
+    fn stats(digest: &str, n: u64, dfs: &[(&str, u64)]) -> ShardStats {
+        ShardStats {
+            header: header(digest),
+            shards: 1,
+            num_docs: n,
+            total_tokens: 10 * n,
+            doc_freq: dfs.iter().map(|(t, d)| (t.to_string(), *d)).collect(),
+        }
+    }
+
+    #[test]
+    fn sum_adds_and_refuses_other_headers() {
+        let a = stats("x", 3, &[("web", 1), ("page", 0)]);
+        let b = stats("x", 5, &[("web", 2), ("page", 4)]);
+        let s = ShardStats::sum(&[("a".into(), a.clone()), ("b".into(), b)]).unwrap();
+        assert_eq!((s.shards, s.num_docs, s.total_tokens), (2, 8, 80));
+        assert_eq!(s.doc_freq["web"], 3);
+        assert_eq!(s.doc_freq["page"], 4);
+        let c = stats("y", 5, &[("web", 2), ("page", 4)]);
+        let e = ShardStats::sum(&[("a".into(), a.clone()), ("c".into(), c)]).unwrap_err();
+        assert!(
+            matches!(&e, Error::StatsMismatch { key: "topics_digest", path, .. } if path == Path::new("c")),
+            "{e}"
+        );
+        let d = stats("x", 5, &[("web", 2), ("site", 4)]);
+        let e = ShardStats::sum(&[("a".into(), a), ("d".into(), d)]).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::StatsMismatch {
+                    key: "doc_freq",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn header_digest_depends_on_analysed_topics() {
+        let q = |s: &str| {
+            vec![(
+                "1".to_string(),
+                BagOfWords::from_terms(s.split(' ').map(String::from)),
+            )]
+        };
+        let c = AnalyzerConfig::default();
+        let a = StatsHeader::new(c, TextField::Body, TopicField::Title, &q("web page"));
+        assert_eq!(
+            a,
+            StatsHeader::new(c, TextField::Body, TopicField::Title, &q("web page"))
+        );
+        assert_ne!(
+            a,
+            StatsHeader::new(c, TextField::Body, TopicField::Title, &q("web web"))
+        );
+        let t = StatsHeader::new(c, TextField::Title, TopicField::Title, &q("web page"));
+        assert_eq!(a.difference(&t).map(|d| d.0), Some("search_field"));
+        assert_eq!(a.terms, 2);
+    }
+
+    #[test]
+    fn merge_keeps_best_k_in_trec_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.run");
+        let b = dir.path().join("b.run");
+        std::fs::write(&a, "2 Q0 d1 1 3.5 s\n2 Q0 d2 2 1 s\n1 Q0 d3 1 2 s\n").unwrap();
+        std::fs::write(&b, "1 Q0 d4 1 2 s\n2 Q0 d5 1 3.5 s\n2 Q0 d6 2 0.5 s\n").unwrap();
+        let m = merge_runs(&[a.clone(), b.clone()], 2, None).unwrap();
+        let ids: Vec<(&str, Vec<&str>)> = m
+            .iter()
+            .map(|(q, h)| (q.as_str(), h.iter().map(|h| h.docid.as_str()).collect()))
+            .collect();
+        // Ties on score: docid descending.
+        assert_eq!(ids, [("2", vec!["d5", "d1"]), ("1", vec!["d4", "d3"])]);
+        let order = ["1".to_string(), "2".to_string()];
+        let m = merge_runs(&[a.clone(), b.clone()], 1, Some(&order)).unwrap();
+        assert_eq!(m[0].0, "1");
+        assert_eq!(m[1].1[0].score, 3.5);
+        let e = merge_runs(&[a.clone(), b.clone()], 1, Some(&order[..1])).unwrap_err();
+        assert!(
+            matches!(e, Error::MergeUnknownTopic { ref qid } if qid == "2"),
+            "{e}"
+        );
+        // The same document from two runs, both in the cut.
+        let c = dir.path().join("c.run");
+        std::fs::write(&c, "1 Q0 d3 1 2 s\n").unwrap();
+        let e = merge_runs(&[a.clone(), c.clone()], 5, None).unwrap_err();
+        assert!(
+            matches!(e, Error::MergeDuplicate { ref docid, .. } if docid == "d3"),
+            "{e}"
+        );
+        std::fs::write(&c, "1 Q0 d3 1 2\n").unwrap();
+        let e = merge_runs(&[c], 5, None).unwrap_err();
+        assert!(matches!(e, Error::InFile { .. }), "{e}");
+    }
+}
