@@ -31,7 +31,9 @@ def guide_table():
     text = (REPO / "GUIDE.md").read_text()
     section = text[text.index("### The seven error classes\n"):]
     section = section[:section.index("\n#")]
-    hexes = lambda cell: bytes.fromhex(re.search(r"`([0-9A-F ]+)`", cell).group(1))
+    def hexes(cell):
+        return bytes.fromhex(re.search(r"`([0-9A-F ]+)`", cell).group(1))
+
     rows = []
     for line in section.splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
