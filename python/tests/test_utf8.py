@@ -31,6 +31,7 @@ def guide_table():
     text = (REPO / "GUIDE.md").read_text()
     section = text[text.index("### The seven error classes\n"):]
     section = section[:section.index("\n#")]
+
     def hexes(cell):
         return bytes.fromhex(re.search(r"`([0-9A-F ]+)`", cell).group(1))
 
