@@ -25,7 +25,7 @@ def resolve_tool(name):
     return os.path.abspath(found)
 
 
-# sieve's exit codes (README, "Reliability"): 0 done; 1 error; 2 usage;
+# sieve's exit codes (docs/reliability.md, "Exit codes"): 0 done; 1 error; 2 usage;
 # 3 done, part of the input lost at file level (named in stats.json);
 # 4 done, nothing indexed.
 PARTIAL_INPUT = 3

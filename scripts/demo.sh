@@ -26,7 +26,7 @@ step "1. UTF-8 error counts on a sample with every class"
 echo "(one JSON line per file: its bytes and how often each of the seven error classes occurs; the cleaned copy, same length and valid UTF-8, is $OUT/cleaned.html)"
 
 step "2. index the bundled crawls (ClueWeb09, ClueWeb12, Common Crawl WARCs; a TREC file) with MADE-UP spam scores"
-# Exit code 3 = done, part of the input lost at file level (README, Reliability):
+# Exit code 3 = done, part of the input lost at file level (docs/reliability.md, Exit codes):
 # exactly what the truncated gzip among the samples gives; anything else fails.
 code=0
 "$BIN/sieve-index" build --input 'tests/data/warc/*.warc.gz' tests/data/trec \

@@ -582,7 +582,7 @@ pub fn render(svg: &str) -> (f64, (u32, u32)) {
 }
 
 sieve_test!(readme_sweep_sample_is_well_formed_and_not_blank, |_dir| {
-    // The README's figure (docs/sweep-sample.svg, the demo's sweep).
+    // The guide's figure (docs/sweep-sample.svg in GUIDE.md, the demo's sweep).
     let svg = std::fs::read_to_string(repo_root().join("docs/sweep-sample.svg")).unwrap();
     assert_offline(&svg);
     assert_eq!(svg.matches("<g class=\"panel\"").count(), 4);

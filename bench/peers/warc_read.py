@@ -68,7 +68,7 @@ def json_lines_of(cmd):
     import subprocess
 
     out = subprocess.run(cmd, capture_output=True, text=True)
-    # Exit 3: a file not read to its end (README "Reliability"); its JSON line
+    # Exit 3: a file not read to its end (docs/reliability.md, "Exit codes"); its JSON line
     # still counts what was recovered before the damage.
     if out.returncode not in (0, 3) or not out.stdout.strip():
         return [], f"exit {out.returncode}: {out.stderr.strip()[:200]}"

@@ -1,5 +1,5 @@
 """Files the Python API writes are complete or absent, and never one of
-their inputs (as the command lines' outputs: README, Reliability)."""
+their inputs (as the command lines' outputs: docs/reliability.md)."""
 
 import os
 

@@ -1,4 +1,4 @@
-"""The README's Python example runs and prints what its comments say."""
+"""The Python example of python/README.md runs and prints what its comments say."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ pytest.importorskip("pyterrier")
 
 
 def test_readme_example_runs(tmp_path, capsys, monkeypatch):
-    text = (REPO / "README.md").read_text()
-    section = text[text.index("## Python\n"):]
+    text = (REPO / "python" / "README.md").read_text()
+    section = text[text.index("## Example\n"):]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     assert len(code.strip().splitlines()) <= 11
     code = code.replace('"cacm-index"', repr(str(tmp_path / "cacm-index")))
     code = code.replace('"cacm.run"', repr(str(tmp_path / "cacm.run")))
     monkeypatch.chdir(REPO)
-    exec(compile(code, "README.md", "exec"), {})
+    exec(compile(code, "python/README.md", "exec"), {})
     out = capsys.readouterr().out
     assert re.search(r"'map': 0\.31239\d*, 'P_30': 0\.19423\d*", out), out
     assert "AP" in out and "nDCG@20" in out and "P@10" in out

@@ -1,18 +1,19 @@
-"""The UTF-8 cleaner from Python: the README's table, and the CLI's counts."""
+"""The UTF-8 cleaner from Python: the table of GUIDE.md, and the CLI's counts."""
 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 import sieve
-from conftest import DATA, cli
+from conftest import DATA, REPO, cli
 
 KEYS = ["unexpected_continuation", "missing_continuation", "surrogate", "invalid_4_5_6",
         "overlong_nul", "overlong_ascii", "overlong_non_ascii"]
 
-# README "The UTF-8 cleaner": input, output, the class counted.
+# GUIDE.md, "The seven error classes": input, output, the class counted.
 TABLE = [
     (b"\x80", b" ", "unexpected_continuation"),
     (b"\xe2\x82x", b"  x", "missing_continuation"),
@@ -22,6 +23,36 @@ TABLE = [
     (b"\xc1\x81", b"A ", "overlong_ascii"),
     (b"\xf0\x82\x82\xac", b"\xe2\x82\xac ", "overlong_non_ascii"),
 ]
+
+
+def guide_table():
+    """The rows of GUIDE.md's table of the seven classes: (key, example bytes,
+    cleaned bytes or None for "all spaces")."""
+    text = (REPO / "GUIDE.md").read_text()
+    section = text[text.index("### The seven error classes\n"):]
+    section = section[:section.index("\n#")]
+
+    def hexes(cell):
+        return bytes.fromhex(re.search(r"`([0-9A-F ]+)`", cell).group(1))
+
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 3 and cells[0].startswith("`"):
+            clean = None if cells[2] == "all spaces" else hexes(cells[2])
+            rows.append((cells[0].strip("`"), hexes(cells[1]), clean))
+    return rows
+
+
+def test_the_guide_table_is_the_table_tested_here():
+    rows = guide_table()
+    assert [key for key, _, _ in rows] == KEYS == [t[2] for t in TABLE]
+    for (key, bad, clean), (tbad, tclean, _) in zip(rows, TABLE):
+        assert tbad.startswith(bad), key
+        if clean is None:
+            assert tclean == b" " * len(tbad), key
+        else:
+            assert tclean.startswith(clean), key
 
 
 @pytest.mark.parametrize("bad,clean,key", TABLE, ids=[t[2] for t in TABLE])

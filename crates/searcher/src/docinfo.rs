@@ -5,9 +5,9 @@
 //!
 //! A docid is looked up in the exact `docid` field of every segment of
 //! every shard; the first live document holding it is taken (an index may
-//! hold a docid twice, see the README). Cost: one term lookup per segment
-//! and one stored-document read per docid found, so the pages look up only
-//! the documents they show.
+//! hold a docid twice, see docs/reliability.md, "One document per docid").
+//! Cost: one term lookup per segment and one stored-document read per docid
+//! found, so the pages look up only the documents they show.
 
 use std::collections::BTreeMap;
 

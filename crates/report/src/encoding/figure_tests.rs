@@ -581,7 +581,7 @@ fn figure5_renders_to_a_png_that_is_not_blank() {
     }
 }
 
-/// The README's sample (`docs/figure5-sample.svg`) and an empty figure
+/// The guide's sample (`docs/figure5-sample.svg`, shown in GUIDE.md) and an empty figure
 /// with its warning also render to pictures that are not blank
 /// (`SIEVE_FIGURE_PNG=DIR` keeps the PNGs).
 #[test]

@@ -222,10 +222,10 @@ fn prf(got: &str, truth: &str) -> (f64, f64, f64) {
     (p, r, f)
 }
 
-/// The README's targets on the 40 benchmark pages of the shared data:
-/// `all` recalls at least 0.99 of the ground-truth tokens, and `main`'s
-/// mean token F1 is at least Resiliparse's main-content F1 on the same
-/// pages (0.8946, measured by bench/peers/extraction.py, bench/README.md).
+/// The targets GUIDE.md states ("Which text") on the 40 benchmark pages of
+/// the shared data: `all` recalls at least 0.99 of the ground-truth tokens,
+/// and `main`'s mean token F1 is at least Resiliparse's main-content F1 on
+/// the same pages (0.8946, measured by bench/peers/extraction.py, bench/README.md).
 #[test]
 fn article_benchmark_targets() {
     let Some(dir) = shared_file(
