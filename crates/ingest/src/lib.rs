@@ -35,9 +35,9 @@
 //! own types inside it.
 //!
 //! ```no_run
-//! use sieve_ingest::options::BuildOptions;
+//! use sieve_ingest::options::{BuildOptions, NoProgress};
 //! let opts = BuildOptions::new(vec!["crawl.warc.gz".into()], "index".into());
-//! let stats = sieve_ingest::build::build(&opts).unwrap();
+//! let stats = sieve_ingest::build::build(&opts, &NoProgress).unwrap();
 //! println!("{} documents", stats.totals.indexed);
 //! ```
 
