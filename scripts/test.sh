@@ -8,7 +8,9 @@ step() { printf '\n==> %s\n' "$*"; }
 
 step "Python venv (evaluation oracles pytrec_eval, ir_measures, scipy; maturin, pandas, pytest, pyterrier)"
 bash scripts/setup-python.sh
-step "build"
+step "build (libraries, binaries, tests, benches, examples and the fuzz targets)"
+# The fuzz targets are a workspace member (fuzz/): built here with the
+# dependencies everything else uses, not in a second target folder.
 cargo build --workspace --all-targets --locked
 step "clippy (warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
@@ -22,5 +24,3 @@ PATH="$PWD/.venv/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev --locked" \
   .venv/bin/python -m pip install --quiet --no-build-isolation --no-deps --disable-pip-version-check ./python
 SIEVE_BIN_DIR="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug" \
   .venv/bin/python -m pytest python/tests -q -p no:cacheprovider
-step "fuzz targets build"
-cargo build --manifest-path fuzz/Cargo.toml --target-dir target/fuzz --bins
