@@ -1,4 +1,4 @@
-//! The collections of issue 19 end to end: ClueWeb22 (`html` and `txt`
+//! The collections beyond ClueWeb09/12 and TREC, end to end: ClueWeb22 (`html` and `txt`
 //! parts), JSON lines (Anserini, BEIR), TSV (MS MARCO), `--docid-header`,
 //! and documents back out with `sieve-index show` (text, `--json`, `--html
 //! --query`, `--raw`) on single, shard and merged indexes, refused when the

@@ -1,9 +1,9 @@
-//! The contents of a built index are pinned (issue 18): speeding up the
+//! The contents of a built index are pinned: speeding up the
 //! build must not change which documents are indexed, their terms, term
 //! frequencies, field lengths, stored fields or fast fields, whatever
 //! `--threads`. Two digests per input set: the *legacy* one covers the
 //! fields the schema had at commit e4b2d38 (taken with the build as it was
-//! before issue 18's changes) and must not move unless the analyser or the
+//! before the build's parallel reading and analysis) and must not move unless the analyser or the
 //! extractor is changed on purpose; the *full* one covers every field,
 //! including those added since ([`LATER_FIELDS`]), and moves with the
 //! schema.
@@ -24,7 +24,8 @@ fn fnv(bytes: &[u8]) -> u64 {
     })
 }
 
-/// Fields added to the schema after e4b2d38 (issues 19 and 22): left out of
+/// Fields added to the schema after e4b2d38 (the JSON lines and TSV
+/// collections, main-content extraction): left out of
 /// the legacy dump.
 const LATER_FIELDS: [&str; 7] = [
     "record_crc",
@@ -272,7 +273,7 @@ sieve_test!(index_contents_are_pinned_on_the_clueweb09_samples, |dir| {
 });
 
 sieve_test!(index_contents_do_not_depend_on_commits_and_merges, |dir| {
-    // 18 files of 23 documents (issue 18): the default commits once (one
+    // 18 files of 23 documents: the default commits once (one
     // segment); a commit per file makes 18 segments, merged 8 or more at a
     // time (order.rs); a merge cap of 40 documents leaves all 18.
     let inputs = crate::determinism::many_inputs(&dir);

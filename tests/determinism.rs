@@ -1,4 +1,4 @@
-//! The index order is a function of the input alone (issue 15, item 7):
+//! The index order is a function of the input alone (the determinism rule):
 //! whatever `--threads` and however the writer's merges are scheduled,
 //! `sieve-index docids --stats` lists the documents in input order, byte for
 //! byte the same, also after `--resume` and through `build-shard`/`merge`.

@@ -1,4 +1,4 @@
-//! The integrity of sieve's own files (issue 15, items 1 and 9).
+//! The integrity of sieve's own files.
 //!
 //! * Damaged filter and BM25 statistics files (truncated by one byte, a
 //!   byte flipped in the header, in the middle, in the last byte) are

@@ -1,4 +1,4 @@
-//! Integrity of a build under faults (issue 15): an output directory is
+//! Integrity of a build under faults: an output directory is
 //! locked for the whole build, a directory or file sieve did not create is
 //! never written over, only the last component of `--index` is created, and
 //! the exit status follows the one scheme of `sieve_cli::exit`.

@@ -1,4 +1,4 @@
-//! Crawl reading integrity (issue 15): a damaged gzip member does not lose
+//! Crawl reading integrity: a damaged gzip member does not lose
 //! the rest of the file, and directory inputs are walked once per file
 //! (symlink loops, duplicates, FIFOs). Every run has a watchdog, so a
 //! regression to a hang fails instead of blocking the suite.

@@ -1,4 +1,4 @@
-//! Queries are bounded (issue 15, item 8): a topic keeps its first
+//! Queries are bounded: a topic keeps its first
 //! `--max-query-terms` unique analysed terms, with a warning naming it, and
 //! a topic without searchable terms is named in a warning.
 

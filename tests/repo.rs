@@ -97,6 +97,85 @@ fn machine_prefix_is_detected_in_text() {
     assert!(is_binary(b"gz\0data") && !is_binary(b"text"));
 }
 
+/// Words that, followed by a number, name how the work was organised
+/// (a tracker's issue, a work session, a helper or a branch) rather than
+/// what sieve does; built at run time so that this file does not hold them.
+fn organisation_words() -> Vec<String> {
+    ["iss|ue", "iss|ues", "st|op", "hel|per h", "bra|nch h", "bra|nch i"]
+        .iter()
+        .map(|w| w.replace('|', ""))
+        .collect()
+}
+
+/// The first place in `line` where one of `words` is followed by a space
+/// (or `#`) and a digit, or `h` and two digits stand alone (a helper's
+/// name); `None` when there is none.
+fn names_organisation(line: &str, words: &[String]) -> Option<String> {
+    let lower = line.to_lowercase();
+    for w in words {
+        let mut from = 0;
+        while let Some(i) = lower[from..].find(w.as_str()) {
+            let at = from + i;
+            let before = lower[..at].chars().next_back();
+            let rest = lower[at + w.len()..].trim_start_matches([' ', '#']);
+            let spaced = lower[at + w.len()..].starts_with([' ', '#']) || w.ends_with(' ');
+            if !before.is_some_and(|c| c.is_alphanumeric())
+                && spaced
+                && rest.starts_with(|c: char| c.is_ascii_digit())
+            {
+                return Some(lower[at..].chars().take(24).collect());
+            }
+            from = at + w.len();
+        }
+    }
+    None
+}
+
+/// The repository's prose and code speak of sieve alone: no issue numbers,
+/// session numbers, helper or branch names (commit messages may keep them).
+/// Data files (fixtures, topics) are left out: their text is not ours.
+#[test]
+fn no_issue_numbers_or_names_of_how_the_work_was_organised() {
+    let root = repo_root();
+    let words = organisation_words();
+    let ours = ["rs", "md", "sh", "py", "toml", "yml", "yaml", "html", "js", "css"];
+    let mut hits = Vec::new();
+    for path in repository_files(&root) {
+        let rel = path.strip_prefix(&root).unwrap_or(&path);
+        let data = rel.starts_with("tests/data") || rel.starts_with("topics");
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if data || !ours.contains(&ext) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        for (n, line) in text.lines().enumerate() {
+            if let Some(hit) = names_organisation(line, &words) {
+                hits.push(format!("{}:{}: {hit}", rel.display(), n + 1));
+            }
+        }
+    }
+    assert!(
+        hits.is_empty(),
+        "name the capability, not the issue, session, helper or branch:\n{}",
+        hits.join("\n")
+    );
+}
+
+/// The check finds what it is for, and leaves ordinary words alone.
+#[test]
+fn organisation_names_are_detected_in_text() {
+    let words = organisation_words();
+    let found = |s: &str| names_organisation(s, &words).is_some();
+    assert!(found(&format!("see {} 18", words[0])));
+    assert!(found(&format!("({} #4)", words[0])));
+    assert!(found(&format!("{} 35 notes", words[2])));
+    assert!(found(&format!("by {}32", words[3])));
+    assert!(!found("an issue of the crawl, stop words, 2 issues"));
+    assert!(!found("a non-stop 3-step path; tissue 4"));
+}
+
 /// The first directory on this process's PATH holding `name`.
 fn on_path(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?)

@@ -3,7 +3,7 @@
 use crate::util::{fails, json_lines, ok};
 
 sieve_test!(utf8_counts_each_class_and_writes_cleaned_bytes, |dir| {
-    // One of each worked example from the issue, plus valid Arabic.
+    // One of each worked example of the seven classes, plus valid Arabic.
     let input =
         b"a\xC0\x80b\xC1\x81c\xF0\x82\x82\xACd\xED\xA0\x80e\xF4\x90\x80\x80f\x80\xE2\x82 \xD8\xA7";
     let f = dir.write("in.bin", input);

@@ -6,7 +6,7 @@
 //! each input is arbitrary bytes tried as a payload, then edits of the
 //! valid payload (3 bytes each: position, position, XOR mask) and a cut.
 //! The unchanged payload must open and give every stored term's bounds;
-//! docids are read from the docid table (issue 17) too.
+//! docids are read from the docid table too.
 //! (The file's CRC-32 seal is `sealed::open_binary`, fuzzed with the filter
 //! files; this target reaches the parser behind it.)
 #![no_main]
