@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How `sieve-index build` grows with the collection (issue 18): docs/s, peak RSS, index size and
+"""How `sieve-index build` grows with the collection: docs/s, peak RSS, index size and
 merge time per corpus size.
 
     bench/growth.py OUT.jsonl CORPUS_DIR [CORPUS_DIR ...] [--bin target/release/sieve-index]
@@ -10,7 +10,7 @@ Each CORPUS_DIR (make_corpus.py output, e.g. --size-mb 300, 3000 and 30000: 13,3
 --threads T`. Measured for the whole process: wall seconds, user + system CPU seconds and peak RSS
 (os.wait4's rusage); the index size on disk; the documents indexed (stats.json). "Merge time" is
 the CPU time of tantivy's merge threads (`merge_thread_*`, which run the order-preserving merges of
-indexer/src/order.rs in the background), read from /proc/PID/task/*/stat every 0.2 s (a merge
+the build in the background), read from /proc/PID/task/*/stat every 0.2 s (a merge
 thread lives as long as the writer, so nothing is lost between polls). The same polls give the CPU
 seconds of each kind of thread (`thread_cpu_s`: workers, readers, tantivy's indexing thread, merges,
 the writer): the share of the busiest single thread is the build's serial fraction. The same polls
