@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 22's speed figures, one binary, one input, runs interleaved so that
+# Speed of extract and build, one binary, one input, runs interleaved so that
 # load drifting on a shared machine hits every variant alike:
 #
 #   build     sieve-index build   (near-duplicates on, the default)
@@ -11,7 +11,7 @@
 # Prints each run (wall s, CPU s = user + sys, docs, peak RSS MB, MB of
 # document files: *.jsonl.gz or *.parquet, 0 for an index), then per
 # variant the medians, docs/s (wall and CPU) and the ratios that the
-# issue's targets are about: build/nodup (what MinHash adds to a build) and
+# targets are about: build/nodup (what MinHash adds to a build) and
 # extract/build (docs/s). With --callgrind INPUT2, also counts instructions
 # of build and nodup on INPUT2 under valgrind (independent of load; slow:
 # keep INPUT2 small).

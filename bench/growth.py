@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How `sieve-index build` grows with the collection (issue 18): docs/s, peak RSS, index size and
+"""How `sieve-index build` grows with the collection: docs/s, peak RSS, index size and
 merge time per corpus size.
 
     bench/growth.py OUT.jsonl CORPUS_DIR [CORPUS_DIR ...] [--bin target/release/sieve-index]

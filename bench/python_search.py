@@ -1,4 +1,4 @@
-"""What searching from Python costs next to the command line (issue 21).
+"""What searching from Python costs next to the command line.
 
     cargo build --release -p sieve --bins                 # the CLI being compared
     .venv/bin/python -m pip install ./python              # the package, release build

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Table and figure of query latency against collection size (issue 17).
+"""Table and figure of query latency against collection size.
 
     python3 bench/search_growth.py RESULTS.jsonl [--svg OUT.svg] > table.md
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The cost of a threshold sweep against a single run, whole processes
-# (issue 20: "a sweep of 10 thresholds costs <= 3x a single run").
+# (target: "a sweep of 10 thresholds costs <= 3x a single run").
 #
 #     bench/sweep_cost.sh IDX [REPS]
 #

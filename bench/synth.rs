@@ -1,4 +1,4 @@
-//! The search bench's synthetic collection (issues 4 and 17), shared by the
+//! The search bench's synthetic collection, shared by the
 //! `search` bench (which indexes it) and the `synth_export` example (which
 //! writes it as JSONL for the peers).
 //!

@@ -9,7 +9,7 @@
 #   ir-measures          common interface; its gdeval provider runs the TREC
 #                        Web Track gdeval.pl (needs perl) for nDCG@20 / ERR@20
 #   scipy                scipy.stats.ttest_rel, the oracle for compare's t-test
-#   maturin, pandas,     the Python package in python/ (issue 21): maturin builds
+#   maturin, pandas,     the Python package in python/: maturin builds
 #   pyarrow, pytest,     it (scripts/test.sh installs it with --no-build-isolation),
 #   pyterrier            pytest runs python/tests, pandas/pyarrow hold its results,
 #                        pyterrier (1.x, without its `java` extra: no Java) runs

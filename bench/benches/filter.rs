@@ -1,4 +1,4 @@
-//! Filter-file build speed (issue 5), in spam-ranking lines per second.
+//! Filter-file build speed, in spam-ranking lines per second.
 //!
 //! Input: a MADE-UP Waterloo-format spam ranking (`percentile docid`) of
 //! `SIEVE_BENCH_SPAM_LINES` lines (default 5,000,000) with ClueWeb09-shaped

@@ -1,4 +1,4 @@
-//! Query latency (issue 4) and the cost of query-time filtering (issue 5).
+//! Query latency and the cost of query-time filtering.
 //!
 //! **Bench index.** No real web collection big enough to time is public
 //! here, so the bench makes one: `SIEVE_BENCH_DOCS` documents (default
@@ -22,7 +22,7 @@
 //! * the same with a query-time filter (spam ≥ 70) and full statistics;
 //! * the same with filtered statistics (`--collection-stats filtered`);
 //! * four BM25 settings scored in one pass (`--k1 0.9,1.2 --b 0.4,0.75`);
-//! * a threshold sweep (issue 20): ten spam thresholds (5, 15, ..., 95)
+//! * a threshold sweep: ten spam thresholds (5, 15, ..., 95)
 //!   and the unfiltered run, eleven variants scored in one pass, with full
 //!   and with filtered statistics (`sieve-search sweep`'s scoring), as a
 //!   ratio to the single unfiltered run; the one-off costs of its bitmaps
@@ -32,7 +32,7 @@
 //! The one-off cost of turning a filter into bitmaps (`batch::select`) is
 //! reported separately, per million documents.
 //!
-//! **Block-max bounds** (issue 17): the build writes them; an index built
+//! **Block-max bounds**: the build writes them; an index built
 //! before gets them from `sieve_format::bounds::write_index_bounds`, timed
 //! and sized here. `SIEVE_BENCH_PRUNING=off` drops them (today's scorer
 //! without block-max pruning); `SIEVE_BENCH_HITS` sets k (default 1000).
@@ -393,7 +393,7 @@ fn main() {
             .expect("search")
             .len()
     };
-    // Issue 20: a sweep of ten spam thresholds and the unfiltered run, in
+    // A sweep of ten spam thresholds and the unfiltered run, in
     // one pass, with full and with filtered statistics.
     // `SIEVE_BENCH_SWEEP=5,50,95` picks other thresholds (default: 5, 15, ..., 95).
     let sweep_thresholds: Vec<u8> = std::env::var("SIEVE_BENCH_SWEEP")

@@ -1,4 +1,4 @@
-//! Per-stage throughput of the indexing pipeline (issue 3): docs/s and MB/s
+//! Per-stage throughput of the indexing pipeline: docs/s and MB/s
 //! for gunzip, WARC/HTTP parsing, charset decoding, UTF-8 cleaning, HTML to
 //! text, and indexing (analysis + tantivy `add_document` + commit).
 //!
@@ -21,7 +21,7 @@
 //! `INDEX_DOCS` (docids suffixed) into one in-RAM index and commits once, so the commit's fixed
 //! cost is spread as in a real build (sieve commits once per input file).
 //!
-//! **JSON lines** (issue 19): the same documents written as Anserini's
+//! **JSON lines**: the same documents written as Anserini's
 //! `JsonCollection` would hold them (`{"id": ..., "contents": title, blank
 //! line, text}`, one per line, gzipped as one stream like a ClueWeb22 `txt`
 //! file or a BEIR corpus), then gunzip, parse (sieve's JSON lines reader),

@@ -1,5 +1,5 @@
 //! Exports the search bench's synthetic collection and topics for the
-//! peers (issue 17), **analysed by sieve**, so every system scores the
+//! peers (PISA), **analysed by sieve**, so every system scores the
 //! same terms: each document's text and each topic's title become sieve's
 //! analysed terms (Porter stems, stopwords removed) joined by spaces, and
 //! a peer indexes them without stemming or stopwords of its own.

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# One command for the whole side-by-side comparison of sieve with its peers (issue 8).
+# One command for the whole side-by-side comparison of sieve with its peers.
 #
 #   bench/peers/compare.sh [--smoke] [--reps N] [--size-mb MB] [--threads "1 2"] [--output-dir DIR]
 #
 # Default corpus: make_corpus.py --size-mb 3000 (131,796 documents, 744 MB per-record gzip, 3.0 GB
-# uncompressed, 120 files; issue 18), big enough that JVM start-up and warm-up do not decide the
+# uncompressed, 120 files), big enough that JVM start-up and warm-up do not decide the
 # result. The corpora are built once under $SIEVE_BENCH_CORPORA (default bench/peers/.work; point it
 # at a scratch disk: the two 3000 MB corpora take 1.2 GB).
 #

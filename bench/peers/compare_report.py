@@ -99,7 +99,7 @@ def main():
             if o and a:
                 out.append(f"\nRatio sieve/Anserini at {t} thread(s): docs/s {ratio(o['dps'], a['dps'])}, "
                            f"docs per CPU s {ratio(o['dpc'], a['dpc'])}, MB/s {ratio(o['mbps'], a['mbps'])}, peak RSS {ratio(o['rss'], a['rss'])}, "
-                           f"index size {ratio(o['size'], a['size'])} (goals, issue 18: docs/s >= 2.5x, docs per CPU s >= 2x)")
+                           f"index size {ratio(o['size'], a['size'])} (goals: docs/s >= 2.5x, docs per CPU s >= 2x)")
         out.append("")
 
     if by["search"]:

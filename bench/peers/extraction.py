@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Main-content extraction, side by side (issue 22).
+"""Main-content extraction, side by side.
 
     bench/peers/setup-extraction.sh          # once: Resiliparse and trafilatura in bench/peers/.venv-extract
     cargo build --release -p sieve-bench --example html_text

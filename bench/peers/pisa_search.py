@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PISA (through pyterrier-pisa) on the search bench's synthetic collection (issue 17).
+"""PISA (through pyterrier-pisa) on the search bench's synthetic collection.
 
     bench/peers/.venv/bin/python bench/peers/pisa_search.py --index DIR --topics TOPICS.tsv \
         [--docs DOCS.jsonl|-] [--k1 0.9] [--b 0.4] [--hits 10 1000] \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Query latency of sieve, tantivy and PISA on the search bench's synthetic collection, at several
-# collection sizes (issue 17): the table and figure of bench/README.md "Search: sieve, tantivy
-# and PISA from 100k to 10M documents".
+# collection sizes: the table and figure of bench/README.md, "Search latency against
+# size".
 #
 #   bench/peers/setup_pisa.sh                       # once
 #   bench/peers/search_growth.sh [--docs "100000 1000000"] [--hits "10 1000"] [--runs 3]

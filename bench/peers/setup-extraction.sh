@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the main-content extraction peers (issue 22) into bench/peers/.venv-extract. Idempotent.
+# Install the main-content extraction peers into bench/peers/.venv-extract. Idempotent.
 #
 #   bench/peers/setup-extraction.sh
 #

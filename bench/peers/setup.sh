@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the peers for the side-by-side benchmarks (issue 8). Idempotent.
+# Install the peers for the side-by-side benchmarks. Idempotent.
 #
 #   bench/peers/setup.sh
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install PISA for the search comparison (issue 17). Idempotent.
+# Install PISA for the search comparison. Idempotent.
 #
 #   bench/peers/setup_pisa.sh
 #
