@@ -118,8 +118,8 @@ fn names_organisation(line: &str, words: &[String]) -> Option<String> {
             let at = from + i;
             let before = lower[..at].chars().next_back();
             let rest = lower[at + w.len()..].trim_start_matches([' ', '#']);
-            let spaced = lower[at + w.len()..].starts_with([' ', '#']) || w.ends_with(' ');
-            if !before.is_some_and(|c| c.is_alphanumeric())
+            let spaced = w.contains(' ') || lower[at + w.len()..].starts_with([' ', '#']);
+            if !before.is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '_')
                 && spaced
                 && rest.starts_with(|c: char| c.is_ascii_digit())
             {

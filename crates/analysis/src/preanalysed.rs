@@ -5,7 +5,7 @@
 //! twice in its single indexing thread (once to read the value, once to make
 //! the token stream), a `String` per token each time, and drops the
 //! document's tokens there too: about half of that thread's time in a build
-//! (measured with `perf`, issue 18), and the thread is the build's one serial
+//! (measured with `perf`), and the thread is the build's one serial
 //! stage. An [`AnalysedText`] is one string instead, borrowed by tantivy:
 //!
 //! ```text

@@ -17,7 +17,7 @@ use crate::schema::{Fields, NO_SPAM_SCORE};
 /// build, measured with `perf`); this type gives tantivy the tokens
 /// directly. The body goes further: it is an
 /// [`AnalysedText`](sieve_analysis::AnalysedText), one string that
-/// tantivy's indexing thread only splits (issue 18). Indexes are the same
+/// tantivy's indexing thread only splits. Indexes are the same
 /// either way.
 pub type SieveDocument = BTreeMap<Field, OwnedValue>;
 

@@ -4,7 +4,7 @@
 //! build's own thread) takes the results file by file, batch by batch, in
 //! input order.
 //!
-//! Before issue 18 each file had one reader thread and the writer waited
+//! Before reading ahead, each file had one reader thread and the writer waited
 //! for every batch: the workers idled while the writer added a batch's
 //! documents, while a file was committed and while the next file's first
 //! batch was read (1.66 of 2 cores busy at `--threads 2`). Now:
