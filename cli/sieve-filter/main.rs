@@ -30,19 +30,23 @@ enum Command {
     Build(filter::BuildArgs),
     /// Verify a filter file's checksum and print its header (list kind,
     /// thresholds, counts) and what it does with docids it never saw.
-    Inspect {
-        /// The filter file.
-        file: PathBuf,
-    },
+    Inspect(FilterFile),
     /// Does the filter keep these docids? Prints keep/drop per docid; exit
     /// code 4 (done, not found) if any is dropped.
     Contains {
-        /// The filter file.
-        file: PathBuf,
+        #[command(flatten)]
+        input: FilterFile,
         /// Docids to look up.
         #[arg(required = true)]
         docids: Vec<String>,
     },
+}
+
+/// The filter file `inspect` and `contains` read.
+#[derive(Debug, clap::Args)]
+struct FilterFile {
+    /// The filter file.
+    file: PathBuf,
 }
 
 /// Runs the command line; errors are printed once, as one line without a
@@ -64,9 +68,9 @@ fn run() -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Utf8(args) => utf8::run(&args)?,
         Command::Build(args) => filter::build(&args)?,
-        Command::Inspect { file } => filter::inspect(&file)?,
-        Command::Contains { file, docids } => {
-            if !filter::contains(&file, &docids)? {
+        Command::Inspect(f) => filter::inspect(&f.file)?,
+        Command::Contains { input, docids } => {
+            if !filter::contains(&input.file, &docids)? {
                 // Done, but not every docid was found kept.
                 return Ok(ExitCode::from(ExitStatus::Empty.code()));
             }

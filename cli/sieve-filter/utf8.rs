@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 use sieve_filters::utf8::{Counting, Utf8Counts};
-use sieve_text::Error;
 use sieve_format::outfile::OutFile;
+use sieve_text::Error;
 use sieve_text::utf8stream::{Sink, clean_stream};
 
 /// Arguments of `sieve-filter utf8`.
@@ -34,7 +34,8 @@ struct Report<'a> {
     counts: Utf8Counts,
 }
 
-/// Runs the subcommand.
+/// Runs the subcommand: each file in turn; a file that cannot be read is
+/// named on stderr and the others still read, then the command fails.
 pub fn run(args: &Args) -> anyhow::Result<()> {
     if args.out.is_some() && args.files.len() != 1 {
         bail!(
@@ -50,61 +51,15 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     if let Some(out) = args.out.as_deref().filter(|p| p.as_os_str() != "-") {
         sieve_format::outfile::refuse_same_file(out, &args.files)?;
     }
-    let stdout = io::stdout();
     let mut failed = Vec::new();
     for path in &args.files {
         let name = path.to_string_lossy();
-        let mut file = match &args.out {
+        let file = match &args.out {
             Some(p) if p.as_os_str() != "-" => Some(OutFile::create(p)?),
             _ => None,
         };
-        let mut boxed: Option<Box<dyn Write + '_>> = match (&args.out, file.as_mut()) {
-            (_, Some(f)) => Some(Box::new(f)),
-            (Some(_), None) => Some(Box::new(BufWriter::new(io::stdout()))),
-            (None, None) => None,
-        };
-        let out_name = args.out.as_deref().unwrap_or(Path::new("-"));
-        let sink = boxed.as_deref_mut().map(|writer| Sink {
-            writer,
-            name: out_name,
-        });
-        let result = if path.as_os_str() == "-" {
-            clean_stream(io::stdin().lock(), path, counting, sink)
-        } else {
-            File::open(path)
-                .map_err(|source| Error::Io {
-                    path: path.clone(),
-                    source,
-                })
-                .and_then(|f| clean_stream(f, path, counting, sink))
-        };
-        drop(boxed);
-        // The cleaned file is complete: only now does it replace `--output`.
-        let result = match (result, file) {
-            // `commit` fails only on I/O, as the text layer's own `Io`.
-            (Ok(done), Some(f)) => f.commit().map(|()| done).map_err(|e| match e {
-                sieve_format::Error::Io { path, source } => Error::Io { path, source },
-                other => Error::Io {
-                    path: PathBuf::from(&name.to_string()),
-                    source: io::Error::other(other.to_string()),
-                },
-            }),
-            (result, _) => result,
-        };
-        match result {
-            Ok((bytes, counts)) => {
-                let line = serde_json::to_string(&Report {
-                    file: &name,
-                    bytes,
-                    counts,
-                })?;
-                // With `--output -` the cleaned bytes own stdout; the report goes to stderr.
-                if matches!(&args.out, Some(p) if p.as_os_str() == "-") {
-                    eprintln!("{line}");
-                } else {
-                    writeln!(stdout.lock(), "{line}")?;
-                }
-            }
+        match clean_file(args, path, counting, file) {
+            Ok((bytes, counts)) => print_report(args, &name, bytes, counts)?,
             // The reader of stdout (`--output -`) stopped early: not an error.
             Err(e) if sieve_cli::exit::is_broken_pipe(&e) => return Ok(()),
             Err(e) => {
@@ -123,6 +78,66 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             failed.len(),
             failed.join(", ")
         );
+    }
+    Ok(())
+}
+
+/// Streams `path` (`-`: stdin) through the cleaner, the cleaned bytes to
+/// `--output`: to `file`, committed only once complete, or to stdout for
+/// `--output -`. Returns the bytes read and the error counts.
+fn clean_file(
+    args: &Args,
+    path: &Path,
+    counting: Counting,
+    mut file: Option<OutFile>,
+) -> Result<(u64, Utf8Counts), Error> {
+    let mut boxed: Option<Box<dyn Write + '_>> = match (&args.out, file.as_mut()) {
+        (_, Some(f)) => Some(Box::new(f)),
+        (Some(_), None) => Some(Box::new(BufWriter::new(io::stdout()))),
+        (None, None) => None,
+    };
+    let out_name = args.out.as_deref().unwrap_or(Path::new("-"));
+    let sink = boxed.as_deref_mut().map(|writer| Sink {
+        writer,
+        name: out_name,
+    });
+    let result = if path.as_os_str() == "-" {
+        clean_stream(io::stdin().lock(), path, counting, sink)
+    } else {
+        File::open(path)
+            .map_err(|source| Error::Io {
+                path: path.to_path_buf(),
+                source,
+            })
+            .and_then(|f| clean_stream(f, path, counting, sink))
+    };
+    drop(boxed);
+    // The cleaned file is complete: only now does it replace `--output`.
+    match (result, file) {
+        // `commit` fails only on I/O, as the text layer's own `Io`.
+        (Ok(done), Some(f)) => f.commit().map(|()| done).map_err(|e| match e {
+            sieve_format::Error::Io { path, source } => Error::Io { path, source },
+            other => Error::Io {
+                path: PathBuf::from(&path.to_string_lossy().to_string()),
+                source: io::Error::other(other.to_string()),
+            },
+        }),
+        (result, _) => result,
+    }
+}
+
+/// Prints the JSON line of one file: on stdout, or on stderr when the
+/// cleaned bytes own stdout (`--output -`).
+fn print_report(args: &Args, name: &str, bytes: u64, counts: Utf8Counts) -> anyhow::Result<()> {
+    let line = serde_json::to_string(&Report {
+        file: name,
+        bytes,
+        counts,
+    })?;
+    if matches!(&args.out, Some(p) if p.as_os_str() == "-") {
+        eprintln!("{line}");
+    } else {
+        writeln!(io::stdout().lock(), "{line}")?;
     }
     Ok(())
 }

@@ -126,7 +126,11 @@ fn filters(e: &sieve_filters::Error, ev: Evidence) -> (Class, Evidence) {
 /// A path that exists was read and refused (a damaged sieve file); one
 /// that does not is missing (or a pattern matching nothing).
 fn input(path: &Path, ev: Evidence) -> (Class, Evidence) {
-    let class = if path.exists() { Class::Data } else { Class::Input };
+    let class = if path.exists() {
+        Class::Data
+    } else {
+        Class::Input
+    };
     (class, ev.kind("Input").path(path))
 }
 
@@ -236,6 +240,9 @@ fn text(e: &sieve_text::Error, ev: Evidence) -> (Class, Evidence) {
     }
 }
 
+/// A searcher error: I/O, parameters and indexes here; the contents of
+/// topic, qrels, run and statistics files in [`searcher_file`]; an error
+/// inside a named file or an evaluation by the error it wraps.
 fn searcher(e: &sieve_searcher::Error, ev: Evidence) -> (Class, Evidence) {
     use sieve_searcher::Error as E;
     match e {
@@ -255,6 +262,15 @@ fn searcher(e: &sieve_searcher::Error, ev: Evidence) -> (Class, Evidence) {
         E::Filters(inner) => filters(inner, ev),
         E::InFile { path, inner } => searcher(inner, ev.path(path)),
         E::Evaluating { path, inner } => searcher(inner, ev.path(path)),
+        e => searcher_file(e, ev),
+    }
+}
+
+/// A searcher error in the contents of a file: bytes, syntax, duplicates,
+/// empty files, statistics files; the rest in [`searcher_run`].
+fn searcher_file(e: &sieve_searcher::Error, ev: Evidence) -> (Class, Evidence) {
+    use sieve_searcher::Error as E;
+    match e {
         E::InvalidUtf8 { line, offset } => (
             Class::Data,
             ev.kind("InvalidUtf8").line(*line).offset(*offset),
@@ -306,6 +322,15 @@ fn searcher(e: &sieve_searcher::Error, ev: Evidence) -> (Class, Evidence) {
                 .expected(expected)
                 .found(found),
         ),
+        e => searcher_run(e, ev),
+    }
+}
+
+/// A searcher error in the hits of a run, a run written, or two runs or
+/// a run and its qrels compared; anything else is a `Searcher` data error.
+fn searcher_run(e: &sieve_searcher::Error, ev: Evidence) -> (Class, Evidence) {
+    use sieve_searcher::Error as E;
+    match e {
         E::InvalidRunField { value, fault, .. } => (
             Class::Data,
             ev.kind("InvalidRunField")

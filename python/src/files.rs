@@ -320,25 +320,39 @@ pub fn evaluate_runs<'py>(
     let measures = measures_of(&measures)?;
     let opts = EvalOptions { complete, max_docs };
     let qrels = qrels_of(&qrels)?;
-    let mut out = Vec::new();
-    for run in &runs {
-        let (e, note) = evaluation(&qrels, run, dedup, opts)?;
-        let d = PyDict::new(py);
-        d.set_item("json", json_to_py(py, &e.to_json_of(&measures))?)?;
-        d.set_item(
-            "measures",
-            measures.iter().map(|m| m.name()).collect::<Vec<_>>(),
-        )?;
-        d.set_item("text", e.to_text_of(&measures, per_query, 4))?;
-        d.set_item("note", note)?;
-        d.set_item(
-            "gdeval_refused",
-            e.gdeval_refused.as_ref().map(ToString::to_string),
-        )?;
-        out.push(d);
-    }
-    Ok(out)
+    runs.iter()
+        .map(|run| {
+            let (e, note) = evaluation(&qrels, run, dedup, opts)?;
+            evaluation_dict(py, &e, note, &measures, per_query)
+        })
+        .collect()
 }
+
+/// One run's dict of [`evaluate_runs`].
+fn evaluation_dict<'py>(
+    py: Python<'py>,
+    e: &Evaluation,
+    note: Option<String>,
+    measures: &[Measure],
+    per_query: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("json", json_to_py(py, &e.to_json_of(measures))?)?;
+    d.set_item(
+        "measures",
+        measures.iter().map(|m| m.name()).collect::<Vec<_>>(),
+    )?;
+    d.set_item("text", e.to_text_of(measures, per_query, 4))?;
+    d.set_item("note", note)?;
+    d.set_item(
+        "gdeval_refused",
+        e.gdeval_refused.as_ref().map(ToString::to_string),
+    )?;
+    Ok(d)
+}
+
+/// The measures `compare` reports by default.
+const COMPARE_MEASURES: [&str; 4] = ["map", "P_10", "ndcg@20", "err@20"];
 
 /// Compares two runs as `sieve-search compare` does; returns `(json,
 /// text, notes)` (`compare --json` as Python values, the text it prints,
@@ -356,19 +370,16 @@ pub fn compare_runs<'py>(
     complete: bool,
     dedup: bool,
 ) -> PyResult<(Bound<'py, PyAny>, String, (Option<String>, Option<String>))> {
-    let measures = if measures.is_empty() {
-        ["map", "P_10", "ndcg@20", "err@20"]
-            .iter()
-            .map(|m| m.parse::<Measure>())
-            .collect::<Result<Vec<_>, _>>()
-            .py_err()?
+    let names: Vec<&str> = if measures.is_empty() {
+        COMPARE_MEASURES.to_vec()
     } else {
-        measures
-            .iter()
-            .map(|m| m.parse::<Measure>())
-            .collect::<Result<Vec<_>, _>>()
-            .py_err()?
+        measures.iter().map(String::as_str).collect()
     };
+    let measures = names
+        .iter()
+        .map(|m| m.parse::<Measure>())
+        .collect::<Result<Vec<_>, _>>()
+        .py_err()?;
     let opts = EvalOptions {
         complete,
         ..EvalOptions::default()
@@ -376,15 +387,19 @@ pub fn compare_runs<'py>(
     let qrels = qrels_of(&qrels)?;
     let (ea, na) = evaluation(&qrels, &run_a, dedup, opts)?;
     let (eb, nb) = evaluation(&qrels, &run_b, dedup, opts)?;
-    let name = |r: &RunArg| match r {
-        RunArg::Path(p) => p.display().to_string(),
-        RunArg::Columns(_, _, _, n) => n.clone(),
-    };
-    let (a, b) = (name(&run_a), name(&run_b));
+    let (a, b) = (run_name(&run_a), run_name(&run_b));
     let cmp = compare::compare(&ea, &eb, &measures, top);
     Ok((
         json_to_py(py, &compare::to_json(&cmp, &a, &b))?,
         compare::to_text(&cmp, &a, &b),
         (na, nb),
     ))
+}
+
+/// What a run is called in a comparison: its path, or its DataFrame's name.
+fn run_name(r: &RunArg) -> String {
+    match r {
+        RunArg::Path(p) => p.display().to_string(),
+        RunArg::Columns(_, _, _, n) => n.clone(),
+    }
 }

@@ -14,8 +14,8 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyList, PyTuple};
-use sieve_filters::docfilter::Unscored;
 use sieve_analysis::{AnalyzerConfig, EnglishAnalyzer};
+use sieve_filters::docfilter::Unscored;
 use sieve_format::index::{Unfinished, unfinished_warning};
 use sieve_format::schema::TextField;
 use sieve_searcher::batch::{RunResults, StatsMode, open_shards_with};
@@ -53,33 +53,224 @@ struct Request {
     tag: String,
 }
 
-/// The topics of a search: read from a file, or given as id and query.
-fn topics_of(
+/// Where the topics of a search come from: the topic file `path`, or the
+/// ids `qids` with their `queries`.
+struct TopicSource {
     path: Option<PathBuf>,
     qids: Vec<String>,
     queries: Vec<String>,
-) -> sieve_searcher::Result<Vec<Topic>> {
-    if let Some(p) = path {
-        return Ok(read_topics(&p)?.1);
+}
+
+impl TopicSource {
+    /// Refuses ids and queries of different lengths.
+    fn check_lengths(&self) -> PyResult<()> {
+        if self.qids.len() != self.queries.len() {
+            return Err(parameter(
+                "topics",
+                "as many queries as qids",
+                format!(
+                    "{} qids and {} queries",
+                    self.qids.len(),
+                    self.queries.len()
+                ),
+            ));
+        }
+        Ok(())
     }
-    // The caller's ids follow the rule of a topic file's ids (and of a
-    // run file's fields): refused before anything is searched or written.
-    for id in &qids {
-        sieve_searcher::run::check_field("qid", id)?;
+
+    /// The topics: read from the file, or made of each id and query.
+    fn topics(self) -> sieve_searcher::Result<Vec<Topic>> {
+        if let Some(p) = self.path {
+            return Ok(read_topics(&p)?.1);
+        }
+        // The caller's ids follow the rule of a topic file's ids (and of a
+        // run file's fields): refused before anything is searched or written.
+        for id in &self.qids {
+            sieve_searcher::run::check_field("qid", id)?;
+        }
+        Ok(self
+            .qids
+            .into_iter()
+            .zip(self.queries)
+            .map(|(id, title)| Topic {
+                id,
+                title,
+                description: None,
+                narrative: None,
+                subtopics: Vec::new(),
+                kind: None,
+                extra: Vec::new(),
+            })
+            .collect())
     }
-    Ok(qids
+}
+
+/// The keywords of `NativeIndex.search` as Python passed them, before
+/// they are checked.
+struct SearchKeywords<'k> {
+    topics: TopicSource,
+    k1: Vec<f32>,
+    b: Vec<f32>,
+    hits: i64,
+    min_spam_percentile: Vec<i64>,
+    max_invalid_456_per_kb: Vec<f64>,
+    filters: Vec<PathBuf>,
+    unscored: &'k str,
+    stats: &'k str,
+    topic_field: &'k str,
+    search_field: &'k str,
+    max_query_terms: i64,
+    global_stats: Option<PathBuf>,
+    threads: Option<i64>,
+    tag: String,
+}
+
+impl SearchKeywords<'_> {
+    /// The search these keywords ask for, its topics and its worker
+    /// threads; the first keyword out of range raises, in a fixed order
+    /// (counts, BM25 settings, filters, statistics, topics, fields).
+    fn request(self) -> PyResult<(Request, TopicSource, Option<usize>)> {
+        let hits = at_least_one("num_results", self.hits)?;
+        let max_query_terms = at_least_one("max_query_terms", self.max_query_terms)?;
+        let threads = self
+            .threads
+            .map(|t| at_least_one("threads", t))
+            .transpose()?;
+        if self.k1.is_empty() || self.b.is_empty() {
+            return Err(parameter(
+                "k1 and b",
+                "at least one value each",
+                "an empty list",
+            ));
+        }
+        let min_spam_percentile = percentiles(self.min_spam_percentile)?;
+        let unscored = match self.unscored {
+            "keep" => Unscored::Keep,
+            "drop" => Unscored::Drop,
+            u => return Err(parameter("unscored", "keep or drop", format!("{u:?}"))),
+        };
+        let stats = match self.stats {
+            "full" => StatsMode::Full,
+            "filtered" => StatsMode::Filtered,
+            s => return Err(parameter("stats", "full or filtered", format!("{s:?}"))),
+        };
+        self.topics.check_lengths()?;
+        let req = Request {
+            k1: self.k1,
+            b: self.b,
+            hits,
+            min_spam_percentile,
+            max_invalid_456_per_kb: self.max_invalid_456_per_kb,
+            filters: self.filters,
+            unscored,
+            stats,
+            topic_field: parse_field(self.topic_field)?,
+            search_field: parse_search_field(self.search_field)?,
+            max_query_terms,
+            global_stats: self.global_stats,
+            tag: self.tag,
+        };
+        Ok((req, self.topics, threads))
+    }
+}
+
+/// `value` as a count, refused (as keyword `name`) below 1.
+fn at_least_one(name: &str, value: i64) -> PyResult<usize> {
+    if value < 1 {
+        return Err(parameter(name, "at least 1", value));
+    }
+    Ok(value as usize)
+}
+
+/// Spam percentiles, each refused outside 0-100.
+fn percentiles(given: Vec<i64>) -> PyResult<Vec<u8>> {
+    given
         .into_iter()
-        .zip(queries)
-        .map(|(id, title)| Topic {
-            id,
-            title,
-            description: None,
-            narrative: None,
-            subtopics: Vec::new(),
-            kind: None,
-            extra: Vec::new(),
+        .map(|p| {
+            u8::try_from(p)
+                .ok()
+                .filter(|p| *p <= 100)
+                .ok_or_else(|| parameter("min_spam_percentile", "0-100", p))
         })
-        .collect())
+        .collect()
+}
+
+/// What a search found: the topics searched, the notes on their queries,
+/// and per run its plan and hits (with the names of the selections the
+/// plans refer to).
+struct Found {
+    topics: Vec<Topic>,
+    topic_field: TopicField,
+    notes: Vec<String>,
+    runs: Vec<PlannedRun>,
+    results: Vec<RunResults>,
+    selection_names: Vec<String>,
+}
+
+impl Found {
+    /// `(qids, queries, notes, runs)` as `NativeIndex.search` returns them.
+    fn into_py<'py>(self, py: Python<'py>, string_objects: bool) -> PyResult<Bound<'py, PyTuple>> {
+        let out = PyList::empty(py);
+        for (run, res) in self.runs.iter().zip(&self.results) {
+            out.append(self.run_to_py(py, run, res, string_objects)?)?;
+        }
+        let ids: Vec<&str> = self.topics.iter().map(|t| t.id.as_str()).collect();
+        let texts: Vec<String> = self
+            .topics
+            .iter()
+            .map(|t| t.query(self.topic_field))
+            .collect();
+        PyTuple::new(
+            py,
+            [
+                ids.into_pyobject(py)?.into_any(),
+                texts.into_pyobject(py)?.into_any(),
+                self.notes.into_pyobject(py)?.into_any(),
+                out.into_any(),
+            ],
+        )
+    }
+
+    /// One run's `(tag, k1, b, selection, row, rank, score, docnos)`.
+    fn run_to_py<'py>(
+        &self,
+        py: Python<'py>,
+        run: &PlannedRun,
+        res: &RunResults,
+        string_objects: bool,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let c = py.detach(|| columns(res));
+        let docnos: Bound<'py, PyAny> = if string_objects {
+            let list = PyList::empty(py);
+            for (_, hits) in res {
+                for h in hits {
+                    list.append(&h.docid)?;
+                }
+            }
+            list.into_any()
+        } else {
+            PyTuple::new(
+                py,
+                [
+                    le_bytes(py, &c.offsets, i64::to_le_bytes).into_any(),
+                    PyByteArray::new(py, &c.docnos).into_any(),
+                ],
+            )?
+            .into_any()
+        };
+        let v = &run.variant;
+        (
+            v.tag.clone(),
+            v.params.k1,
+            v.params.b,
+            v.selection.map(|i| self.selection_names[i].clone()),
+            le_bytes(py, &c.row, i64::to_le_bytes),
+            le_bytes(py, &c.rank, i64::to_le_bytes),
+            le_bytes(py, &c.score, f64::to_le_bytes),
+            docnos,
+        )
+            .into_pyobject(py)
+    }
 }
 
 fn parse_field(s: &str) -> PyResult<TopicField> {
@@ -153,6 +344,32 @@ fn le_bytes<'py, T: Copy>(
 }
 
 impl NativeIndex {
+    /// Reads the topics of `source`, notes their capped or term-less
+    /// queries and searches them as `req` asks (see [`NativeIndex::run`]).
+    fn find(
+        &self,
+        req: Request,
+        source: TopicSource,
+        threads: Option<usize>,
+    ) -> sieve_searcher::Result<Found> {
+        let topics = source.topics()?;
+        let (topic_field, max_terms) = (req.topic_field, req.max_query_terms);
+        let analyzer = EnglishAnalyzer::new(self.config);
+        let notes = query_notes(&analyzer, &topics, topic_field, max_terms)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let (runs, results, selection_names) = self.run(req, &topics, threads)?;
+        Ok(Found {
+            topics,
+            topic_field,
+            notes,
+            runs,
+            results,
+            selection_names,
+        })
+    }
+
     /// The runs of `req` over `topics`, their results, and the names of
     /// their selections (what [`PlannedRun`]'s selection index refers to).
     #[allow(clippy::type_complexity)]
@@ -324,129 +541,33 @@ impl NativeIndex {
         tag: String,
         string_objects: bool,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        if hits < 1 {
-            return Err(parameter("num_results", "at least 1", hits));
-        }
-        if max_query_terms < 1 {
-            return Err(parameter("max_query_terms", "at least 1", max_query_terms));
-        }
-        let threads = match threads {
-            Some(t) if t < 1 => return Err(parameter("threads", "at least 1", t)),
-            t => t.map(|t| t as usize),
-        };
-        if k1.is_empty() || b.is_empty() {
-            return Err(parameter(
-                "k1 and b",
-                "at least one value each",
-                "an empty list",
-            ));
-        }
-        let min_spam_percentile = min_spam_percentile
-            .into_iter()
-            .map(|p| {
-                u8::try_from(p)
-                    .ok()
-                    .filter(|p| *p <= 100)
-                    .ok_or_else(|| parameter("min_spam_percentile", "0-100", p))
-            })
-            .collect::<PyResult<Vec<u8>>>()?;
-        let unscored = match unscored {
-            "keep" => Unscored::Keep,
-            "drop" => Unscored::Drop,
-            u => return Err(parameter("unscored", "keep or drop", format!("{u:?}"))),
-        };
-        let stats = match stats {
-            "full" => StatsMode::Full,
-            "filtered" => StatsMode::Filtered,
-            s => return Err(parameter("stats", "full or filtered", format!("{s:?}"))),
-        };
-        if qids.len() != queries.len() {
-            return Err(parameter(
-                "topics",
-                "as many queries as qids",
-                format!("{} qids and {} queries", qids.len(), queries.len()),
-            ));
-        }
-        let req = Request {
+        let keywords = SearchKeywords {
+            topics: TopicSource {
+                path: topics_path,
+                qids,
+                queries,
+            },
             k1,
             b,
-            hits: hits as usize,
+            hits,
             min_spam_percentile,
             max_invalid_456_per_kb,
             filters,
             unscored,
             stats,
-            topic_field: parse_field(topic_field)?,
-            search_field: parse_search_field(search_field)?,
-            max_query_terms: max_query_terms as usize,
+            topic_field,
+            search_field,
+            max_query_terms,
             global_stats,
+            threads,
             tag,
         };
-        let topic_field = req.topic_field;
-        let max_terms = req.max_query_terms;
-        let (topics, notes, runs, results, selection_names) = py
-            .detach(|| {
-                catch_panic(|| -> sieve_searcher::Result<_> {
-                    let topics = topics_of(topics_path, qids, queries)?;
-                    let notes: Vec<String> = query_notes(
-                        &EnglishAnalyzer::new(self.config),
-                        &topics,
-                        topic_field,
-                        max_terms,
-                    )
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect();
-                    let (runs, results, names) = self.run(req, &topics, threads)?;
-                    Ok((topics, notes, runs, results, names))
-                })
-            })
+        let (req, topics, threads) = keywords.request()?;
+        let found = py
+            .detach(|| catch_panic(|| self.find(req, topics, threads)))
             .map_err(|m| panicked("searching", m, true))?
             .py_err()?;
-        let out = PyList::empty(py);
-        for (run, res) in runs.iter().zip(&results) {
-            let c = py.detach(|| columns(res));
-            let docnos: Bound<'py, PyAny> = if string_objects {
-                let list = PyList::empty(py);
-                for (_, hits) in res {
-                    for h in hits {
-                        list.append(&h.docid)?;
-                    }
-                }
-                list.into_any()
-            } else {
-                PyTuple::new(
-                    py,
-                    [
-                        le_bytes(py, &c.offsets, i64::to_le_bytes).into_any(),
-                        PyByteArray::new(py, &c.docnos).into_any(),
-                    ],
-                )?
-                .into_any()
-            };
-            let v = &run.variant;
-            out.append((
-                v.tag.clone(),
-                v.params.k1,
-                v.params.b,
-                v.selection.map(|i| selection_names[i].clone()),
-                le_bytes(py, &c.row, i64::to_le_bytes),
-                le_bytes(py, &c.rank, i64::to_le_bytes),
-                le_bytes(py, &c.score, f64::to_le_bytes),
-                docnos,
-            ))?;
-        }
-        let ids: Vec<&str> = topics.iter().map(|t| t.id.as_str()).collect();
-        let texts: Vec<String> = topics.iter().map(|t| t.query(topic_field)).collect();
-        PyTuple::new(
-            py,
-            [
-                ids.into_pyobject(py)?.into_any(),
-                texts.into_pyobject(py)?.into_any(),
-                notes.into_pyobject(py)?.into_any(),
-                out.into_any(),
-            ],
-        )
+        found.into_py(py, string_objects)
     }
 
     /// Stage 1 of a two-stage search: the global statistics (N, tokens, the
@@ -464,21 +585,24 @@ impl NativeIndex {
         search_field: &str,
         max_query_terms: i64,
     ) -> PyResult<String> {
-        if max_query_terms < 1 {
-            return Err(parameter("max_query_terms", "at least 1", max_query_terms));
-        }
+        let max_query_terms = at_least_one("max_query_terms", max_query_terms)?;
         let topic_field = parse_field(topic_field)?;
         let field = parse_search_field(search_field)?;
+        let source = TopicSource {
+            path: topics_path,
+            qids,
+            queries,
+        };
         py.detach(|| {
             catch_panic(|| -> sieve_searcher::Result<String> {
-                let topics = topics_of(topics_path, qids, queries)?;
+                let topics = source.topics()?;
                 let stats = twostage::gather_stats(
                     &self.shards,
                     self.config,
                     &topics,
                     topic_field,
                     field,
-                    max_query_terms as usize,
+                    max_query_terms,
                 )?;
                 Ok(stats.to_json())
             })

@@ -13,6 +13,9 @@ pub enum Error {
     /// An error reading a file of the index.
     #[error(transparent)]
     Format(#[from] sieve_format::Error),
+    /// An error of the searcher (documents looked up in an index).
+    #[error(transparent)]
+    Searcher(#[from] sieve_searcher::Error),
     /// An I/O error on a named file.
     #[error("{path}: {source}")]
     Io {

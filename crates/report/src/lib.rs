@@ -8,12 +8,16 @@
 //! * [`encoding`]: the encoding-error report of "Malformed UTF-8 and Spam"
 //!   over an index (tally, significance tests, tables, the figure).
 //! * [`sweep_figure`]: the figure of a threshold sweep.
-//! * [`page`]: the offline HTML pages of `compare --html` and `sweep --html`.
+//! * [`compare_html`] and [`sweep_html`]: the offline HTML pages of
+//!   `compare --html` and `sweep --html`, gathered from two evaluated runs
+//!   ([`Comparison`]) or a sweep's outcome ([`SweepPage`]) and the index
+//!   (module `comparison`), written as self-contained markup (module
+//!   `page`).
 //! * [`show`]: documents back out of an index: where each record is, what
 //!   the index holds, its text extracted again, its original bytes.
 //!
-//! Every fallible function returns [`Error`]; errors of the crawl readers
-//! and of the index files keep their own types inside it.
+//! Every fallible function returns [`Error`]; errors of the crawl readers,
+//! of the index files and of the searcher keep their own types inside it.
 //!
 //! ```
 //! let mut s = String::new();
@@ -27,13 +31,15 @@ use sieve_crawl as crawl;
 use sieve_format::{dups as dedup, index, manifest, outfile, schema};
 use sieve_text::{charset, html};
 
+mod comparison;
 pub mod encoding;
 pub mod error;
-pub mod page;
+mod page;
 pub mod show;
 pub mod svg;
 pub mod sweep_figure;
 
+pub use comparison::{Comparison, Side, SweepPage, compare_html, sweep_html};
 pub use error::Error;
 
 /// `Result` with this crate's [`Error`].

@@ -5,14 +5,14 @@
 //! What a page holds:
 //! * a summary table (per measure: means, difference, 95% confidence
 //!   interval, wins/losses/ties, p-values; for a sweep, per setting);
-//! * for a sweep, its figure ([`crate::sweep::figure`]);
+//! * for a sweep, its figure ([`crate::sweep_figure`]);
 //! * per comparison, a chart of the per-topic differences, topics sorted
 //!   by difference (gains blue, losses vermillion, each bar with its topic
 //!   in a hover `<title>`);
 //! * for the topics that changed most, the documents that entered or left
 //!   the top 10, each with its relevance grade, docid, URL, title, spam
 //!   percentile, charset, length and encoding-error counts (from the
-//!   index, [`crate::docinfo`]; without an index the page says so and
+//!   index, `sieve_searcher::docinfo`; without an index the page says so and
 //!   lists docids and grades only).
 //!
 //! Guarantees (tested):
@@ -31,8 +31,8 @@
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 
+use crate::svg::{self, EdgeDigits, Plot, Ticks, escape};
 use sieve_filters::utf8::ErrorClass;
-use crate::svg::{self, Ticks, escape};
 
 use sieve_searcher::compare::{MeasureComparison, TopicChange};
 use sieve_searcher::docinfo::DocInfo;
@@ -245,11 +245,16 @@ pub fn diff_chart(pairs: &[TopicChange], measure: Measure) -> String {
             .then_with(|| sieve_searcher::eval::qid_order(&x.qid, &y.qid))
     });
     let (w, h) = (900.0, 280.0);
-    let (left, right, top, bottom) = (70.0, w - 20.0, 36.0, h - 50.0);
     let lo = d.iter().map(|p| p.diff()).fold(0.0f64, f64::min);
     let hi = d.iter().map(|p| p.diff()).fold(0.0f64, f64::max);
-    let t = Ticks::new(lo, hi, 5);
-    let y = |v: f64| bottom - (v - t.lo) / (t.hi - t.lo) * (bottom - top);
+    let plot = Plot {
+        left: 70.0,
+        right: w - 20.0,
+        top: 36.0,
+        bottom: h - 50.0,
+        ticks: Ticks::new(lo, hi, 5),
+        digits: EdgeDigits::Shortest,
+    };
     let mut s = String::new();
     svg::open(&mut s, w, h, "diffchart");
     svg::text(
@@ -264,22 +269,34 @@ pub fn diff_chart(pairs: &[TopicChange], measure: Measure) -> String {
             d.len()
         ),
     );
-    for v in t.values() {
-        let yy = y(v);
-        let _ = writeln!(
-            s,
-            "<line x1=\"{left}\" y1=\"{yy:.1}\" x2=\"{right}\" y2=\"{yy:.1}\" stroke=\"#E4E4E4\"/>"
-        );
-        svg::text(&mut s, (left - 6.0, yy + 4.0), 11.0, "end", "", &t.label(v));
-    }
-    let n = d.len().max(1) as f64;
-    let slot = (right - left) / n;
+    plot.grid(&mut s);
+    diff_bars(&mut s, &plot, &d);
+    plot.hline(&mut s, plot.y(0.0), "#000000");
+    topic_labels(&mut s, &plot, &d);
+    plot.frame(&mut s);
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The width of each topic's slot on the x axis of a chart of `n` topics.
+fn topic_slot(plot: &Plot, n: usize) -> f64 {
+    (plot.right - plot.left) / n.max(1) as f64
+}
+
+/// One bar per topic from 0 to its difference (gains blue, losses
+/// vermillion, no change a grey hairline), its values in a hover `<title>`.
+fn diff_bars(s: &mut String, plot: &Plot, d: &[&TopicChange]) {
+    let slot = topic_slot(plot, d.len());
     let bar = (slot * 0.8).max(0.5);
-    let zero = y(0.0);
+    let zero = plot.y(0.0);
     for (i, p) in d.iter().enumerate() {
         let v = p.diff();
-        let x = left + slot * i as f64 + (slot - bar) / 2.0;
-        let (y1, y2) = if v >= 0.0 { (y(v), zero) } else { (zero, y(v)) };
+        let x = plot.left + slot * i as f64 + (slot - bar) / 2.0;
+        let (y1, y2) = if v >= 0.0 {
+            (plot.y(v), zero)
+        } else {
+            (zero, plot.y(v))
+        };
         let colour = if v > 0.0 {
             svg::hex(svg::PALETTE[0])
         } else if v < 0.0 {
@@ -299,38 +316,32 @@ pub fn diff_chart(pairs: &[TopicChange], measure: Measure) -> String {
             ))
         );
     }
-    let _ = writeln!(
-        s,
-        "<line x1=\"{left}\" y1=\"{zero:.1}\" x2=\"{right}\" y2=\"{zero:.1}\" stroke=\"#000000\"/>"
-    );
-    if d.len() <= 60 {
-        for (i, p) in d.iter().enumerate() {
-            let x = left + slot * (i as f64 + 0.5);
-            let _ = writeln!(
-                s,
-                "<text font-size=\"9\" text-anchor=\"end\" transform=\"translate({x:.1},{:.1}) rotate(-60)\">{}</text>",
-                bottom + 8.0,
-                escape(&p.qid)
-            );
-        }
-    } else {
+}
+
+/// Each topic's id under its bar, slanted; with more than 60 topics, one
+/// line saying they are sorted instead.
+fn topic_labels(s: &mut String, plot: &Plot, d: &[&TopicChange]) {
+    if d.len() > 60 {
         svg::text(
-            &mut s,
-            ((left + right) / 2.0, bottom + 20.0),
+            s,
+            ((plot.left + plot.right) / 2.0, plot.bottom + 20.0),
             11.0,
             "middle",
             "",
             "topics, sorted by difference (hover a bar for its topic)",
         );
+        return;
     }
-    let _ = writeln!(
-        s,
-        "<rect x=\"{left}\" y=\"{top}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"none\" stroke=\"#000000\"/>",
-        right - left,
-        bottom - top
-    );
-    s.push_str("</svg>\n");
-    s
+    let slot = topic_slot(plot, d.len());
+    for (i, p) in d.iter().enumerate() {
+        let x = plot.left + slot * (i as f64 + 0.5);
+        let _ = writeln!(
+            s,
+            "<text font-size=\"9\" text-anchor=\"end\" transform=\"translate({x:.1},{:.1}) rotate(-60)\">{}</text>",
+            plot.bottom + 8.0,
+            escape(&p.qid)
+        );
+    }
 }
 
 /// The errors of `info` in words: `surrogate 3, invalid_4_5_6 1`, or `none`.

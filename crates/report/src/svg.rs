@@ -1,7 +1,8 @@
 //! Hand-written SVG, shared by every figure sieve draws: Figure 5 of the
-//! encoding-error report ([`crate::report`]) and the threshold-sweep figure
-//! and HTML pages of `sieve-searcher` (which sits above this crate, so the
-//! helpers live here, below both, and use nothing else of the crate).
+//! encoding-error report ([`crate::encoding`]), the threshold-sweep figure
+//! ([`crate::sweep_figure`]) and the per-topic charts of the HTML pages;
+//! it uses nothing else of the crate. [`Plot`] is the plot area with a
+//! linear y axis the sweep figure's panels and the pages' charts share.
 //!
 //! Conventions every figure keeps:
 //! * colours from the colour-blind-safe Okabe–Ito palette ([`PALETTE`]; its
@@ -240,6 +241,91 @@ impl Ticks {
             s.trim_start_matches('-').to_string()
         } else {
             s
+        }
+    }
+}
+
+/// How a [`Plot`] writes the page coordinates of its edges: in Rust's
+/// shortest form (`70`) or with one decimal (`70.0`). Each figure keeps
+/// the form it has always had, so that its file stays the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EdgeDigits {
+    /// `{}`: `70`, `880`.
+    Shortest,
+    /// `{:.1}`: `70.0`, `880.0`.
+    One,
+}
+
+/// The plot area of a chart with a linear y axis: its edges on the page
+/// and the round ticks of its y axis. The per-topic difference chart of
+/// the HTML pages and each panel of the sweep figure draw with it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Plot {
+    /// Page x of the area's left edge.
+    pub left: f64,
+    /// Page x of its right edge.
+    pub right: f64,
+    /// Page y of its top edge.
+    pub top: f64,
+    /// Page y of its bottom edge.
+    pub bottom: f64,
+    /// The y axis.
+    pub ticks: Ticks,
+    /// How the edges are written.
+    pub digits: EdgeDigits,
+}
+
+impl Plot {
+    /// The page y of the value `v` (`ticks.lo` at the bottom, `ticks.hi`
+    /// at the top).
+    pub fn y(&self, v: f64) -> f64 {
+        let t = &self.ticks;
+        self.bottom - (v - t.lo) / (t.hi - t.lo) * (self.bottom - self.top)
+    }
+
+    /// A horizontal line across the area at page y `y`, in colour `stroke`.
+    pub fn hline(&self, s: &mut String, y: f64, stroke: &str) {
+        let (x1, x2) = (self.edge(self.left), self.edge(self.right));
+        let _ = writeln!(
+            s,
+            "<line x1=\"{x1}\" y1=\"{y:.1}\" x2=\"{x2}\" y2=\"{y:.1}\" stroke=\"{stroke}\"/>"
+        );
+    }
+
+    /// The y axis: a light grid line at each tick, its label left of the
+    /// area.
+    pub fn grid(&self, s: &mut String) {
+        for v in self.ticks.values() {
+            let y = self.y(v);
+            self.hline(s, y, "#E4E4E4");
+            text(
+                s,
+                (self.left - 6.0, y + 4.0),
+                11.0,
+                "end",
+                "",
+                &self.ticks.label(v),
+            );
+        }
+    }
+
+    /// The black frame around the area.
+    pub fn frame(&self, s: &mut String) {
+        let _ = writeln!(
+            s,
+            "<rect x=\"{}\" y=\"{}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"none\" stroke=\"#000000\"/>",
+            self.edge(self.left),
+            self.edge(self.top),
+            self.right - self.left,
+            self.bottom - self.top
+        );
+    }
+
+    /// The page coordinate `v` of an edge, written as [`Plot::digits`] says.
+    fn edge(&self, v: f64) -> String {
+        match self.digits {
+            EdgeDigits::Shortest => format!("{v}"),
+            EdgeDigits::One => format!("{v:.1}"),
         }
     }
 }

@@ -8,7 +8,7 @@
 //!   two columns;
 //! * the x axis is the rule's threshold: in proportion for spam
 //!   percentiles, evenly spaced in value order for per-KB rates
-//!   ([`super::Scale`]); in a crossed sweep, the first rule's threshold,
+//!   ([`sieve_searcher::sweep::Scale`]); in a crossed sweep, the first rule's threshold,
 //!   the other rules' values telling the series apart;
 //! * one series per BM25 setting (and, crossed, per combination of the
 //!   other rules): a line through the setting's mean at each threshold;
@@ -25,11 +25,12 @@
 
 use std::fmt::Write as _;
 
-use crate::svg::{self, Ticks, escape};
+use crate::svg::{self, EdgeDigits, Plot, Ticks, escape};
 
-use sieve_searcher::sweep::{Outcome, Rule, Scale, Table};
 use sieve_searcher::eval::Measure;
 use sieve_searcher::paired::ALPHA;
+use sieve_searcher::sweep::table::p_text;
+use sieve_searcher::sweep::{Outcome, Rule, Scale, Table, Versus};
 
 /// Figure width.
 pub const WIDTH: f64 = 1000.0;
@@ -232,15 +233,7 @@ pub fn sweep_svg(outcome: &Outcome, table: &Table, subtitle: &str) -> String {
         let (c, r) = (k % cols, k / cols);
         let x0 = if cols == 1 { 20.0 } else { c as f64 * PANEL_W };
         let y0 = TOP + r as f64 * PANEL_H;
-        draw_panel(
-            &mut s,
-            outcome,
-            table,
-            (j, m),
-            rule,
-            rules.len() > 1,
-            (x0, y0),
-        );
+        Panel::new(outcome, table, (j, m), rule, (x0, y0)).draw(&mut s, rules.len() > 1);
     }
     draw_legend(
         &mut s,
@@ -252,210 +245,244 @@ pub fn sweep_svg(outcome: &Outcome, table: &Table, subtitle: &str) -> String {
     s
 }
 
-#[allow(clippy::too_many_arguments)]
-fn draw_panel(
-    s: &mut String,
-    outcome: &Outcome,
-    table: &Table,
-    (j, m): (usize, Measure),
+/// One panel of the figure: a measure against one rule's threshold, with
+/// its series, x axis and plot area.
+struct Panel<'a> {
+    outcome: &'a Outcome,
+    table: &'a Table,
+    /// The measure's column in `table`, and the measure.
+    j: usize,
+    m: Measure,
     rule: Rule,
-    name_rule: bool,
-    (x0, y0): (f64, f64),
-) {
-    let series = series(outcome, rule);
-    let (left, right) = (x0 + PL, x0 + PANEL_W - PR);
-    let (top, bottom) = (y0 + PT, y0 + PANEL_H - PB);
-    let xa = XAxis::new(rule, &series, left, right - left);
-    // The y range: every mean, baseline and band edge drawn.
-    let mut ys: Vec<f64> = Vec::new();
-    for se in &series {
-        let base = table.means[se.baseline][j];
-        ys.push(base);
-        for &(_, i) in &se.points {
-            ys.push(table.means[i][j]);
-            if let Some((lo, hi)) = table.versus[i][j].as_ref().and_then(|v| v.paired.ci) {
-                ys.push(base + lo);
-                ys.push(base + hi);
+    series: Vec<Series>,
+    xa: XAxis,
+    plot: Plot,
+    /// The panel's top-left corner on the page.
+    x0: f64,
+    y0: f64,
+}
+
+impl<'a> Panel<'a> {
+    /// The panel of measure `m` (column `j`) over `rule`, its top-left
+    /// corner at `(x0, y0)`.
+    fn new(
+        outcome: &'a Outcome,
+        table: &'a Table,
+        (j, m): (usize, Measure),
+        rule: Rule,
+        (x0, y0): (f64, f64),
+    ) -> Panel<'a> {
+        let series = series(outcome, rule);
+        let (left, right) = (x0 + PL, x0 + PANEL_W - PR);
+        let xa = XAxis::new(rule, &series, left, right - left);
+        let plot = Plot {
+            left,
+            right,
+            top: y0 + PT,
+            bottom: y0 + PANEL_H - PB,
+            ticks: y_ticks(table, j, &series),
+            digits: EdgeDigits::One,
+        };
+        Panel {
+            outcome,
+            table,
+            j,
+            m,
+            rule,
+            series,
+            xa,
+            plot,
+            x0,
+            y0,
+        }
+    }
+
+    /// Draws the panel, named by measure and also by rule when
+    /// `name_rule` (several rules, each with its own panels).
+    fn draw(&self, s: &mut String, name_rule: bool) {
+        let _ = writeln!(
+            s,
+            "<g class=\"panel\" data-measure=\"{}\" data-rule=\"{}\">",
+            escape(&self.m.name()),
+            escape(self.rule.key())
+        );
+        let title = if name_rule {
+            format!("{} by {}", self.m.name(), self.rule.key())
+        } else {
+            self.m.name()
+        };
+        let p = &self.plot;
+        svg::text(
+            s,
+            ((p.left + p.right) / 2.0, self.y0 + 22.0),
+            15.0,
+            "middle",
+            "font-weight=\"bold\"",
+            &title,
+        );
+        self.draw_axes(s);
+        self.draw_baselines(s);
+        // Several series: each is shifted a few pixels sideways, so that
+        // their error bars and markers do not hide each other.
+        let n = self.series.len() as f64;
+        for (k, se) in self.series.iter().enumerate() {
+            let dodge = (k as f64 - (n - 1.0) / 2.0) * 4.0;
+            self.draw_series(s, k, se, dodge);
+        }
+        let _ = writeln!(s, "</g>");
+    }
+
+    /// The grid and y ticks, the x ticks, the frame and both axis labels.
+    fn draw_axes(&self, s: &mut String) {
+        let p = &self.plot;
+        let bottom = p.bottom;
+        p.grid(s);
+        for (xx, label) in self.xa.ticks(self.rule) {
+            let _ = writeln!(
+                s,
+                "<line x1=\"{xx:.1}\" y1=\"{bottom:.1}\" x2=\"{xx:.1}\" y2=\"{:.1}\" stroke=\"#000000\"/>",
+                bottom + 5.0
+            );
+            svg::text(s, (xx, bottom + 18.0), 11.0, "middle", "", &label);
+        }
+        p.frame(s);
+        svg::text(
+            s,
+            ((p.left + p.right) / 2.0, bottom + 38.0),
+            11.5,
+            "middle",
+            "",
+            &self.rule.axis_label(),
+        );
+        let _ = writeln!(
+            s,
+            "<text font-size=\"12\" text-anchor=\"middle\" transform=\"translate({:.1},{:.1}) rotate(-90)\">{}</text>",
+            self.x0 + 18.0,
+            (p.top + bottom) / 2.0,
+            escape(&self.m.name())
+        );
+    }
+
+    /// The unfiltered runs as dashed lines, one per distinct baseline
+    /// setting, the first labelled `unfiltered`.
+    fn draw_baselines(&self, s: &mut String) {
+        let (p, j) = (&self.plot, self.j);
+        let mut drawn: Vec<usize> = Vec::new();
+        for (k, se) in self.series.iter().enumerate() {
+            if drawn.contains(&se.baseline) {
+                continue;
+            }
+            drawn.push(se.baseline);
+            let mean = self.table.means[se.baseline][j];
+            let yy = p.y(mean);
+            let colour = if self.outcome.several_params {
+                svg::colour(k)
+            } else {
+                "#555555".to_string()
+            };
+            let _ = writeln!(
+                s,
+                "<line class=\"baseline\" x1=\"{:.1}\" y1=\"{yy:.1}\" x2=\"{:.1}\" y2=\"{yy:.1}\" \
+                 stroke=\"{colour}\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"><title>{}</title></line>",
+                p.left,
+                p.right,
+                escape(&format!(
+                    "unfiltered ({}): {} = {mean:.4}",
+                    self.outcome.settings[se.baseline].tag,
+                    self.m.name(),
+                ))
+            );
+            if drawn.len() == 1 {
+                svg::text(
+                    s,
+                    (p.right - 4.0, yy - 5.0),
+                    10.0,
+                    "end",
+                    "fill=\"#555555\"",
+                    "unfiltered",
+                );
             }
         }
     }
-    let ys: Vec<f64> = ys.into_iter().filter(|v| v.is_finite()).collect();
-    let lo = ys.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    // headroom above the highest value for the baseline's label
-    let t = Ticks::new(lo, hi + 0.08 * (hi - lo).max(0.0), 4);
-    let y = |v: f64| bottom - (v - t.lo) / (t.hi - t.lo) * (bottom - top);
-    let _ = writeln!(
-        s,
-        "<g class=\"panel\" data-measure=\"{}\" data-rule=\"{}\">",
-        escape(&m.name()),
-        escape(rule.key())
-    );
-    let title = if name_rule {
-        format!("{} by {}", m.name(), rule.key())
-    } else {
-        m.name()
-    };
-    svg::text(
-        s,
-        ((left + right) / 2.0, y0 + 22.0),
-        15.0,
-        "middle",
-        "font-weight=\"bold\"",
-        &title,
-    );
-    // grid and y ticks
-    for v in t.values() {
-        let yy = y(v);
-        let _ = writeln!(
-            s,
-            "<line x1=\"{left:.1}\" y1=\"{yy:.1}\" x2=\"{right:.1}\" y2=\"{yy:.1}\" stroke=\"#E4E4E4\"/>"
-        );
-        svg::text(s, (left - 6.0, yy + 4.0), 11.0, "end", "", &t.label(v));
-    }
-    for (xx, label) in xa.ticks(rule) {
-        let _ = writeln!(
-            s,
-            "<line x1=\"{xx:.1}\" y1=\"{bottom:.1}\" x2=\"{xx:.1}\" y2=\"{:.1}\" stroke=\"#000000\"/>",
-            bottom + 5.0
-        );
-        svg::text(s, (xx, bottom + 18.0), 11.0, "middle", "", &label);
-    }
-    let _ = writeln!(
-        s,
-        "<rect x=\"{left:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"none\" stroke=\"#000000\"/>",
-        right - left,
-        bottom - top
-    );
-    svg::text(
-        s,
-        ((left + right) / 2.0, bottom + 38.0),
-        11.5,
-        "middle",
-        "",
-        &rule.axis_label(),
-    );
-    let _ = writeln!(
-        s,
-        "<text font-size=\"12\" text-anchor=\"middle\" transform=\"translate({:.1},{:.1}) rotate(-90)\">{}</text>",
-        x0 + 18.0,
-        (top + bottom) / 2.0,
-        escape(&m.name())
-    );
-    // baselines, one per distinct baseline setting
-    let mut drawn: Vec<usize> = Vec::new();
-    for (k, se) in series.iter().enumerate() {
-        if drawn.contains(&se.baseline) {
-            continue;
-        }
-        drawn.push(se.baseline);
-        let yy = y(table.means[se.baseline][j]);
-        let colour = if outcome.several_params {
-            svg::colour(k)
-        } else {
-            "#555555".to_string()
-        };
-        let _ = writeln!(
-            s,
-            "<line class=\"baseline\" x1=\"{left:.1}\" y1=\"{yy:.1}\" x2=\"{right:.1}\" y2=\"{yy:.1}\" \
-             stroke=\"{colour}\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"><title>{}</title></line>",
-            escape(&format!(
-                "unfiltered ({}): {} = {:.4}",
-                outcome.settings[se.baseline].tag,
-                m.name(),
-                table.means[se.baseline][j]
-            ))
-        );
-        if drawn.len() == 1 {
-            svg::text(
-                s,
-                (right - 4.0, yy - 5.0),
-                10.0,
-                "end",
-                "fill=\"#555555\"",
-                "unfiltered",
-            );
-        }
-    }
-    // Several series: each is shifted a few pixels sideways, so that
-    // their error bars and markers do not hide each other.
-    let n = series.len() as f64;
-    for (k, se) in series.iter().enumerate() {
-        let dodge = (k as f64 - (n - 1.0) / 2.0) * 4.0;
-        draw_series(s, table, j, k, se, &xa, dodge, &y);
-    }
-    let _ = writeln!(s, "</g>");
-}
 
-#[allow(clippy::too_many_arguments)]
-fn draw_series(
-    s: &mut String,
-    table: &Table,
-    j: usize,
-    k: usize,
-    se: &Series,
-    xa: &XAxis,
-    dodge: f64,
-    y: &dyn Fn(f64) -> f64,
-) {
-    let base = table.means[se.baseline][j];
-    let colour = svg::colour(k);
-    // the band, over runs of points with an interval
-    let mut run: Vec<(f64, f64, f64)> = Vec::new();
-    let flush = |run: &mut Vec<(f64, f64, f64)>, s: &mut String| {
-        if run.len() >= 2 {
-            let mut pts: Vec<String> = run
-                .iter()
-                .map(|(x, lo, _)| format!("{x:.1},{lo:.1}"))
-                .collect();
-            pts.extend(run.iter().rev().map(|(x, _, hi)| format!("{x:.1},{hi:.1}")));
-            let _ = writeln!(
-                s,
-                "<polygon class=\"band\" fill=\"{colour}\" fill-opacity=\"0.15\" stroke=\"none\" points=\"{}\"/>",
-                pts.join(" ")
-            );
+    /// Series `k`: its confidence band, its line, and a marker (with error
+    /// bar and hover text) at each threshold; shifted `dodge` pixels
+    /// sideways.
+    fn draw_series(&self, s: &mut String, k: usize, se: &Series, dodge: f64) {
+        self.draw_band(s, k, se, dodge);
+        let pts: Vec<(f64, f64)> = se
+            .points
+            .iter()
+            .map(|&(x, i)| {
+                (
+                    self.xa.x(x) + dodge,
+                    self.plot.y(self.table.means[i][self.j]),
+                )
+            })
+            .collect();
+        if pts.len() >= 2 {
+            svg::polyline(s, k, &pts, "series");
         }
-        run.clear();
-    };
-    for &(x, i) in &se.points {
-        match table.versus[i][j].as_ref().and_then(|v| v.paired.ci) {
-            Some((lo, hi)) => run.push((xa.x(x) + dodge, y(base + lo), y(base + hi))),
-            None => flush(&mut run, s),
+        for (&(x, i), &at) in se.points.iter().zip(&pts) {
+            self.draw_point(s, k, se, (x, i), at);
         }
     }
-    flush(&mut run, s);
-    let pts: Vec<(f64, f64)> = se
-        .points
-        .iter()
-        .map(|&(x, i)| (xa.x(x) + dodge, y(table.means[i][j])))
-        .collect();
-    if pts.len() >= 2 {
-        svg::polyline(s, k, &pts, "series");
+
+    /// The band of series `k` around its baseline's mean, over each run of
+    /// consecutive points that have a confidence interval.
+    fn draw_band(&self, s: &mut String, k: usize, se: &Series, dodge: f64) {
+        let (j, y) = (self.j, |v: f64| self.plot.y(v));
+        let base = self.table.means[se.baseline][j];
+        let colour = svg::colour(k);
+        let mut run: Vec<(f64, f64, f64)> = Vec::new();
+        let flush = |run: &mut Vec<(f64, f64, f64)>, s: &mut String| {
+            if run.len() >= 2 {
+                let mut pts: Vec<String> = run
+                    .iter()
+                    .map(|(x, lo, _)| format!("{x:.1},{lo:.1}"))
+                    .collect();
+                pts.extend(run.iter().rev().map(|(x, _, hi)| format!("{x:.1},{hi:.1}")));
+                let _ = writeln!(
+                    s,
+                    "<polygon class=\"band\" fill=\"{colour}\" fill-opacity=\"0.15\" stroke=\"none\" points=\"{}\"/>",
+                    pts.join(" ")
+                );
+            }
+            run.clear();
+        };
+        for &(x, i) in &se.points {
+            match self.table.versus[i][j].as_ref().and_then(|v| v.paired.ci) {
+                Some((lo, hi)) => run.push((self.xa.x(x) + dodge, y(base + lo), y(base + hi))),
+                None => flush(&mut run, s),
+            }
+        }
+        flush(&mut run, s);
     }
-    for (&(x, i), &(px, py)) in se.points.iter().zip(&pts) {
-        let v = table.versus[i][j].as_ref();
+
+    /// The point of setting `i` (threshold `x`) of series `k`, at page
+    /// `(px, py)`: its error bar, and its marker (filled when significant)
+    /// in a group whose `<title>` gives its numbers.
+    fn draw_point(
+        &self,
+        s: &mut String,
+        k: usize,
+        se: &Series,
+        (x, i): (f64, usize),
+        (px, py): (f64, f64),
+    ) {
+        let v = self.table.versus[i][self.j].as_ref();
         if let Some((lo, hi)) = v.and_then(|v| v.paired.ci) {
+            let base = self.table.means[se.baseline][self.j];
             let _ = writeln!(
                 s,
-                "<line class=\"errorbar\" x1=\"{px:.1}\" y1=\"{:.1}\" x2=\"{px:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"1\"/>",
-                y(base + lo),
-                y(base + hi)
+                "<line class=\"errorbar\" x1=\"{px:.1}\" y1=\"{:.1}\" x2=\"{px:.1}\" y2=\"{:.1}\" stroke=\"{}\" stroke-width=\"1\"/>",
+                self.plot.y(base + lo),
+                self.plot.y(base + hi),
+                svg::colour(k)
             );
         }
         let significant = v.and_then(|v| v.p_holm).is_some_and(|p| p < ALPHA);
-        let tip = match v {
-            Some(v) => format!(
-                "threshold {x}: mean {:.4}; difference {:+.4}{}; p {}; Holm p {}",
-                table.means[i][j],
-                v.paired.mean,
-                v.paired.ci.map_or(String::new(), |(lo, hi)| format!(
-                    " (95% CI {lo:+.4} to {hi:+.4})"
-                )),
-                sieve_searcher::sweep::table::p_text(v.paired.p),
-                sieve_searcher::sweep::table::p_text(v.p_holm)
-            ),
-            None => format!("threshold {x}: mean {:.4}", table.means[i][j]),
-        };
+        let tip = point_tip(x, self.table.means[i][self.j], v);
         let _ = writeln!(s, "<g class=\"point\"><title>{}</title>", escape(&tip));
         svg::marker(
             s,
@@ -470,6 +497,46 @@ fn draw_series(
             },
         );
         let _ = writeln!(s, "</g>");
+    }
+}
+
+/// The y axis of a panel: round ticks over every mean, baseline and band
+/// edge drawn in column `j`, with headroom above the highest value for
+/// the baseline's label.
+fn y_ticks(table: &Table, j: usize, series: &[Series]) -> Ticks {
+    let mut ys: Vec<f64> = Vec::new();
+    for se in series {
+        let base = table.means[se.baseline][j];
+        ys.push(base);
+        for &(_, i) in &se.points {
+            ys.push(table.means[i][j]);
+            if let Some((lo, hi)) = table.versus[i][j].as_ref().and_then(|v| v.paired.ci) {
+                ys.push(base + lo);
+                ys.push(base + hi);
+            }
+        }
+    }
+    let ys: Vec<f64> = ys.into_iter().filter(|v| v.is_finite()).collect();
+    let lo = ys.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Ticks::new(lo, hi + 0.08 * (hi - lo).max(0.0), 4)
+}
+
+/// The hover text of a point at threshold `x` with `mean`: with its
+/// comparison `v` to the unfiltered run, the difference, interval and
+/// p-values.
+fn point_tip(x: f64, mean: f64, v: Option<&Versus>) -> String {
+    match v {
+        Some(v) => format!(
+            "threshold {x}: mean {mean:.4}; difference {:+.4}{}; p {}; Holm p {}",
+            v.paired.mean,
+            v.paired.ci.map_or(String::new(), |(lo, hi)| format!(
+                " (95% CI {lo:+.4} to {hi:+.4})"
+            )),
+            p_text(v.paired.p),
+            p_text(v.p_holm)
+        ),
+        None => format!("threshold {x}: mean {mean:.4}"),
     }
 }
 

@@ -1,0 +1,493 @@
+//! The command line of `sieve-search`: every subcommand's flags, as clap
+//! reads them. Flags several subcommands share are declared once, in a
+//! group flattened into each subcommand that takes them:
+//! [`AllowUnfinished`], the query ([`QueryArgs`]), [`Hits`], [`Threads`]
+//! and the [`Output`] file. (`--index` is declared by each subcommand:
+//! each says in its help what several indexes mean to it.)
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+use sieve_filters::docfilter::Unscored;
+use sieve_format::index::Unfinished;
+use sieve_searcher::batch::StatsMode;
+use sieve_searcher::eval::Measure;
+use sieve_searcher::topics::TopicField;
+
+#[derive(Parser)]
+#[command(
+    name = "sieve-search",
+    version,
+    about = "Run TREC topics over sieve indexes, evaluate and compare runs"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+pub enum Cmd {
+    /// Run a topic file over one or more indexes (shards, scored with global
+    /// statistics) and write TREC run files, one per BM25 setting and filter.
+    Run(RunArgs),
+    /// Parse a topic file and print what was read: format, count, then
+    /// `id<TAB>query` per topic (or everything with --json).
+    Topics(TopicsArgs),
+    /// Evaluate runs as trec_eval 9.0.8 (map, P_k, recall_k, ndcg_cut_k,
+    /// Rprec, bpref, recip_rank, success_k, counts) and gdeval (ndcg@20,
+    /// err@20) do; `eval [-q] [-c] [-M N] [-m MEASURE]... QRELS RUN`.
+    Eval(EvalArgs),
+    /// Compare two runs: means, difference, wins/losses/ties, paired t-test,
+    /// most changed topics; --html writes a self-contained page.
+    Compare(CompareArgs),
+    /// Sweep filter thresholds (spam percentile, per-KB error rates, their
+    /// combinations; optionally k1/b lists) in one pass over the postings:
+    /// every setting evaluated and compared with the unfiltered run
+    /// (sweep.tsv, sweep.svg, optionally run files and an HTML page).
+    Sweep(SweepArgs),
+    /// Two-stage search, stage 1: write the global BM25 statistics (N, total
+    /// tokens, df of every analysed query term) of one or more indexes as
+    /// JSON, for `sum-stats` and `run --global-stats`.
+    #[command(alias = "stats")]
+    GlobalStats(StatsArgs),
+    /// Sum global-statistics files written by `global-stats` (their headers
+    /// must be equal: same analyser, fields and topics) into one.
+    SumStats(SumStatsArgs),
+    /// Two-stage search, last step: merge shard runs (each searched with
+    /// `run --global-stats`) into the best K hits per topic, ties broken as
+    /// in one index (score descending, docid descending).
+    MergeRuns(MergeRunsArgs),
+}
+
+// The arguments of each subcommand, in `Cmd` order.
+
+/// `run`.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// Index directories (`--index A B` or `--index A --index B`); several
+    /// are searched as shards of one collection with global BM25 statistics.
+    #[arg(long, required = true, num_args = 1.., value_name = "DIR")]
+    pub index: Vec<PathBuf>,
+    #[command(flatten)]
+    pub unfinished: AllowUnfinished,
+    #[command(flatten)]
+    pub query: QueryArgs,
+    /// Score with these statistics (from `global-stats`, summed by
+    /// `sum-stats`) instead of those of the given indexes: stage 2 of a
+    /// two-stage search. Refused unless made for the same analyser, fields
+    /// and topics.
+    #[arg(long, value_name = "FILE")]
+    pub global_stats: Option<PathBuf>,
+    /// BM25 k1 (comma-separated list: one run per value).
+    #[arg(long, value_delimiter = ',', default_value = "0.9")]
+    pub k1: Vec<f32>,
+    /// BM25 b (comma-separated list: one run per value).
+    #[arg(long, value_delimiter = ',', default_value = "0.4")]
+    pub b: Vec<f32>,
+    #[command(flatten)]
+    pub hits: Hits,
+    /// Run tag (with several runs, a suffix names each setting).
+    #[arg(long, default_value = "sieve")]
+    pub tag: String,
+    /// Output run file (one run; default stdout).
+    #[arg(
+        long,
+        alias = "out",
+        value_name = "FILE",
+        conflicts_with = "output_dir"
+    )]
+    pub output: Option<PathBuf>,
+    /// Directory for the run files when there are several (TAG.run names).
+    #[arg(long, value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
+    /// Keep documents with spam percentile >= P (comma-separated list: one run each).
+    #[arg(long, value_delimiter = ',', value_name = "P")]
+    pub min_spam_percentile: Vec<u8>,
+    /// Drop documents with more than X invalid 4/5/6-byte sequences per KB
+    /// (comma-separated list: one run each).
+    #[arg(long, value_delimiter = ',', value_name = "X")]
+    pub max_invalid_456_per_kb: Vec<f64>,
+    /// Documents without a spam score, when filtering on spam: keep or drop.
+    #[arg(long, value_enum, default_value = "keep")]
+    pub unscored: UnscoredArg,
+    /// Old spelling of `--unscored drop`.
+    #[arg(long, hide = true, conflicts_with = "unscored")]
+    pub drop_unscored: bool,
+    /// Filter files from `sieve-filter build` (one run each).
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    pub filter: Vec<PathBuf>,
+    /// Also drop near-duplicates (every member of a near-duplicate cluster
+    /// but its representative, the smallest docid) in every run; alone, one
+    /// run that drops only near-duplicates.
+    #[arg(long)]
+    pub drop_near_duplicates: bool,
+    /// Which documents BM25's collection statistics (N, average length,
+    /// document frequencies) count in a filtered run: full (every indexed
+    /// document) or filtered (only the kept ones).
+    #[arg(long = "collection-stats", alias = "stats", default_value = "full")]
+    pub stats: StatsArg,
+    #[command(flatten)]
+    pub threads: Threads,
+}
+
+/// `topics`.
+#[derive(clap::Args)]
+pub struct TopicsArgs {
+    /// The topic file (TREC SGML, Web Track XML, `N:query`, TSV or Anserini CACM).
+    pub file: PathBuf,
+    /// Which text is the query: title, desc or title+desc.
+    #[arg(long, default_value = "title")]
+    pub field: TopicField,
+    /// Print every parsed field as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `eval`.
+#[derive(clap::Args)]
+#[command(
+    override_usage = "sieve-search eval [-q] [-c] [-M N] [-m MEASURE]... QRELS RUN...\n       \
+                      sieve-search eval --qrels QRELS [-q] [-c] [-M N] [-m MEASURE]... RUN..."
+)]
+pub struct EvalArgs {
+    /// The qrels file (`qid iter docno rel`). Without it, the first file
+    /// given is the qrels, as in trec_eval.
+    #[arg(long)]
+    pub qrels: Option<PathBuf>,
+    /// trec_eval -c: average over all qrels topics (missing ones score 0).
+    #[arg(short = 'c')]
+    pub complete: bool,
+    /// trec_eval -M: evaluate only the first N documents of each topic
+    /// (trec_eval measures only).
+    #[arg(short = 'M', value_name = "N")]
+    pub max_docs: Option<usize>,
+    /// trec_eval -m, repeatable: a measure (map, P_10, ndcg@20), a family
+    /// with cutoffs (P.5,10, ndcg_cut.20, success.1,5,10; P, recall,
+    /// ndcg_cut, success alone: trec_eval's default cutoffs) or a set
+    /// (official, all_trec, gdeval). Default: num_ret, num_rel, num_rel_ret,
+    /// map, P_5..P_30, recall_1000, ndcg@20, err@20.
+    #[arg(short = 'm', long, value_name = "MEASURE")]
+    pub measure: Vec<String>,
+    /// Keep the best-scored copy of a document retrieved twice for a topic
+    /// instead of refusing the run (trec_eval refuses it).
+    #[arg(long)]
+    pub dedup: bool,
+    /// [QRELS] then run files (`qid Q0 docno rank score tag`).
+    #[arg(required = true, value_name = "FILES")]
+    pub files: Vec<PathBuf>,
+    /// Also print a row per topic and measure.
+    #[arg(long = "per-topic", short = 'q')]
+    pub per_topic: bool,
+    /// Print JSON at full precision.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `compare`.
+#[derive(clap::Args)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub input: RunInput,
+    /// Run A (the baseline).
+    pub run_a: PathBuf,
+    /// Run B.
+    pub run_b: PathBuf,
+    /// Comma-separated measures, named as `eval` prints them (map, P_5,
+    /// P_10, P_20, P_30, recall_1000, ndcg_cut_10, Rprec, bpref, recip_rank,
+    /// ndcg@20, err@20, ...).
+    #[arg(
+        short = 'm',
+        long,
+        value_delimiter = ',',
+        default_value = "map,P_10,ndcg@20,err@20"
+    )]
+    pub measure: Vec<Measure>,
+    /// How many of the most changed topics to list per measure.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+    /// Print JSON at full precision.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write a self-contained HTML page to FILE: the summary table, a
+    /// per-topic difference chart per measure, and the documents that
+    /// entered or left the top 10 of the most changed topics.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// The index the runs were made from, for the page's document details
+    /// (URL, title, spam percentile, charset, encoding errors).
+    #[arg(long, num_args = 1.., value_name = "DIR", requires = "html")]
+    pub index: Vec<PathBuf>,
+    #[command(flatten)]
+    pub unfinished: AllowUnfinished,
+}
+
+/// What `compare` evaluates its runs against.
+#[derive(clap::Args)]
+pub struct RunInput {
+    /// The qrels file (`qid iter docno rel`).
+    #[arg(long)]
+    pub qrels: PathBuf,
+    /// trec_eval -c: average over all qrels topics (missing ones score 0).
+    #[arg(short = 'c')]
+    pub complete: bool,
+    /// Keep the best-scored copy of a document retrieved twice for a topic
+    /// instead of refusing the run (trec_eval refuses it).
+    #[arg(long)]
+    pub dedup: bool,
+}
+
+/// `sweep`.
+#[derive(clap::Args)]
+pub struct SweepArgs {
+    /// Index directories (`--index A B` or `--index A --index B`; several
+    /// are searched as shards of one collection).
+    #[arg(long, required = true, num_args = 1.., value_name = "DIR")]
+    pub index: Vec<PathBuf>,
+    #[command(flatten)]
+    pub unfinished: AllowUnfinished,
+    #[command(flatten)]
+    pub query: QueryArgs,
+    /// The qrels file (`qid iter docno rel`).
+    #[arg(long, value_name = "FILE")]
+    pub qrels: PathBuf,
+    /// trec_eval -c: average over every qrels topic (default: over the
+    /// topic file's judged topics); a topic a setting retrieves nothing
+    /// for counts 0 either way.
+    #[arg(short = 'c')]
+    pub complete: bool,
+    /// Spam thresholds to sweep: keep documents with spam percentile >= P
+    /// (comma-separated list).
+    #[arg(long, value_delimiter = ',', value_name = "P")]
+    pub min_spam_percentile: Vec<u8>,
+    /// Invalid 4/5/6-byte rates to sweep: drop documents with more than X
+    /// per KB (comma-separated list).
+    #[arg(long, value_delimiter = ',', value_name = "X")]
+    pub max_invalid_456_per_kb: Vec<f64>,
+    /// Rates of any error class to sweep, `CLASS=X,Y,...`: drop documents
+    /// with more than X errors of CLASS per KB (classes:
+    /// unexpected_continuation, missing_continuation, surrogate,
+    /// invalid_4_5_6, overlong_nul, overlong_ascii, overlong_non_ascii).
+    /// Repeatable, one class each.
+    #[arg(long = "max-rate", value_name = "CLASS=X,Y")]
+    pub max_rate: Vec<String>,
+    /// Near-duplicates to sweep: keep them, drop them (every member of a
+    /// near-duplicate cluster but its representative, as `run
+    /// --drop-near-duplicates`), or both (`keep,drop`). Needs an index
+    /// built with near-duplicate clusters.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "keep,drop")]
+    pub near_duplicates: Vec<NearDupArg>,
+    /// Sweep every combination of one threshold per rule (default: each
+    /// threshold of each rule alone).
+    #[arg(long)]
+    pub cross: bool,
+    /// Documents without a spam score, under a spam threshold: keep or drop.
+    #[arg(long, value_enum, default_value = "keep")]
+    pub unscored: UnscoredArg,
+    /// BM25 k1 (comma-separated list: every threshold for each value).
+    #[arg(long, value_delimiter = ',', default_value = "0.9")]
+    pub k1: Vec<f32>,
+    /// BM25 b (comma-separated list).
+    #[arg(long, value_delimiter = ',', default_value = "0.4")]
+    pub b: Vec<f32>,
+    #[command(flatten)]
+    pub hits: Hits,
+    /// Run tag (a suffix names each setting).
+    #[arg(long, default_value = "sieve")]
+    pub tag: String,
+    /// Which documents BM25's collection statistics count in a filtered
+    /// run: full (every indexed document) or filtered (only the kept ones).
+    #[arg(long = "collection-stats", default_value = "full")]
+    pub stats: StatsArg,
+    /// Comma-separated measures, named as `eval` prints them (default:
+    /// what `eval` prints without -m).
+    #[arg(short = 'm', long, value_delimiter = ',')]
+    pub measure: Vec<Measure>,
+    /// Directory for sweep.tsv and sweep.svg (created if missing; those
+    /// two files in it are replaced).
+    #[arg(long, value_name = "DIR")]
+    pub output_dir: PathBuf,
+    /// Also write every setting's run file, DIR/runs/TAG.run.
+    #[arg(long)]
+    pub runs: bool,
+    /// Also write the HTML page (figure, table, per-topic charts, the
+    /// documents that entered or left the top 10) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// How many of the most changed topics the page details per setting.
+    #[arg(long, default_value_t = 5)]
+    pub top: usize,
+    #[command(flatten)]
+    pub threads: Threads,
+}
+
+/// `global-stats`.
+#[derive(clap::Args)]
+pub struct StatsArgs {
+    /// Index directories (the statistics are summed over them): `--index A
+    /// B` or `--index A --index B`.
+    #[arg(long, required = true, num_args = 1.., value_name = "DIR")]
+    pub index: Vec<PathBuf>,
+    #[command(flatten)]
+    pub unfinished: AllowUnfinished,
+    #[command(flatten)]
+    pub query: QueryArgs,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+/// `sum-stats`.
+#[derive(clap::Args)]
+pub struct SumStatsArgs {
+    /// Global-statistics files from `global-stats`.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+/// `merge-runs`.
+#[derive(clap::Args)]
+pub struct MergeRunsArgs {
+    /// Shard runs (TREC run files), each cut at --hits or more per topic.
+    #[arg(required = true)]
+    pub runs: Vec<PathBuf>,
+    /// Hits per topic in the merged run.
+    #[arg(long, default_value_t = 1000)]
+    pub hits: usize,
+    /// Write topics in this topic file's order (default: first appearance).
+    #[arg(long, value_name = "FILE")]
+    pub topics: Option<PathBuf>,
+    /// Run tag.
+    #[arg(long, default_value = "sieve")]
+    pub tag: String,
+    /// Output run file (default stdout).
+    #[arg(long, alias = "out", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+// The groups of flags several subcommands share.
+
+/// `--allow-unfinished`, of every subcommand that opens an index.
+#[derive(clap::Args)]
+pub struct AllowUnfinished {
+    /// Read an index whose build did not finish (killed, or being
+    /// resumed): only its committed documents, with a warning on stderr.
+    #[arg(long)]
+    pub allow_unfinished: bool,
+}
+
+impl AllowUnfinished {
+    /// What opening an index does when its build did not finish.
+    pub fn mode(&self) -> Unfinished {
+        Unfinished::allow_if(self.allow_unfinished)
+    }
+}
+
+/// What a query is made of: shared by `run`, `sweep` and `global-stats`.
+#[derive(clap::Args)]
+pub struct QueryArgs {
+    /// The topic file (format detected).
+    #[arg(long, value_name = "FILE")]
+    pub topics: PathBuf,
+    /// Which topic text is the query: title, desc or title+desc.
+    #[arg(long, default_value = "title")]
+    pub field: TopicField,
+    /// Index field searched: body (title + text) or title.
+    #[arg(long, default_value = "body")]
+    pub search_field: SearchField,
+    /// Unique analysed terms searched per topic: the first N in query order
+    /// are kept, the rest dropped with a warning naming the topic.
+    #[arg(long, default_value_t = sieve_searcher::queries::DEFAULT_MAX_QUERY_TERMS,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_query_terms: usize,
+}
+
+/// `--hits`, of `run` and `sweep`.
+#[derive(clap::Args)]
+pub struct Hits {
+    /// Hits per topic.
+    #[arg(long, default_value_t = 1000)]
+    pub hits: usize,
+}
+
+impl Hits {
+    /// The hits per topic, refused when 0.
+    pub fn checked(&self) -> anyhow::Result<usize> {
+        anyhow::ensure!(self.hits >= 1, "--hits must be at least 1");
+        Ok(self.hits)
+    }
+}
+
+/// `--threads`, of `run` and `sweep`.
+#[derive(clap::Args)]
+pub struct Threads {
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+/// `--output FILE` of the statistics commands (default stdout).
+#[derive(clap::Args)]
+pub struct Output {
+    /// Output file (default stdout).
+    #[arg(long, alias = "out", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// The values of `--search-field`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum SearchField {
+    Body,
+    Title,
+}
+
+impl SearchField {
+    /// The index field searched.
+    pub fn text_field(self) -> sieve_format::schema::TextField {
+        match self {
+            SearchField::Body => sieve_format::schema::TextField::Body,
+            SearchField::Title => sieve_format::schema::TextField::Title,
+        }
+    }
+}
+
+/// The values of `--unscored`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum UnscoredArg {
+    Keep,
+    Drop,
+}
+
+impl UnscoredArg {
+    /// What a spam threshold does with a document without a score.
+    pub fn rule(self) -> Unscored {
+        match self {
+            UnscoredArg::Keep => Unscored::Keep,
+            UnscoredArg::Drop => Unscored::Drop,
+        }
+    }
+}
+
+/// The values of `--collection-stats`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum StatsArg {
+    Full,
+    Filtered,
+}
+
+impl StatsArg {
+    /// Which documents BM25's statistics count.
+    pub fn mode(self) -> StatsMode {
+        match self {
+            StatsArg::Full => StatsMode::Full,
+            StatsArg::Filtered => StatsMode::Filtered,
+        }
+    }
+}
+
+/// A value of `--near-duplicates`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum NearDupArg {
+    Keep,
+    Drop,
+}
