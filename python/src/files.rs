@@ -300,6 +300,7 @@ fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py
 /// run, a dict: `json` (what `eval --json` prints, as Python values),
 /// `text` (what `eval` prints, with `per_query` rows), `note` (the
 /// coverage sentence or `None`) and `gdeval_refused` (why, or `None`).
+// PyO3 takes each Python argument as a parameter.
 #[pyfunction]
 #[pyo3(signature = (qrels, runs, *, measures, per_query, complete, max_docs, dedup))]
 #[allow(clippy::too_many_arguments)]
@@ -357,6 +358,7 @@ const COMPARE_MEASURES: [&str; 4] = ["map", "P_10", "ndcg@20", "err@20"];
 /// Compares two runs as `sieve-search compare` does; returns `(json,
 /// text, notes)` (`compare --json` as Python values, the text it prints,
 /// and the coverage notes of run A and run B).
+// PyO3 takes each Python argument as a parameter.
 #[pyfunction]
 #[pyo3(signature = (qrels, run_a, run_b, *, measures, top, complete, dedup))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]

@@ -513,6 +513,8 @@ impl NativeIndex {
     /// term-less queries, and per run `(tag, k1, b, selection, row, rank,
     /// score, docnos)` where `docnos` is `(offsets, bytes)`, or a list of
     /// `str` with `string_objects`.
+    // PyO3 takes each Python keyword as a parameter; they are gathered at
+    // once into `SearchKeywords`, which checks them.
     #[pyo3(signature = (
         *, topics_path, qids, queries, k1, b, hits, min_spam_percentile,
         max_invalid_456_per_kb, filters, unscored, stats, topic_field,
@@ -573,6 +575,7 @@ impl NativeIndex {
     /// Stage 1 of a two-stage search: the global statistics (N, tokens, the
     /// df of every analysed query term) of these shards for the topics, as
     /// the JSON `sieve-search global-stats` writes.
+    // PyO3 takes each Python keyword as a parameter.
     #[pyo3(signature = (*, topics_path, qids, queries, topic_field, search_field, max_query_terms))]
     #[allow(clippy::too_many_arguments)]
     fn global_stats(
