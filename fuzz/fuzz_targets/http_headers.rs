@@ -4,7 +4,7 @@
 //! respect their output caps.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use sieve_crawl::{dechunk, gunzip_if_gzip, parse_head, sniff_html};
+use sieve_crawl::http::{MAX_HEAD_BYTES, dechunk, gunzip_if_gzip, parse_head, sniff_html};
 
 fuzz_target!(|data: &[u8]| {
     let h = parse_head(data);
@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
         assert!(
             prev == b'\n'
                 || data[h.body_offset..].trim_ascii_start().starts_with(b"<")
-                || h.body_offset >= sieve_crawl::MAX_HEAD_BYTES
+                || h.body_offset >= MAX_HEAD_BYTES
         );
     }
     let _ = h.mime();

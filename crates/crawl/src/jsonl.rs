@@ -55,11 +55,15 @@
 pub use sieve_types::JsonFields;
 use std::collections::VecDeque;
 
-use super::input::Source;
-use super::{
-    Anomaly, AnomalyKind, CrawlEvent, CrawlOptions, Markup, RawBytes, RawDoc, Skip, SkipReason,
-    anomaly,
+use crate::event::{
+    Anomaly, AnomalyKind, CrawlEvent, Markup, RawBytes, RawDoc, Skip, SkipReason, Span, bad_docid,
 };
+use crate::input::Source;
+use crate::lines::{lossy_trim, skip_between_lines, text_body};
+use crate::options::CrawlOptions;
+use string::Sink;
+
+mod string;
 
 /// Longest docid, URL or language kept.
 const MAX_SMALL: usize = 64 * 1024;
@@ -113,12 +117,6 @@ pub(crate) struct JsonParser {
     decoded: Vec<u8>,
 }
 
-fn lossy_trim(v: &[u8]) -> Option<String> {
-    let s = String::from_utf8_lossy(v.trim_ascii());
-    let s = s.trim();
-    (!s.is_empty()).then(|| s.to_string())
-}
-
 fn show(b: Option<u8>) -> String {
     match b {
         None => "the end of the input".into(),
@@ -126,75 +124,6 @@ fn show(b: Option<u8>) -> String {
         Some(b) if b.is_ascii_graphic() => format!("`{}`", b as char),
         Some(b) => format!("byte 0x{b:02x}"),
     }
-}
-
-fn hex4(b: &[u8]) -> Option<u32> {
-    let s = std::str::from_utf8(b.get(..4)?).ok()?;
-    if !s.bytes().all(|c| c.is_ascii_hexdigit()) {
-        return None;
-    }
-    u32::from_str_radix(s, 16).ok()
-}
-
-/// Appends the UTF-8 form of `c` (a surrogate gets its three-byte form,
-/// which is invalid UTF-8 and counted by the cleaner).
-fn push_code(out: &mut Vec<u8>, c: u32) {
-    match char::from_u32(c) {
-        Some(ch) => {
-            let mut b = [0u8; 4];
-            out.extend_from_slice(ch.encode_utf8(&mut b).as_bytes());
-        }
-        None => out.extend_from_slice(&[
-            0xE0 | (c >> 12) as u8,
-            0x80 | ((c >> 6) & 0x3F) as u8,
-            0x80 | (c & 0x3F) as u8,
-        ]),
-    }
-}
-
-/// The escape at the start of `a` (a `\\`), decoded, if it is whole in `a`
-/// and valid: its length and code point (a lone surrogate as itself).
-/// `None` sends it to [`JsonParser::escape`], which reads on and reports a
-/// bad one. A high surrogate is decided only with 12 bytes in view.
-fn inline_escape(a: &[u8]) -> Option<(usize, u32)> {
-    let simple = match *a.get(1)? {
-        b'"' => b'"',
-        b'\\' => b'\\',
-        b'/' => b'/',
-        b'b' => 8,
-        b'f' => 12,
-        b'n' => b'\n',
-        b'r' => b'\r',
-        b't' => b'\t',
-        b'u' => {
-            let hi = hex4(a.get(2..6)?)?;
-            if !(0xD800..0xDC00).contains(&hi) {
-                return Some((6, hi));
-            }
-            let next = a.get(6..12)?;
-            if next[0] == b'\\'
-                && next[1] == b'u'
-                && let Some(lo) = hex4(&next[2..]).filter(|lo| (0xDC00..0xE000).contains(lo))
-            {
-                return Some((12, 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)));
-            }
-            return Some((6, hi));
-        }
-        _ => return None,
-    };
-    Some((2, u32::from(simple)))
-}
-
-/// Where decoded string bytes go.
-enum Sink {
-    /// Nowhere (a skipped value).
-    Drop,
-    /// The key buffer.
-    Key,
-    /// The docid, URL or language buffer.
-    Small(Role),
-    /// The title or the text (the cap applies).
-    Big(Role),
 }
 
 impl JsonParser {
@@ -229,34 +158,7 @@ impl JsonParser {
     /// Reads the next line, pushing its events. Returns false at end of input.
     pub(crate) fn next_line(&mut self, src: &mut Source, out: &mut VecDeque<CrawlEvent>) -> bool {
         // Blank lines (and byte order marks) between records.
-        let ws_off = src.offset();
-        let mut ws = 0u64;
-        loop {
-            // A byte order mark starting a line (the file's, or one of
-            // several files concatenated) is not part of the record.
-            if src.ensure(3) >= 3 && src.avail().starts_with(b"\xEF\xBB\xBF") {
-                src.consume(3);
-                ws += 3;
-                continue;
-            }
-            if src.ensure(1) == 0 {
-                break;
-            }
-            let a = src.avail();
-            let k = a
-                .iter()
-                .take_while(|&&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
-                .count();
-            src.consume(k);
-            ws += k as u64;
-            if k == 0 {
-                break;
-            }
-        }
-        if ws > 0 {
-            out.push_back(anomaly(AnomalyKind::StrayBytes, ws_off, ws, None));
-        }
-        if src.at_eof() {
+        if !skip_between_lines(src, out, |b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
             return false;
         }
         src.start_record();
@@ -294,11 +196,14 @@ impl JsonParser {
         ))
     }
 
+    /// The byte at the current position, or `None` at the end of the input.
+    #[inline]
     fn peek(&self, src: &mut Source) -> Option<u8> {
         (src.ensure(1) > 0).then(|| src.avail()[0])
     }
 
     /// Consumes `n` available bytes, keeping them for the quarantine.
+    #[inline]
     fn take(&mut self, src: &mut Source, n: usize) {
         if self.opts.keep_skipped {
             let room = self.keep_limit.saturating_sub(self.line.raw.len());
@@ -446,6 +351,7 @@ impl JsonParser {
     }
 
     /// Appends decoded bytes to the value of role `r`, within its limit.
+    #[inline]
     fn put(&mut self, r: Role, bytes: &[u8]) {
         let l = &mut self.line;
         let small = |v: &mut Option<Vec<u8>>, too_long: &mut bool| {
@@ -473,123 +379,6 @@ impl JsonParser {
                 dst.extend_from_slice(&bytes[..k]);
             }
         }
-    }
-
-    fn sink(&mut self, sink: &Sink, bytes: &[u8]) {
-        match sink {
-            Sink::Drop => {}
-            Sink::Key => {
-                let k = bytes
-                    .len()
-                    .min(MAX_KEY + 1 - self.key.len().min(MAX_KEY + 1));
-                self.key.extend_from_slice(&bytes[..k]);
-            }
-            Sink::Small(r) | Sink::Big(r) => self.put(*r, bytes),
-        }
-    }
-
-    /// A string, after its opening quote, decoded into `sink`. The bytes
-    /// in the buffer are decoded in one pass (escapes inline); an escape
-    /// cut by the end of the buffer, or a bad one, takes [`Self::escape`].
-    fn string(&mut self, src: &mut Source, sink: Sink) -> Result<(), Bad> {
-        let mut dec = std::mem::take(&mut self.decoded);
-        let result = loop {
-            let n = src.ensure(1);
-            if n == 0 {
-                break Err(self.bad(src, "the input ends inside a string".into()));
-            }
-            let a = src.avail();
-            dec.clear();
-            let (mut i, mut run) = (0, 0);
-            let mut stop = None;
-            while let Some(k) = memchr::memchr3(b'"', b'\\', b'\n', &a[i..]) {
-                let p = i + k;
-                if a[p] != b'\\' {
-                    stop = Some((p, a[p]));
-                    break;
-                }
-                match inline_escape(&a[p..]) {
-                    Some((used, code)) => {
-                        dec.extend_from_slice(&a[run..p]);
-                        push_code(&mut dec, code);
-                        i = p + used;
-                        run = i;
-                    }
-                    None => {
-                        stop = Some((p, b'\\'));
-                        break;
-                    }
-                }
-            }
-            let end = stop.map_or(a.len(), |(p, _)| p);
-            dec.extend_from_slice(&a[run..end]);
-            self.sink(&sink, &dec);
-            self.take(src, end);
-            match stop {
-                None => {}
-                Some((_, b'"')) => {
-                    self.take(src, 1);
-                    break Ok(());
-                }
-                Some((_, b'\n')) => {
-                    break Err(self.bad(src, "the line ends inside a string".into()));
-                }
-                Some(_) => {
-                    if let Err(e) = self.escape(src, &sink) {
-                        break Err(e);
-                    }
-                }
-            }
-        };
-        self.decoded = dec;
-        result
-    }
-
-    /// An escape sequence at the current `\`.
-    fn escape(&mut self, src: &mut Source, sink: &Sink) -> Result<(), Bad> {
-        let have = src.ensure(12);
-        let a = src.avail();
-        let Some(&e) = a.get(1) else {
-            return Err(self.bad(src, "the input ends inside an escape".into()));
-        };
-        let simple = match e {
-            b'"' => Some(b'"'),
-            b'\\' => Some(b'\\'),
-            b'/' => Some(b'/'),
-            b'b' => Some(8),
-            b'f' => Some(12),
-            b'n' => Some(b'\n'),
-            b'r' => Some(b'\r'),
-            b't' => Some(b'\t'),
-            _ => None,
-        };
-        if let Some(c) = simple {
-            self.sink(sink, &[c]);
-            self.take(src, 2);
-            return Ok(());
-        }
-        if e != b'u' {
-            return Err(self.bad(src, format!("bad escape `\\{}`", e.escape_ascii())));
-        }
-        let Some(hi) = hex4(&a[2..have.min(6)]) else {
-            return Err(self.bad(src, "bad `\\u` escape (four hex digits expected)".into()));
-        };
-        let mut used = 6;
-        let mut code = hi;
-        if (0xD800..0xDC00).contains(&hi)
-            && have >= 12
-            && a[6] == b'\\'
-            && a[7] == b'u'
-            && let Some(lo) = hex4(&a[8..12]).filter(|lo| (0xDC00..0xE000).contains(lo))
-        {
-            code = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-            used = 12;
-        }
-        let mut buf = Vec::with_capacity(4);
-        push_code(&mut buf, code);
-        self.sink(sink, &buf);
-        self.take(src, used);
-        Ok(())
     }
 
     /// Skips one value (string, number, literal, array or object),
@@ -684,7 +473,7 @@ impl JsonParser {
         let text = std::mem::take(&mut l.text);
         let dropped = std::mem::take(&mut l.dropped);
         let blank = title.trim_ascii().is_empty() && text.trim_ascii().is_empty();
-        let bad = docid.as_deref().and_then(super::bad_docid);
+        let bad = docid.as_deref().and_then(bad_docid);
         match (docid, bad) {
             (None, _) => {
                 let ev = self.skip(SkipReason::NoDocid, None);
@@ -700,25 +489,17 @@ impl JsonParser {
             }
             (Some(docid), None) => {
                 let l = &self.line;
-                let mut body = Vec::with_capacity(title.len() + 1 + text.len());
-                body.extend(
-                    title
-                        .iter()
-                        .map(|&b| if b == b'\n' || b == b'\r' { b' ' } else { b }),
-                );
-                body.push(b'\n');
-                body.extend_from_slice(&text);
                 out.push_back(CrawlEvent::Doc(RawDoc {
                     docid,
                     record_id: None,
                     language: l.language.as_deref().and_then(lossy_trim),
-                    span: super::Span::default(),
+                    span: Span::default(),
                     url: l.url.as_deref().and_then(lossy_trim),
                     offset: l.start,
                     http_status: None,
                     content_type: None,
                     http_charset: None,
-                    body,
+                    body: text_body(&title, &text),
                     truncated: l.capped,
                     original_len: l.total,
                     capped: l.capped,

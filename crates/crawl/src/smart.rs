@@ -53,11 +53,12 @@
 
 use std::collections::VecDeque;
 
-use super::input::Source;
-use super::{
-    AnomalyKind, CrawlEvent, CrawlOptions, Markup, RawBytes, RawDoc, Skip, SkipReason, resync,
+use crate::event::{
+    Anomaly, AnomalyKind, CrawlEvent, Markup, RawBytes, RawDoc, Skip, SkipReason, Span, bad_docid,
+    resync,
 };
-use crate::Anomaly;
+use crate::input::Source;
+use crate::options::CrawlOptions;
 
 /// Longest piece of a line handled at once; a longer line is read in pieces
 /// (markers are only recognised at the start of a line).
@@ -351,7 +352,7 @@ impl SmartParser {
         let blank = rec.title.trim_ascii().is_empty() && rec.text.trim_ascii().is_empty();
         let skip = match (&rec.docid, blank) {
             (None, _) => Some(SkipReason::NoDocid),
-            (Some(d), blank) => super::bad_docid(d).or(blank.then_some(SkipReason::EmptyBody)),
+            (Some(d), blank) => bad_docid(d).or(blank.then_some(SkipReason::EmptyBody)),
         };
         if let Some(reason) = skip {
             out.push_back(CrawlEvent::Skip(Skip {
@@ -371,7 +372,7 @@ impl SmartParser {
                 docid,
                 record_id: None,
                 language: None,
-                span: super::Span::default(),
+                span: Span::default(),
                 url: None,
                 offset: rec.offset,
                 http_status: None,

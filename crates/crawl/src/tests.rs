@@ -11,6 +11,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::Error;
+use crate::http::{dechunk, parse_head, sniff_html};
 
 mod clueweb22;
 mod gzip;

@@ -20,7 +20,8 @@
 //!   holding whitespace or a control character: [`SkipReason::BadDocid`];
 //!   no title and no text: [`SkipReason::EmptyBody`].
 //! * Blank lines, and a byte order mark at the start of any line (as in
-//!   concatenated files): [`AnomalyKind::StrayBytes`].
+//!   concatenated files):
+//!   [`AnomalyKind::StrayBytes`](crate::AnomalyKind::StrayBytes).
 //! * Title and text over `max_record_bytes` together (with the `\n` between
 //!   them): cut there, flagged
 //!   `capped`, the rest streamed past. Memory per line is bounded by the
@@ -34,10 +35,10 @@
 pub use sieve_types::TsvColumn;
 use std::collections::VecDeque;
 
-use super::input::Source;
-use super::{
-    AnomalyKind, CrawlEvent, CrawlOptions, Markup, RawBytes, RawDoc, Skip, SkipReason, anomaly,
-};
+use crate::event::{CrawlEvent, Markup, RawBytes, RawDoc, Skip, SkipReason, Span, bad_docid};
+use crate::input::Source;
+use crate::lines::{lossy_trim, skip_between_lines, text_body};
+use crate::options::CrawlOptions;
 
 /// Longest docid, URL or language kept.
 const MAX_SMALL: usize = 64 * 1024;
@@ -104,6 +105,8 @@ pub(crate) struct TsvParser {
 /// One line being read.
 #[derive(Default)]
 struct Line {
+    /// The column being read (at the end: the last column read).
+    col: usize,
     id: Vec<u8>,
     id_too_long: bool,
     title: Vec<u8>,
@@ -115,12 +118,6 @@ struct Line {
     capped: bool,
     raw: Vec<u8>,
     raw_total: u64,
-}
-
-fn lossy_trim(v: &[u8]) -> Option<String> {
-    let s = String::from_utf8_lossy(v.trim_ascii());
-    let s = s.trim();
-    (!s.is_empty()).then(|| s.to_string())
 }
 
 impl TsvParser {
@@ -140,38 +137,59 @@ impl TsvParser {
 
     /// Reads the next line, pushing its events. Returns false at end of input.
     pub(crate) fn next_line(&mut self, src: &mut Source, out: &mut VecDeque<CrawlEvent>) -> bool {
-        let ws_off = src.offset();
-        let mut ws = 0u64;
-        loop {
-            // A byte order mark starting a line (the file's, or one of
-            // several files concatenated) is not part of the record.
-            if src.ensure(3) >= 3 && src.avail().starts_with(b"\xEF\xBB\xBF") {
-                src.consume(3);
-                ws += 3;
-                continue;
-            }
-            if src.ensure(1) == 0 {
-                break;
-            }
-            let a = src.avail();
-            let k = a.iter().take_while(|&&b| b == b'\n' || b == b'\r').count();
-            src.consume(k);
-            ws += k as u64;
-            if k == 0 {
-                break;
-            }
-        }
-        if ws > 0 {
-            out.push_back(anomaly(AnomalyKind::StrayBytes, ws_off, ws, None));
-        }
-        if src.at_eof() {
+        if !skip_between_lines(src, out, |b| b == b'\n' || b == b'\r') {
             return false;
         }
         src.start_record();
         let start = src.offset();
+        let mut line = self.read_line(src);
+        let cols = &self.opts.tsv_columns;
+        let short = line.col + 1 < cols.len();
+        let docid = if line.id_too_long || (short && !cols[..line.col].contains(&TsvColumn::Id)) {
+            None
+        } else {
+            lossy_trim(&line.id)
+        };
+        if let Some(reason) = self.skip_reason(&line, short, docid.as_deref()) {
+            let raw = self.opts.keep_skipped.then(|| RawBytes {
+                truncated: (line.raw.len() as u64) < line.raw_total,
+                bytes: std::mem::take(&mut line.raw),
+            });
+            out.push_back(CrawlEvent::Skip(Skip {
+                reason,
+                offset: start,
+                record_id: docid,
+                raw,
+            }));
+            return true;
+        }
+        out.push_back(CrawlEvent::Doc(RawDoc {
+            docid: docid.unwrap_or_default(),
+            record_id: None,
+            language: lossy_trim(&line.language),
+            span: Span::default(),
+            url: lossy_trim(&line.url),
+            offset: start,
+            http_status: None,
+            content_type: None,
+            http_charset: None,
+            body: text_body(&line.title, &line.text),
+            truncated: line.capped,
+            original_len: line.total,
+            capped: line.capped,
+            markup: Markup::Text,
+            utf8: false,
+            heads: None,
+        }));
+        true
+    }
+
+    /// Reads the line at the current position into its columns, through
+    /// its `\n` (or to the end of the input).
+    #[inline]
+    fn read_line(&self, src: &mut Source) -> Line {
         let mut line = Line::default();
-        let cols = self.opts.tsv_columns.clone();
-        let mut col = 0usize;
+        let cols = &self.opts.tsv_columns;
         let mut started = false;
         let mut ended = false;
         while !ended {
@@ -180,7 +198,7 @@ impl TsvParser {
                 break;
             }
             let a = src.avail();
-            let last = col + 1 >= cols.len();
+            let last = line.col + 1 >= cols.len();
             let stop = if last {
                 memchr::memchr(b'\n', a)
             } else {
@@ -194,7 +212,7 @@ impl TsvParser {
             if stop.is_some_and(|i| a[i] == b'\n') {
                 field = field.strip_suffix(b"\r").unwrap_or(field);
             }
-            let c = cols[col.min(cols.len() - 1)];
+            let c = cols[line.col.min(cols.len() - 1)];
             if !started && c == TsvColumn::Text {
                 if line.texts > 0 {
                     self.put(&mut line, c, b"\n\n");
@@ -211,78 +229,36 @@ impl TsvParser {
             match stop.map(|i| a[i]) {
                 Some(b'\n') => ended = true,
                 Some(_) => {
-                    col += 1;
+                    line.col += 1;
                     started = false;
                 }
                 None => {}
             }
             src.consume(used);
         }
-        let raw = |line: &mut Line| {
-            self.opts.keep_skipped.then(|| RawBytes {
-                truncated: (line.raw.len() as u64) < line.raw_total,
-                bytes: std::mem::take(&mut line.raw),
-            })
-        };
-        let short = col + 1 < cols.len();
-        let docid = if line.id_too_long || (short && !cols[..col].contains(&TsvColumn::Id)) {
-            None
-        } else {
-            lossy_trim(&line.id)
-        };
-        let reason = if short {
+        line
+    }
+
+    /// Why the line read is not a document (`short`: it has fewer columns
+    /// than chosen), or `None`.
+    fn skip_reason(&self, line: &Line, short: bool, docid: Option<&str>) -> Option<SkipReason> {
+        let cols = &self.opts.tsv_columns;
+        if short {
             Some(SkipReason::MalformedLine(format!(
                 "{} column(s), expected {} ({})",
-                col + 1,
+                line.col + 1,
                 cols.len(),
                 cols.iter().map(|c| c.name()).collect::<Vec<_>>().join(",")
             )))
         } else if docid.is_none() {
             Some(SkipReason::NoDocid)
-        } else if let Some(bad) = docid.as_deref().and_then(super::bad_docid) {
+        } else if let Some(bad) = docid.and_then(bad_docid) {
             Some(bad)
         } else if line.title.trim_ascii().is_empty() && line.text.trim_ascii().is_empty() {
             Some(SkipReason::EmptyBody)
         } else {
             None
-        };
-        if let Some(reason) = reason {
-            let raw = raw(&mut line);
-            out.push_back(CrawlEvent::Skip(Skip {
-                reason,
-                offset: start,
-                record_id: docid,
-                raw,
-            }));
-            return true;
         }
-        let mut body = Vec::with_capacity(line.title.len() + 1 + line.text.len());
-        body.extend(
-            line.title
-                .iter()
-                .map(|&b| if b == b'\n' || b == b'\r' { b' ' } else { b }),
-        );
-        body.push(b'\n');
-        body.extend_from_slice(&line.text);
-        out.push_back(CrawlEvent::Doc(RawDoc {
-            docid: docid.unwrap_or_default(),
-            record_id: None,
-            language: lossy_trim(&line.language),
-            span: super::Span::default(),
-            url: lossy_trim(&line.url),
-            offset: start,
-            http_status: None,
-            content_type: None,
-            http_charset: None,
-            body,
-            truncated: line.capped,
-            original_len: line.total,
-            capped: line.capped,
-            markup: Markup::Text,
-            utf8: false,
-            heads: None,
-        }));
-        true
     }
 
     /// Appends a piece of a column's value, within its limit; a new text

@@ -24,11 +24,13 @@ use std::collections::VecDeque;
 
 use memchr::memmem;
 
-use super::http;
-use super::input::Source;
-use super::{
-    AnomalyKind, CrawlEvent, CrawlOptions, RawBytes, RawDoc, Skip, SkipReason, anomaly, resync,
-};
+use crate::event::{AnomalyKind, CrawlEvent, RawBytes, Skip, SkipReason, anomaly, resync};
+use crate::input::Source;
+use crate::options::CrawlOptions;
+use head::{WarcHead, parse_warc_head};
+
+mod head;
+mod response;
 
 /// Longest WARC header block accepted.
 const MAX_WARC_HEAD: usize = 64 * 1024;
@@ -189,84 +191,6 @@ fn scan_to_header(src: &mut Source, mut sink: impl FnMut(&[u8])) -> u64 {
     }
 }
 
-#[derive(Default)]
-struct WarcHead {
-    wtype: Option<String>,
-    record_id: Option<String>,
-    trec_id: Option<String>,
-    /// ClueWeb22's docid header.
-    cw22_id: Option<String>,
-    /// The header chosen as docid ([`CrawlOptions::docid_header`]).
-    chosen: Option<String>,
-    /// ClueWeb22's `Language` header.
-    language: Option<String>,
-    target_uri: Option<String>,
-    content_type: Option<Vec<u8>>,
-    content_length: Option<u64>,
-    bad_bytes: u64,
-}
-
-fn lossy_trim(v: &[u8]) -> Option<String> {
-    let s = String::from_utf8_lossy(v.trim_ascii());
-    let s = s.trim();
-    let s = s
-        .strip_prefix('<')
-        .and_then(|x| x.strip_suffix('>'))
-        .unwrap_or(s)
-        .trim();
-    if s.is_empty() {
-        None
-    } else {
-        Some(s.to_string())
-    }
-}
-
-fn parse_warc_head(head: &[u8], chosen: Option<&str>) -> WarcHead {
-    let mut h = WarcHead::default();
-    let mut lines = head.split(|&b| b == b'\n');
-    lines.next(); // version line
-    for line in lines {
-        let line = strip_cr(line);
-        if line.is_empty() {
-            continue;
-        }
-        let Some(colon) = memchr::memchr(b':', line) else {
-            h.bad_bytes += line.len() as u64 + 1;
-            continue;
-        };
-        let name = line[..colon].trim_ascii();
-        let value = line[colon + 1..].trim_ascii();
-        let is = |n: &str| name.eq_ignore_ascii_case(n.as_bytes());
-        if h.chosen.is_none() && chosen.is_some_and(is) {
-            h.chosen = lossy_trim(value);
-        }
-        if is("WARC-Type") {
-            h.wtype = Some(String::from_utf8_lossy(value).to_ascii_lowercase());
-        } else if is("WARC-Record-ID") {
-            h.record_id = lossy_trim(value);
-        } else if is("WARC-TREC-ID") {
-            h.trec_id = lossy_trim(value);
-        } else if is("ClueWeb22-ID") {
-            h.cw22_id = lossy_trim(value);
-        } else if is("Language") {
-            h.language = lossy_trim(value);
-        } else if is("WARC-Target-URI") {
-            h.target_uri = lossy_trim(value);
-        } else if is("Content-Type") {
-            h.content_type = Some(value.to_vec());
-        } else if is("Content-Length") {
-            match std::str::from_utf8(value)
-                .ok()
-                .and_then(|s| s.parse::<u64>().ok())
-            {
-                Some(n) => h.content_length = Some(n),
-                None => h.bad_bytes += line.len() as u64 + 1,
-            }
-        }
-    }
-    h
-}
-
 /// The WARC state machine (stateless between records apart from options).
 pub(crate) struct WarcParser {
     opts: CrawlOptions,
@@ -310,361 +234,300 @@ impl WarcParser {
         true
     }
 
+    /// Reads the record whose version line is at the current position:
+    /// its head, its block (with the framing anomalies), then the decision.
     fn read_record(&mut self, src: &mut Source, out: &mut VecDeque<CrawlEvent>) {
         src.start_record();
         let rec_off = src.offset();
-        // ---- header
-        let mut line_start = 0usize;
-        let head_len = loop {
-            match src.find_newline(line_start, MAX_WARC_HEAD) {
-                Some(nl) => {
-                    let line = strip_cr(&src.avail()[line_start..nl]);
-                    if line.is_empty() && line_start > 0 {
-                        break Some(nl + 1);
-                    }
-                    line_start = nl + 1;
-                }
-                None => break None,
-            }
-        };
-        let Some(head_len) = head_len else {
-            let have = src.avail().len();
-            if have < MAX_WARC_HEAD {
-                // input ended inside the header
-                let raw = self.opts.keep_skipped.then(|| RawBytes {
-                    bytes: src.avail().to_vec(),
-                    truncated: false,
-                });
-                src.consume(have);
-                let mut ev = anomaly(AnomalyKind::TruncatedRecord, rec_off, have as u64, None);
-                if let CrawlEvent::Anomaly(a) = &mut ev {
-                    a.raw = raw;
-                }
-                out.push_back(ev);
-            } else {
-                // skip the version line; the next call resynchronises
-                let nl = memchr::memchr(b'\n', src.avail()).map_or(1, |i| i + 1);
-                src.consume(nl);
-                out.push_back(anomaly(
-                    AnomalyKind::OversizedHeader,
-                    rec_off,
-                    nl as u64,
-                    None,
-                ));
-            }
+        let Some(head_len) = find_head_end(src) else {
+            self.refuse_head(src, rec_off, out);
             return;
         };
-        let h = parse_warc_head(&src.avail()[..head_len], self.opts.docid_header.as_deref());
-        let head_bytes = (self.opts.keep_skipped || self.opts.keep_heads)
-            .then(|| src.avail()[..head_len].to_vec());
-        src.consume(head_len);
-        // The docid: the chosen header, or the default chain.
-        let docid = match &self.opts.docid_header {
-            Some(_) => h.chosen.clone(),
-            None => h
-                .trec_id
-                .clone()
-                .or_else(|| h.cw22_id.clone())
-                .or_else(|| h.record_id.clone()),
-        };
-        // What names the record in logs: its docid, else its record id.
-        let id = docid.clone().or_else(|| h.record_id.clone());
-        if h.bad_bytes > 0 {
+        let head = self.take_head(src, rec_off, head_len);
+        if head.fields.bad_bytes > 0 {
             out.push_back(anomaly(
                 AnomalyKind::BadHeaderLine,
                 rec_off,
-                h.bad_bytes,
-                id.clone(),
+                head.fields.bad_bytes,
+                head.id.clone(),
             ));
         }
-        let is_response = h.wtype.as_deref() == Some("response");
-
-        // ---- block
-        let want_keep = if is_response || self.opts.keep_skipped {
+        let want_keep = if head.is_response || self.opts.keep_skipped {
             self.keep_limit
         } else {
             0
         };
-        // Room for the declared block up front (at most the keep limit):
-        // no copies as it grows.
-        let declared = h
-            .content_length
-            .map_or(0, |l| usize::try_from(l).unwrap_or(usize::MAX));
-        let mut kept: Vec<u8> = Vec::with_capacity(declared.min(want_keep));
-        let mut block_len = 0u64;
-        let mut remaining = h.content_length.unwrap_or(u64::MAX);
-        let mut prev_lf = true;
-        let mut cut_at: Option<u64> = None;
-        let mut eof_short = 0u64;
-        let finder = memmem::Finder::new(b"\nWARC/");
-        let block_off = src.offset();
-        while remaining > 0 {
-            let want = remaining.min(SCAN_CHUNK as u64) as usize;
-            let have = src.ensure(want + 6);
-            if have == 0 {
-                if h.content_length.is_some() {
-                    eof_short = remaining;
-                }
-                break;
-            }
-            let n = have.min(want);
-            // look for a plausible header starting at a line start inside [0, n)
-            let mut cut = None;
-            if prev_lf
-                && src.avail().starts_with(b"WARC/")
-                && plausible_header_at(src, 0)
-                && !declared_end_is_sound(src, remaining)
-            {
-                cut = Some(0);
-            }
-            let mut from = 0usize;
-            while cut.is_none() {
-                let lim = (n + 5).min(src.avail().len());
-                match finder.find(&src.avail()[from..lim]) {
-                    Some(i) => {
-                        let c = from + i + 1;
-                        if c >= n {
-                            break;
-                        }
-                        if plausible_header_at(src, c) && !declared_end_is_sound(src, remaining) {
-                            cut = Some(c);
-                        }
-                        from = c;
-                    }
-                    None => break,
-                }
-            }
-            let take = cut.unwrap_or(n);
-            if kept.len() < want_keep {
-                let k = take.min(want_keep - kept.len());
-                kept.extend_from_slice(&src.avail()[..k]);
-            }
-            if take > 0 {
-                prev_lf = src.avail()[take - 1] == b'\n';
-            }
-            src.consume(take);
-            block_len += take as u64;
-            if cut.is_some() {
-                cut_at = Some(src.offset());
-                break;
-            }
-            remaining -= take as u64;
-        }
-        match (h.content_length, cut_at) {
-            (None, _) => out.push_back(anomaly(
-                AnomalyKind::MissingContentLength,
-                block_off,
-                block_len,
-                id.clone(),
-            )),
-            (Some(declared), Some(at)) => out.push_back(anomaly(
-                AnomalyKind::ContentLengthTooLong,
-                at,
-                declared - block_len,
-                id.clone(),
-            )),
-            (Some(_), None) if eof_short > 0 => out.push_back(anomaly(
-                AnomalyKind::TruncatedRecord,
-                src.offset(),
-                eof_short,
-                id.clone(),
-            )),
-            (Some(_), None) => {
-                // ---- trailer, or a too-short Content-Length
-                let have = src.ensure(4);
-                let t = src.avail()[..have.min(4)]
-                    .iter()
-                    .take_while(|&&b| b == b'\r' || b == b'\n')
-                    .count();
-                if t > 0 {
-                    src.consume(t);
-                } else if have > 0 && !plausible_header_at(src, 0) {
-                    let off = src.offset();
-                    let room = want_keep.saturating_sub(kept.len());
-                    let mut room_left = room;
-                    let extra = scan_to_header(src, |b| {
-                        let k = b.len().min(room_left);
-                        kept.extend_from_slice(&b[..k]);
-                        room_left -= k;
-                    });
-                    block_len += extra;
-                    out.push_back(anomaly(
-                        AnomalyKind::ContentLengthTooShort,
-                        off,
-                        extra,
-                        id.clone(),
-                    ));
-                }
-            }
-        }
+        let mut block = read_block(src, head.fields.content_length, want_keep);
+        end_block(src, &head, &mut block, want_keep, out);
+        self.decide(&head, block, out);
+    }
 
-        // ---- decide
-        let skip = |reason: SkipReason, kept: &[u8]| {
-            CrawlEvent::Skip(Skip {
-                reason,
-                offset: rec_off,
-                record_id: id.clone(),
-                raw: head_bytes.as_ref().map(|head| {
-                    let mut bytes = Vec::with_capacity(head.len() + kept.len());
-                    bytes.extend_from_slice(head);
-                    bytes.extend_from_slice(kept);
-                    RawBytes {
-                        bytes,
-                        truncated: (kept.len() as u64) < block_len || eof_short > 0,
-                    }
-                }),
-            })
-        };
-        if !is_response {
-            let t = h.wtype.clone().unwrap_or_else(|| "unknown".to_string());
-            out.push_back(skip(SkipReason::NotResponse(t), &kept));
-            return;
-        }
-        let Some(docid) = docid else {
-            out.push_back(skip(SkipReason::NoDocid, &kept));
-            return;
-        };
-        if let Some(reason) = super::bad_docid(&docid) {
-            out.push_back(skip(reason, &kept));
-            return;
-        }
-        // A block that is not an HTTP message (the WARC Content-Type is not
-        // `application/http`, and it does not start with a status line) is
-        // the payload itself, as in ClueWeb22's `html` part: it is indexed
-        // if the WARC says HTML or it sniffs as HTML.
-        let bare = h.content_type.as_ref().and_then(|ct| {
-            let lower = String::from_utf8_lossy(ct).to_ascii_lowercase();
-            let status_line = kept.len() >= 5 && kept[..5].eq_ignore_ascii_case(b"HTTP/");
-            (!lower.contains("http") && !status_line)
-                .then(|| http::mime_of(ct).unwrap_or_else(|| "unknown".to_string()))
-        });
-        let head = match &bare {
-            Some(_) => http::HttpHead::default(),
-            None => http::parse_head(&kept),
-        };
-        if head.bad_lines > 0 {
+    /// The record's head could not be read (the input ended inside it, or
+    /// it runs past [`MAX_WARC_HEAD`]): the anomaly, with what it consumed.
+    fn refuse_head(&self, src: &mut Source, rec_off: u64, out: &mut VecDeque<CrawlEvent>) {
+        let have = src.avail().len();
+        if have < MAX_WARC_HEAD {
+            // input ended inside the header
+            let raw = self.opts.keep_skipped.then(|| RawBytes {
+                bytes: src.avail().to_vec(),
+                truncated: false,
+            });
+            src.consume(have);
+            let mut ev = anomaly(AnomalyKind::TruncatedRecord, rec_off, have as u64, None);
+            if let CrawlEvent::Anomaly(a) = &mut ev {
+                a.raw = raw;
+            }
+            out.push_back(ev);
+        } else {
+            // skip the version line; the next call resynchronises
+            let nl = memchr::memchr(b'\n', src.avail()).map_or(1, |i| i + 1);
+            src.consume(nl);
             out.push_back(anomaly(
-                AnomalyKind::BadHeaderLine,
-                block_off,
-                u64::from(head.bad_lines),
-                Some(docid.clone()),
+                AnomalyKind::OversizedHeader,
+                rec_off,
+                nl as u64,
+                None,
             ));
         }
-        if let Some(s) = head.status
-            && !(200..300).contains(&s)
-        {
-            out.push_back(skip(SkipReason::HttpStatus(s), &kept));
-            return;
-        }
-        let bo = head.body_offset;
-        let body_total = block_len.saturating_sub(bo as u64);
-        if body_total == 0 && eof_short == 0 {
-            out.push_back(skip(SkipReason::EmptyBody, &kept));
-            return;
-        }
-        let cap = usize::try_from(self.opts.max_record_bytes).unwrap_or(usize::MAX);
-        let raw_end = kept.len().min(bo.saturating_add(cap));
-        let raw = &kept[bo.min(raw_end)..raw_end];
-        let mime = match &bare {
-            Some(m) if http::is_html_mime(m) || http::sniff_html(raw) => Some(m.clone()),
-            Some(m) => {
-                out.push_back(skip(SkipReason::NotHtml(m.clone()), &kept));
-                return;
-            }
-            None => head.mime(),
+    }
+
+    /// Parses and consumes the record's head (`head_len` bytes) and names
+    /// the record.
+    fn take_head(&self, src: &mut Source, rec_off: u64, head_len: usize) -> Head {
+        let fields = parse_warc_head(&src.avail()[..head_len], self.opts.docid_header.as_deref());
+        let bytes = (self.opts.keep_skipped || self.opts.keep_heads)
+            .then(|| src.avail()[..head_len].to_vec());
+        src.consume(head_len);
+        // The docid: the chosen header, or the default chain.
+        let docid = match &self.opts.docid_header {
+            Some(_) => fields.chosen.clone(),
+            None => fields
+                .trec_id
+                .clone()
+                .or_else(|| fields.cw22_id.clone())
+                .or_else(|| fields.record_id.clone()),
         };
-        match &mime {
-            Some(m) if bare.is_none() && !http::is_html_mime(m) => {
-                out.push_back(skip(SkipReason::NotHtml(m.clone()), &kept));
-                return;
-            }
-            None if !http::sniff_html(raw) => {
-                out.push_back(skip(SkipReason::NotHtml("unknown".to_string()), &kept));
-                return;
-            }
-            _ => {}
+        // What names the record in logs: its docid, else its record id.
+        let id = docid.clone().or_else(|| fields.record_id.clone());
+        let is_response = fields.wtype.as_deref() == Some("response");
+        Head {
+            offset: rec_off,
+            fields,
+            bytes,
+            docid,
+            id,
+            is_response,
         }
-        let mut capped = body_total > cap as u64;
-        let mut truncated = capped || eof_short > 0;
-        let original_len = body_total + eof_short;
-        let body_at = bo.min(raw_end);
-        let heads = match (&head_bytes, self.opts.keep_heads) {
-            (Some(w), true) => Some(Box::new(super::Heads {
-                warc: w.clone(),
-                http: kept[..bo.min(kept.len())].to_vec(),
-            })),
-            _ => None,
-        };
-        let mut body: Vec<u8> = if self.opts.keep_skipped {
-            kept[body_at..raw_end].to_vec()
-        } else {
-            // The record is kept only to quarantine it: its buffer becomes
-            // the body (the HTTP head and anything past the cap dropped).
-            let mut b = std::mem::take(&mut kept);
-            b.truncate(raw_end);
-            b.drain(..body_at);
-            // Room reserved for a declared length the block did not have
-            // is given back: a body holds about its own length.
-            if b.capacity() > 2 * b.len() + 4096 {
-                b.shrink_to_fit();
-            }
-            b
-        };
-        if head.header("transfer-encoding").is_some_and(|v| {
-            String::from_utf8_lossy(v)
-                .to_ascii_lowercase()
-                .contains("chunked")
-        }) && let Some(d) = http::dechunk(&body, cap)
-        {
-            body = d;
+    }
+}
+
+/// A record's WARC head, parsed, and what names the record.
+struct Head {
+    /// Offset of the record's version line.
+    offset: u64,
+    /// The header fields.
+    fields: WarcHead,
+    /// The head's bytes (with `keep_skipped` or `keep_heads`).
+    bytes: Option<Vec<u8>>,
+    /// The docid: the chosen header, or the first of the default chain.
+    docid: Option<String>,
+    /// What names the record in logs: its docid, else its record id.
+    id: Option<String>,
+    /// The record is a `response`.
+    is_response: bool,
+}
+
+impl Head {
+    /// The record's skip event, with its head and the block's kept bytes
+    /// when the head was kept.
+    fn skip(&self, reason: SkipReason, block: &Block) -> CrawlEvent {
+        let kept = &block.kept;
+        CrawlEvent::Skip(Skip {
+            reason,
+            offset: self.offset,
+            record_id: self.id.clone(),
+            raw: self.bytes.as_ref().map(|head| {
+                let mut bytes = Vec::with_capacity(head.len() + kept.len());
+                bytes.extend_from_slice(head);
+                bytes.extend_from_slice(kept);
+                RawBytes {
+                    bytes,
+                    truncated: (kept.len() as u64) < block.len || block.eof_short > 0,
+                }
+            }),
+        })
+    }
+}
+
+/// A record's block as read.
+struct Block {
+    /// Offset of the block's first byte.
+    offset: u64,
+    /// The block's first bytes, up to the keep limit (and the bytes
+    /// appended for a too-short Content-Length).
+    kept: Vec<u8>,
+    /// The block's length in the input, as framing decided.
+    len: u64,
+    /// Where the block was cut at a record header inside the declared
+    /// length (the offset after the cut).
+    cut_at: Option<u64>,
+    /// Bytes of the declared length missing when the input ended.
+    eof_short: u64,
+}
+
+/// The length of the head at the current position, through its blank
+/// line, or `None` if there is none within [`MAX_WARC_HEAD`] bytes.
+fn find_head_end(src: &mut Source) -> Option<usize> {
+    let mut line_start = 0usize;
+    loop {
+        let nl = src.find_newline(line_start, MAX_WARC_HEAD)?;
+        let line = strip_cr(&src.avail()[line_start..nl]);
+        if line.is_empty() && line_start > 0 {
+            return Some(nl + 1);
         }
-        if head.header("content-encoding").is_some_and(|v| {
-            let v = v.trim_ascii();
-            v.eq_ignore_ascii_case(b"gzip") || v.eq_ignore_ascii_case(b"x-gzip")
-        }) && let Some((mut d, failed)) = http::gunzip_if_gzip(&body, cap)
-        {
-            if failed && !truncated {
+        line_start = nl + 1;
+    }
+}
+
+/// Reads the block at the current position: `content_length` bytes (to the
+/// end of the input without one), cut at a plausible record header inside
+/// them unless the declared end proves sound; the first `want_keep` bytes
+/// are kept.
+fn read_block(src: &mut Source, content_length: Option<u64>, want_keep: usize) -> Block {
+    // Room for the declared block up front (at most the keep limit):
+    // no copies as it grows.
+    let declared = content_length.map_or(0, |l| usize::try_from(l).unwrap_or(usize::MAX));
+    let mut block = Block {
+        offset: src.offset(),
+        kept: Vec::with_capacity(declared.min(want_keep)),
+        len: 0,
+        cut_at: None,
+        eof_short: 0,
+    };
+    let mut remaining = content_length.unwrap_or(u64::MAX);
+    let mut prev_lf = true;
+    let finder = memmem::Finder::new(b"\nWARC/");
+    while remaining > 0 {
+        let want = remaining.min(SCAN_CHUNK as u64) as usize;
+        let have = src.ensure(want + 6);
+        if have == 0 {
+            if content_length.is_some() {
+                block.eof_short = remaining;
+            }
+            break;
+        }
+        let n = have.min(want);
+        let cut = find_cut(src, &finder, prev_lf, n, remaining);
+        let take = cut.unwrap_or(n);
+        let kept = &mut block.kept;
+        if kept.len() < want_keep {
+            let k = take.min(want_keep - kept.len());
+            kept.extend_from_slice(&src.avail()[..k]);
+        }
+        if take > 0 {
+            prev_lf = src.avail()[take - 1] == b'\n';
+        }
+        src.consume(take);
+        block.len += take as u64;
+        if cut.is_some() {
+            block.cut_at = Some(src.offset());
+            break;
+        }
+        remaining -= take as u64;
+    }
+    block
+}
+
+/// Where in the next `n` bytes of a block a plausible record header starts
+/// at a line start (`prev_lf`: position 0 is one), when the declared end,
+/// `remaining` bytes away, is not sound.
+#[inline]
+fn find_cut(
+    src: &mut Source,
+    finder: &memmem::Finder<'_>,
+    prev_lf: bool,
+    n: usize,
+    remaining: u64,
+) -> Option<usize> {
+    if prev_lf
+        && src.avail().starts_with(b"WARC/")
+        && plausible_header_at(src, 0)
+        && !declared_end_is_sound(src, remaining)
+    {
+        return Some(0);
+    }
+    let mut from = 0usize;
+    loop {
+        let lim = (n + 5).min(src.avail().len());
+        let i = finder.find(&src.avail()[from..lim])?;
+        let c = from + i + 1;
+        if c >= n {
+            return None;
+        }
+        if plausible_header_at(src, c) && !declared_end_is_sound(src, remaining) {
+            return Some(c);
+        }
+        from = c;
+    }
+}
+
+/// Pushes the framing anomaly of the block just read (no Content-Length,
+/// cut short by a header, cut short by the end of input) or reads its
+/// trailer; a block followed directly by other bytes than a header was
+/// declared too short, and those bytes are appended to it.
+fn end_block(
+    src: &mut Source,
+    head: &Head,
+    block: &mut Block,
+    want_keep: usize,
+    out: &mut VecDeque<CrawlEvent>,
+) {
+    let id = &head.id;
+    match (head.fields.content_length, block.cut_at) {
+        (None, _) => out.push_back(anomaly(
+            AnomalyKind::MissingContentLength,
+            block.offset,
+            block.len,
+            id.clone(),
+        )),
+        (Some(declared), Some(at)) => out.push_back(anomaly(
+            AnomalyKind::ContentLengthTooLong,
+            at,
+            declared - block.len,
+            id.clone(),
+        )),
+        (Some(_), None) if block.eof_short > 0 => out.push_back(anomaly(
+            AnomalyKind::TruncatedRecord,
+            src.offset(),
+            block.eof_short,
+            id.clone(),
+        )),
+        (Some(_), None) => {
+            // ---- trailer, or a too-short Content-Length
+            let have = src.ensure(4);
+            let t = src.avail()[..have.min(4)]
+                .iter()
+                .take_while(|&&b| b == b'\r' || b == b'\n')
+                .count();
+            if t > 0 {
+                src.consume(t);
+            } else if have > 0 && !plausible_header_at(src, 0) {
+                let off = src.offset();
+                let kept = &mut block.kept;
+                let mut room_left = want_keep.saturating_sub(kept.len());
+                let extra = scan_to_header(src, |b| {
+                    let k = b.len().min(room_left);
+                    kept.extend_from_slice(&b[..k]);
+                    room_left -= k;
+                });
+                block.len += extra;
                 out.push_back(anomaly(
-                    AnomalyKind::BadContentEncoding,
-                    block_off + bo as u64,
-                    body.len() as u64,
-                    Some(docid.clone()),
+                    AnomalyKind::ContentLengthTooShort,
+                    off,
+                    extra,
+                    id.clone(),
                 ));
             }
-            if !d.is_empty() || !failed {
-                if d.len() > cap {
-                    d.truncate(cap);
-                    truncated = true;
-                    capped = true;
-                }
-                body = d;
-            }
         }
-        if body.is_empty() && !truncated {
-            out.push_back(skip(SkipReason::EmptyBody, &kept));
-            return;
-        }
-        let record_id = h.record_id.clone().filter(|r| *r != docid);
-        out.push_back(CrawlEvent::Doc(RawDoc {
-            docid,
-            record_id,
-            language: h.language.clone(),
-            span: super::Span::default(),
-            url: h.target_uri.clone(),
-            offset: rec_off,
-            http_status: head.status,
-            content_type: mime,
-            http_charset: match &bare {
-                Some(_) => h.content_type.as_deref().and_then(http::charset_of),
-                None => head.charset(),
-            },
-            body,
-            truncated,
-            original_len,
-            capped,
-            markup: super::Markup::Html,
-            utf8: false,
-            heads,
-        }));
     }
 }

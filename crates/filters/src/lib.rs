@@ -22,11 +22,24 @@
 //!
 //! Every fallible function returns [`Error`], whose variants carry the
 //! evidence (offsets, expected and found values).
+//!
+//! ```
+//! use sieve_filters::docid::check_id;
+//! use sieve_filters::utf8::{Counting, clean_in_place_with};
+//!
+//! // An over-long `/` (C0 AF) and a lone continuation byte (80).
+//! let mut page = b"a\xC0\xAFb\x80c".to_vec();
+//! let counts = clean_in_place_with(&mut page, Counting::Exact);
+//! assert_eq!(page, b"a/ b c");
+//! assert_eq!((counts.overlong_ascii, counts.unexpected_continuation), (1, 1));
+//! assert!(check_id("clueweb09-en0000-00-00000").is_ok());
+//! assert!(check_id("two words").is_err());
+//! ```
 
 pub mod docfilter;
 pub mod docid;
 pub mod docstats;
-pub mod error;
+mod error;
 pub mod minhash;
 pub mod sealed;
 pub mod spam;

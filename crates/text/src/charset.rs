@@ -58,6 +58,10 @@
 use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE, WINDOWS_1252, X_USER_DEFINED};
 use sieve_filters::utf8::{self, Counting, Utf8Counts};
 
+use prescan::{prescan_meta, xml_declaration};
+
+mod prescan;
+
 /// Which evidence decided the encoding of a body.
 ///
 /// [`code`](Self::code) is stored in an index fast field: codes are stable
@@ -203,86 +207,16 @@ pub fn decode(
     counting: Counting,
 ) -> Decoded {
     if mode == CharsetMode::ForceUtf8 {
-        let (text, utf8_counts, atire_extra) = clean_utf8(body, 0, counting);
-        return Decoded {
-            text,
-            encoding: UTF_8,
-            source: CharsetSource::Forced,
-            disagree: false,
-            utf8_counts,
-            atire_extra,
-            had_replacements: false,
-            unknown_label: false,
-        };
+        return Verdict::plain(UTF_8, CharsetSource::Forced).utf8(body, 0, counting);
     }
-
-    let mut unknown_label = false;
-    let resolve = |label: &[u8], unknown: &mut bool| {
-        let r = Encoding::for_label(label);
-        if r.is_none() {
-            *unknown = true;
-        }
-        r
-    };
-    let bom = Encoding::for_bom(&body);
-    let http = http_charset
-        .map(|l| l.trim().trim_matches(|c| c == '"' || c == '\''))
-        .filter(|l| !l.is_empty())
-        .and_then(|l| resolve(l.as_bytes(), &mut unknown_label));
-    let head = &body[..body.len().min(PRESCAN_BYTES)];
-    let meta = prescan_meta(head, &mut unknown_label);
-    let xml = xml_declaration(head).and_then(|l| resolve(&l, &mut unknown_label));
-
-    let declared: Vec<&'static Encoding> = [bom.map(|(e, _)| e), http, meta, xml]
-        .into_iter()
-        .flatten()
-        .collect();
-    let disagree = declared.windows(2).any(|w| w[0] != w[1]);
-
-    let in_document = |e: &'static Encoding| {
-        if e == UTF_16LE || e == UTF_16BE {
-            UTF_8
-        } else if e == X_USER_DEFINED {
-            WINDOWS_1252
-        } else {
-            e
-        }
-    };
-    let decision = if let Some((e, len)) = bom {
-        Some((e, CharsetSource::Bom, len))
-    } else if let Some(e) = http {
-        Some((e, CharsetSource::HttpHeader, 0))
-    } else if let Some(e) = meta {
-        Some((in_document(e), CharsetSource::Meta, 0))
-    } else {
-        xml.map(|e| (in_document(e), CharsetSource::XmlDecl, 0))
-    };
-
-    if let Some((encoding, source, skip)) = decision {
+    let declared = Declared::read(&body, http_charset);
+    if let Some((encoding, source, skip)) = declared.decision() {
+        let verdict = declared.verdict(encoding, source);
         if encoding == UTF_8 {
-            let (text, utf8_counts, atire_extra) = clean_utf8(body, skip, counting);
-            return Decoded {
-                text,
-                encoding,
-                source,
-                disagree,
-                utf8_counts,
-                atire_extra,
-                had_replacements: false,
-                unknown_label,
-            };
+            return verdict.utf8(body, skip, counting);
         }
         let (text, had_replacements) = decode_legacy(encoding, &body[skip..]);
-        return Decoded {
-            text,
-            encoding,
-            source,
-            disagree,
-            utf8_counts: Utf8Counts::default(),
-            atire_extra: 0,
-            had_replacements,
-            unknown_label,
-        };
+        return verdict.decoded(text, had_replacements, (Utf8Counts::default(), 0));
     }
 
     // Nothing declared. ASCII with ESC bytes may be ISO-2022-JP: detector.
@@ -295,45 +229,158 @@ pub fn decode(
         } else {
             CharsetSource::ValidUtf8
         };
-        let (text, utf8_counts, atire_extra) = clean_utf8(body, 0, counting);
-        return Decoded {
-            text,
-            encoding: UTF_8,
-            source,
-            disagree,
-            utf8_counts,
-            atire_extra,
-            had_replacements: false,
-            unknown_label,
-        };
+        return declared.verdict(UTF_8, source).utf8(body, 0, counting);
     }
     let encoding = detect(&body, url);
+    let verdict = declared.verdict(encoding, CharsetSource::Detector);
     if encoding == UTF_8 {
-        let (text, utf8_counts, atire_extra) = clean_utf8(body, 0, counting);
-        return Decoded {
-            text,
-            encoding,
-            source: CharsetSource::Detector,
-            disagree,
-            utf8_counts,
-            atire_extra,
-            had_replacements: false,
-            unknown_label,
-        };
+        return verdict.utf8(body, 0, counting);
     }
     let (text, had_replacements) = decode_legacy(encoding, &body);
     // The raw bytes' counts (the paper's spam signal): the cleaner runs over
     // the body, which is no longer needed, so no copy is made.
-    let (utf8_counts, atire_extra) = clean_counts(&mut body, counting);
-    Decoded {
-        text,
-        encoding,
-        source: CharsetSource::Detector,
-        disagree,
-        utf8_counts,
-        atire_extra,
-        had_replacements,
-        unknown_label,
+    let counts = clean_counts(&mut body, counting);
+    verdict.decoded(text, had_replacements, counts)
+}
+
+/// The declarations of a body's encoding, each resolved (`None`: absent,
+/// or a label that does not resolve).
+struct Declared {
+    /// A byte order mark: its encoding and length.
+    bom: Option<(&'static Encoding, usize)>,
+    /// The HTTP header's `charset=`.
+    http: Option<&'static Encoding>,
+    /// The first effective `<meta>` declaration.
+    meta: Option<&'static Encoding>,
+    /// The XML declaration's `encoding`.
+    xml: Option<&'static Encoding>,
+    /// A declared label was not a WHATWG label.
+    unknown_label: bool,
+}
+
+impl Declared {
+    /// Reads the declarations of `body` and of its HTTP `charset=`
+    /// parameter (whitespace and quotes around it ignored).
+    fn read(body: &[u8], http_charset: Option<&str>) -> Self {
+        let mut unknown_label = false;
+        let resolve = |label: &[u8], unknown: &mut bool| {
+            let r = Encoding::for_label(label);
+            if r.is_none() {
+                *unknown = true;
+            }
+            r
+        };
+        let bom = Encoding::for_bom(body);
+        let http = http_charset
+            .map(|l| l.trim().trim_matches(|c| c == '"' || c == '\''))
+            .filter(|l| !l.is_empty())
+            .and_then(|l| resolve(l.as_bytes(), &mut unknown_label));
+        let head = &body[..body.len().min(PRESCAN_BYTES)];
+        let meta = prescan_meta(head, &mut unknown_label);
+        let xml = xml_declaration(head).and_then(|l| resolve(&l, &mut unknown_label));
+        Declared {
+            bom,
+            http,
+            meta,
+            xml,
+            unknown_label,
+        }
+    }
+
+    /// Two of the declarations present resolve to different encodings.
+    fn disagree(&self) -> bool {
+        let declared: Vec<&'static Encoding> =
+            [self.bom.map(|(e, _)| e), self.http, self.meta, self.xml]
+                .into_iter()
+                .flatten()
+                .collect();
+        declared.windows(2).any(|w| w[0] != w[1])
+    }
+
+    /// The declaration that decides, in the order of evidence: the
+    /// encoding, its source, and the length of the BOM to drop.
+    fn decision(&self) -> Option<(&'static Encoding, CharsetSource, usize)> {
+        let in_document = |e: &'static Encoding| {
+            if e == UTF_16LE || e == UTF_16BE {
+                UTF_8
+            } else if e == X_USER_DEFINED {
+                WINDOWS_1252
+            } else {
+                e
+            }
+        };
+        if let Some((e, len)) = self.bom {
+            Some((e, CharsetSource::Bom, len))
+        } else if let Some(e) = self.http {
+            Some((e, CharsetSource::HttpHeader, 0))
+        } else if let Some(e) = self.meta {
+            Some((in_document(e), CharsetSource::Meta, 0))
+        } else {
+            self.xml
+                .map(|e| (in_document(e), CharsetSource::XmlDecl, 0))
+        }
+    }
+
+    /// The verdict `encoding` from `source`, with what the declarations
+    /// add to it.
+    fn verdict(&self, encoding: &'static Encoding, source: CharsetSource) -> Verdict {
+        Verdict {
+            encoding,
+            source,
+            disagree: self.disagree(),
+            unknown_label: self.unknown_label,
+        }
+    }
+}
+
+/// What decided a body's encoding, before it is decoded.
+struct Verdict {
+    /// The encoding to decode with.
+    encoding: &'static Encoding,
+    /// The evidence that decided it.
+    source: CharsetSource,
+    /// See [`Decoded::disagree`].
+    disagree: bool,
+    /// See [`Decoded::unknown_label`].
+    unknown_label: bool,
+}
+
+impl Verdict {
+    /// `encoding` from `source`, with no declaration in conflict or unknown.
+    fn plain(encoding: &'static Encoding, source: CharsetSource) -> Self {
+        Verdict {
+            encoding,
+            source,
+            disagree: false,
+            unknown_label: false,
+        }
+    }
+
+    /// The body cleaned as UTF-8 in place, its first `skip` bytes (a BOM)
+    /// dropped.
+    fn utf8(self, body: Vec<u8>, skip: usize, counting: Counting) -> Decoded {
+        let (text, utf8_counts, atire_extra) = clean_utf8(body, skip, counting);
+        self.decoded(text, false, (utf8_counts, atire_extra))
+    }
+
+    /// The [`Decoded`] of `text`, with the raw bytes' malformed-UTF-8
+    /// `counts` and ATIRE extra.
+    fn decoded(
+        self,
+        text: String,
+        had_replacements: bool,
+        (utf8_counts, atire_extra): (Utf8Counts, u64),
+    ) -> Decoded {
+        Decoded {
+            text,
+            encoding: self.encoding,
+            source: self.source,
+            disagree: self.disagree,
+            utf8_counts,
+            atire_extra,
+            had_replacements,
+            unknown_label: self.unknown_label,
+        }
     }
 }
 
@@ -378,20 +425,11 @@ pub(crate) fn tld_of(url: &str) -> Option<Vec<u8>> {
 /// [`CharsetSource::Forced`] under [`CharsetMode::ForceUtf8`], as for every
 /// body).
 pub fn decode_utf8(body: Vec<u8>, mode: CharsetMode, counting: Counting) -> Decoded {
-    let (text, utf8_counts, atire_extra) = clean_utf8(body, 0, counting);
-    Decoded {
-        text,
-        encoding: UTF_8,
-        source: match mode {
-            CharsetMode::ForceUtf8 => CharsetSource::Forced,
-            CharsetMode::Auto => CharsetSource::Format,
-        },
-        disagree: false,
-        utf8_counts,
-        atire_extra,
-        had_replacements: false,
-        unknown_label: false,
-    }
+    let source = match mode {
+        CharsetMode::ForceUtf8 => CharsetSource::Forced,
+        CharsetMode::Auto => CharsetSource::Format,
+    };
+    Verdict::plain(UTF_8, source).utf8(body, 0, counting)
 }
 
 /// Cleans `body[skip..]` in place, drops the first `skip` bytes (a BOM) and
@@ -420,254 +458,6 @@ fn clean_counts(bytes: &mut [u8], counting: Counting) -> (Utf8Counts, u64) {
 fn decode_legacy(encoding: &'static Encoding, bytes: &[u8]) -> (String, bool) {
     let (text, had_errors) = encoding.decode_without_bom_handling(bytes);
     (text.into_owned(), had_errors)
-}
-
-fn is_space(b: u8) -> bool {
-    matches!(b, b'\t' | b'\n' | 0x0C | b'\r' | b' ')
-}
-
-/// Finds `needle` (ASCII, lower case) in `hay` starting at `from`,
-/// ignoring ASCII case.
-fn find_ci(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    if from > hay.len() || needle.len() > hay.len() - from {
-        return None;
-    }
-    (from..=hay.len() - needle.len())
-        .find(|&i| hay[i..i + needle.len()].eq_ignore_ascii_case(needle))
-}
-
-/// The WHATWG "prescan a byte stream to determine its encoding" over
-/// `head` (the caller passes at most [`PRESCAN_BYTES`]); returns the
-/// encoding of the first complete, effective `<meta>` declaration whose label
-/// resolves (as resolved, before the UTF-16-means-UTF-8 rule). A label that
-/// does not resolve sets `*unknown` and the scan goes on, as in WHATWG. A tag
-/// cut off by the end of `head` ends the scan.
-pub(crate) fn prescan_meta(head: &[u8], unknown: &mut bool) -> Option<&'static Encoding> {
-    let b = head;
-    let mut pos = 0;
-    while pos < b.len() {
-        let rest = &b[pos..];
-        if rest.starts_with(b"<!--") {
-            // First '>' preceded by "--", the dashes may be those of "<!--".
-            let end = memchr::memmem::find(&b[pos + 2..], b"-->")?;
-            pos = pos + 2 + end + 3;
-        } else if rest.len() >= 6
-            && rest[..5].eq_ignore_ascii_case(b"<meta")
-            && (is_space(rest[5]) || rest[5] == b'/')
-        {
-            pos += 5;
-            let mut names: Vec<Vec<u8>> = Vec::new();
-            let mut got_pragma = false;
-            let mut need_pragma: Option<bool> = None;
-            let mut charset: Option<Vec<u8>> = None;
-            loop {
-                let (name, value, next) = match get_attribute(b, pos) {
-                    Attr::Some(n, v, next) => (n, v, next),
-                    Attr::End(next) => {
-                        pos = next;
-                        break;
-                    }
-                    Attr::Eof => return None,
-                };
-                pos = next;
-                if names.contains(&name) {
-                    continue;
-                }
-                match name.as_slice() {
-                    b"http-equiv" if value == b"content-type" => got_pragma = true,
-                    b"content" if charset.is_none() => {
-                        if let Some(c) = charset_from_content(&value) {
-                            charset = Some(c);
-                            need_pragma = Some(true);
-                        }
-                    }
-                    b"charset" => {
-                        charset = Some(value.clone());
-                        need_pragma = Some(false);
-                    }
-                    _ => {}
-                }
-                names.push(name);
-            }
-            let label = match (need_pragma, charset) {
-                (Some(true), Some(c)) if got_pragma => c,
-                (Some(false), Some(c)) => c,
-                _ => continue,
-            };
-            match Encoding::for_label(&label) {
-                Some(e) => return Some(e),
-                None => *unknown = true,
-            }
-        } else if rest.len() >= 2
-            && rest[0] == b'<'
-            && (rest[1].is_ascii_alphabetic()
-                || (rest[1] == b'/' && rest.len() >= 3 && rest[2].is_ascii_alphabetic()))
-        {
-            pos += if rest[1] == b'/' { 2 } else { 1 };
-            while pos < b.len() && !is_space(b[pos]) && b[pos] != b'>' {
-                pos += 1;
-            }
-            loop {
-                match get_attribute(b, pos) {
-                    Attr::Some(_, _, next) => pos = next,
-                    Attr::End(next) => {
-                        pos = next;
-                        break;
-                    }
-                    Attr::Eof => return None,
-                }
-            }
-        } else if rest.starts_with(b"<!") || rest.starts_with(b"</") || rest.starts_with(b"<?") {
-            pos += memchr::memchr(b'>', &rest[1..])? + 2;
-        } else {
-            pos += 1;
-        }
-    }
-    None
-}
-
-enum Attr {
-    /// Name (lower-cased), value (lower-cased), position after it.
-    Some(Vec<u8>, Vec<u8>, usize),
-    /// No more attributes: position after the tag's `>`.
-    End(usize),
-    /// Ran out of input.
-    Eof,
-}
-
-/// WHATWG "get an attribute" starting at `pos`.
-fn get_attribute(b: &[u8], mut pos: usize) -> Attr {
-    while pos < b.len() && (is_space(b[pos]) || b[pos] == b'/') {
-        pos += 1;
-    }
-    match b.get(pos) {
-        None => return Attr::Eof,
-        Some(b'>') => return Attr::End(pos + 1),
-        _ => {}
-    }
-    let mut name = Vec::new();
-    // Name.
-    loop {
-        let Some(&c) = b.get(pos) else {
-            return Attr::Eof;
-        };
-        if c == b'=' && !name.is_empty() {
-            pos += 1;
-            break;
-        } else if is_space(c) {
-            while pos < b.len() && is_space(b[pos]) {
-                pos += 1;
-            }
-            if b.get(pos) != Some(&b'=') {
-                return Attr::Some(name, Vec::new(), pos);
-            }
-            pos += 1;
-            break;
-        } else if c == b'/' || c == b'>' {
-            return Attr::Some(name, Vec::new(), pos);
-        } else {
-            name.push(c.to_ascii_lowercase());
-            pos += 1;
-        }
-    }
-    // Value.
-    while pos < b.len() && is_space(b[pos]) {
-        pos += 1;
-    }
-    let mut value = Vec::new();
-    match b.get(pos) {
-        None => Attr::Eof,
-        Some(&q @ (b'"' | b'\'')) => {
-            pos += 1;
-            loop {
-                match b.get(pos) {
-                    None => return Attr::Eof,
-                    Some(&c) if c == q => return Attr::Some(name, value, pos + 1),
-                    Some(&c) => value.push(c.to_ascii_lowercase()),
-                }
-                pos += 1;
-            }
-        }
-        Some(b'>') => Attr::Some(name, value, pos),
-        Some(_) => {
-            loop {
-                match b.get(pos) {
-                    None => return Attr::Eof,
-                    Some(&c) if is_space(c) || c == b'>' => break,
-                    Some(&c) => value.push(c.to_ascii_lowercase()),
-                }
-                pos += 1;
-            }
-            Attr::Some(name, value, pos)
-        }
-    }
-}
-
-/// WHATWG "algorithm for extracting a character encoding from a meta
-/// element" over a `content` attribute value.
-pub(crate) fn charset_from_content(v: &[u8]) -> Option<Vec<u8>> {
-    let mut pos = 0;
-    loop {
-        let at = find_ci(v, pos, b"charset")?;
-        pos = at + 7;
-        while pos < v.len() && is_space(v[pos]) {
-            pos += 1;
-        }
-        if v.get(pos) != Some(&b'=') {
-            continue;
-        }
-        pos += 1;
-        while pos < v.len() && is_space(v[pos]) {
-            pos += 1;
-        }
-        return match v.get(pos) {
-            None => None,
-            Some(&q @ (b'"' | b'\'')) => {
-                let end = memchr::memchr(q, &v[pos + 1..])?;
-                Some(v[pos + 1..pos + 1 + end].to_vec())
-            }
-            Some(_) => {
-                let end = v[pos..]
-                    .iter()
-                    .position(|&c| is_space(c) || c == b';')
-                    .map_or(v.len(), |e| pos + e);
-                Some(v[pos..end].to_vec())
-            }
-        };
-    }
-}
-
-/// The `encoding` pseudo-attribute of an XML declaration at byte 0 of
-/// `head` (`<?xml version="1.0" encoding="..."?>`), if the declaration is
-/// complete within `head`.
-pub(crate) fn xml_declaration(head: &[u8]) -> Option<Vec<u8>> {
-    if !head.starts_with(b"<?xml") || !head.get(5).is_some_and(|&c| is_space(c)) {
-        return None;
-    }
-    let end = memchr::memmem::find(head, b"?>")?;
-    let decl = &head[..end];
-    let mut pos = 5;
-    loop {
-        let at = memchr::memmem::find(&decl[pos..], b"encoding")? + pos;
-        pos = at + 8;
-        let mut p = pos;
-        while p < decl.len() && is_space(decl[p]) {
-            p += 1;
-        }
-        if decl.get(p) != Some(&b'=') {
-            continue;
-        }
-        p += 1;
-        while p < decl.len() && is_space(decl[p]) {
-            p += 1;
-        }
-        let q = *decl.get(p)?;
-        if q != b'"' && q != b'\'' {
-            return None;
-        }
-        let len = memchr::memchr(q, &decl[p + 1..])?;
-        return Some(decl[p + 1..p + 1 + len].to_vec());
-    }
 }
 
 #[cfg(test)]

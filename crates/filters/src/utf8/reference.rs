@@ -15,29 +15,25 @@ pub fn reference_clean(input: &[u8], counting: Counting) -> (Vec<u8>, Utf8Counts
     let mut i = 0;
     while i < input.len() {
         let b = input[i];
-        let (len, payload) = match b {
-            0x00..=0x7F => {
+        let (len, payload) = match start(b) {
+            Start::Ascii => {
                 out.push(b);
                 i += 1;
                 continue;
             }
-            0x80..=0xBF => {
+            Start::Continuation => {
                 c.unexpected_continuation += 1;
                 out.push(b' ');
                 i += 1;
                 continue;
             }
-            0xC0..=0xDF => (2, u64::from(b & 0x1F)),
-            0xE0..=0xEF => (3, u64::from(b & 0x0F)),
-            0xF0..=0xF7 => (4, u64::from(b & 0x07)),
-            0xF8..=0xFB => (5, u64::from(b & 0x03)),
-            0xFC..=0xFD => (6, u64::from(b & 0x01)),
-            0xFE..=0xFF => {
+            Start::Never => {
                 c.invalid_4_5_6 += 1;
                 out.push(b' ');
                 i += 1;
                 continue;
             }
+            Start::Lead(len, payload) => (len, payload),
         };
         let found = input[i + 1..]
             .iter()
@@ -50,47 +46,88 @@ pub fn reference_clean(input: &[u8], counting: Counting) -> (Vec<u8>, Utf8Counts
             i += found + 1;
             continue;
         }
-        let v = input[i + 1..i + len]
-            .iter()
-            .fold(payload, |v, &x| (v << 6) | u64::from(x & 0x3F));
-        let shortest = match v {
-            0..=0x7F => 1,
-            0x80..=0x7FF => 2,
-            0x800..=0xFFFF => 3,
-            _ => 4,
-        };
-        if len >= 5 || v > 0x10FFFF {
-            c.invalid_4_5_6 += 1;
-            out.extend(std::iter::repeat_n(b' ', len));
-        } else if (0xD800..=0xDFFF).contains(&v) {
-            c.surrogate += 1;
-            out.extend(std::iter::repeat_n(b' ', len));
-        } else if len > shortest {
-            if v == 0 {
-                c.overlong_nul += 1;
-                out.extend(std::iter::repeat_n(b' ', len));
-                if counting == Counting::Atire {
-                    c.unexpected_continuation += u64::try_from(len - 1).unwrap_or(u64::MAX);
-                }
-            } else {
-                if v < 0x80 {
-                    c.overlong_ascii += 1;
-                } else {
-                    c.overlong_non_ascii += 1;
-                }
-                let ch = char::from_u32(u32::try_from(v).unwrap()).unwrap();
-                let mut tmp = [0u8; 4];
-                let enc = ch.encode_utf8(&mut tmp).as_bytes();
-                out.extend_from_slice(enc);
-                out.extend(std::iter::repeat_n(b' ', len - enc.len()));
-                if counting == Counting::Atire {
-                    c.unexpected_continuation += u64::try_from(len - enc.len()).unwrap_or(u64::MAX);
-                }
-            }
-        } else {
-            out.extend_from_slice(&input[i..i + len]);
-        }
+        complete(&input[i..i + len], payload, counting, &mut c, &mut out);
         i += len;
     }
     (out, c)
+}
+
+/// What a byte at the start of a sequence is, by the table of the
+/// [module docs](super).
+enum Start {
+    /// 00–7F: a one-byte sequence.
+    Ascii,
+    /// 80–BF: a continuation byte with no lead.
+    Continuation,
+    /// FE, FF: never valid.
+    Never,
+    /// C0–FD: the lead of a form of this many bytes, with its payload bits.
+    Lead(usize, u64),
+}
+
+/// The meaning of `b` at the start of a sequence.
+fn start(b: u8) -> Start {
+    match b {
+        0x00..=0x7F => Start::Ascii,
+        0x80..=0xBF => Start::Continuation,
+        0xC0..=0xDF => Start::Lead(2, u64::from(b & 0x1F)),
+        0xE0..=0xEF => Start::Lead(3, u64::from(b & 0x0F)),
+        0xF0..=0xF7 => Start::Lead(4, u64::from(b & 0x07)),
+        0xF8..=0xFB => Start::Lead(5, u64::from(b & 0x03)),
+        0xFC..=0xFD => Start::Lead(6, u64::from(b & 0x01)),
+        0xFE..=0xFF => Start::Never,
+    }
+}
+
+/// Decides a sequence whose lead declared all its continuation bytes
+/// (`seq`: the lead and them; `payload`: the lead's bits), counts its
+/// class in `c` and appends its replacement (or itself, if valid) to `out`.
+fn complete(seq: &[u8], payload: u64, counting: Counting, c: &mut Utf8Counts, out: &mut Vec<u8>) {
+    let len = seq.len();
+    let v = seq[1..]
+        .iter()
+        .fold(payload, |v, &x| (v << 6) | u64::from(x & 0x3F));
+    let shortest = match v {
+        0..=0x7F => 1,
+        0x80..=0x7FF => 2,
+        0x800..=0xFFFF => 3,
+        _ => 4,
+    };
+    if len >= 5 || v > 0x10FFFF {
+        c.invalid_4_5_6 += 1;
+        out.extend(std::iter::repeat_n(b' ', len));
+    } else if (0xD800..=0xDFFF).contains(&v) {
+        c.surrogate += 1;
+        out.extend(std::iter::repeat_n(b' ', len));
+    } else if len > shortest {
+        overlong(v, len, counting, c, out);
+    } else {
+        out.extend_from_slice(seq);
+    }
+}
+
+/// An over-long form of `v`, `len` bytes long: counted by its class and
+/// replaced by spaces (NUL) or by the shortest form of `v` then spaces.
+fn overlong(v: u64, len: usize, counting: Counting, c: &mut Utf8Counts, out: &mut Vec<u8>) {
+    if v == 0 {
+        c.overlong_nul += 1;
+        out.extend(std::iter::repeat_n(b' ', len));
+        if counting == Counting::Atire {
+            c.unexpected_continuation += u64::try_from(len - 1).unwrap_or(u64::MAX);
+        }
+        return;
+    }
+    if v < 0x80 {
+        c.overlong_ascii += 1;
+    } else {
+        c.overlong_non_ascii += 1;
+    }
+    let ch = char::from_u32(u32::try_from(v).unwrap()).unwrap();
+    let mut tmp = [0u8; 4];
+    let enc = ch.encode_utf8(&mut tmp).as_bytes();
+    out.extend_from_slice(enc);
+    out.extend(std::iter::repeat_n(b' ', len - enc.len()));
+    if counting == Counting::Atire {
+        c.unexpected_continuation += u64::try_from(len - enc.len()).unwrap_or(u64::MAX);
+    }
 }

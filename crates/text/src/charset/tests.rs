@@ -1,3 +1,4 @@
+use super::prescan::charset_from_content;
 use super::*;
 use sieve_testdata::{repo_root, shared_file};
 use encoding_rs::{BIG5, EUC_JP, EUC_KR, GBK, KOI8_R, REPLACEMENT, SHIFT_JIS, WINDOWS_1251};

@@ -67,7 +67,9 @@
 
 use std::time::Instant;
 
-use super::{Extracted, HtmlOptions, Out, PARA, Sink, entities, is_void, scan};
+use super::out::{Out, PARA, Sink, is_ws};
+use super::scan::{is_void, scan};
+use super::{Extracted, HtmlOptions, entities};
 
 /// The element is boilerplate.
 const BOILER: u8 = 1;
@@ -274,21 +276,21 @@ fn for_each_attr(attrs: &[u8], mut f: impl FnMut(&[u8], &[u8])) {
     let mut i = 0;
     let n = attrs.len();
     while i < n {
-        while i < n && (super::is_ws(attrs[i]) || attrs[i] == b'/') {
+        while i < n && (is_ws(attrs[i]) || attrs[i] == b'/') {
             i += 1;
         }
         let ns = i;
-        while i < n && !super::is_ws(attrs[i]) && !matches!(attrs[i], b'=' | b'>' | b'/') {
+        while i < n && !is_ws(attrs[i]) && !matches!(attrs[i], b'=' | b'>' | b'/') {
             i += 1;
         }
         let name = &attrs[ns..i];
-        while i < n && super::is_ws(attrs[i]) {
+        while i < n && is_ws(attrs[i]) {
             i += 1;
         }
         let mut value: &[u8] = b"";
         if i < n && attrs[i] == b'=' {
             i += 1;
-            while i < n && super::is_ws(attrs[i]) {
+            while i < n && is_ws(attrs[i]) {
                 i += 1;
             }
             if i < n && (attrs[i] == b'"' || attrs[i] == b'\'') {
@@ -299,7 +301,7 @@ fn for_each_attr(attrs: &[u8], mut f: impl FnMut(&[u8], &[u8])) {
                 i = (ve + 1).min(n);
             } else {
                 let vs = i;
-                while i < n && !super::is_ws(attrs[i]) && attrs[i] != b'>' {
+                while i < n && !is_ws(attrs[i]) && attrs[i] != b'>' {
                     i += 1;
                 }
                 value = &attrs[vs..i];

@@ -1,3 +1,4 @@
+use super::out::is_ws;
 use super::*;
 use crate::charset::{CharsetMode, decode};
 use sieve_testdata::{repo_root, shared_file};
