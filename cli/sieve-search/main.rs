@@ -663,6 +663,7 @@ fn cmd_compare(a: CompareArgs) -> Result<()> {
 
 fn cmd_run(a: RunArgs) -> Result<()> {
     use sieve_searcher::batch::StatsMode;
+    use sieve_searcher::queries::TopicQueries;
     use sieve_searcher::runspec::{RunSpec, write_run};
 
     set_threads(a.threads)?;
@@ -673,16 +674,14 @@ fn cmd_run(a: RunArgs) -> Result<()> {
     let (_, topics) = read_topics(&a.query.topics)?;
     warn_queries(&analyzer, &topics, &a.query);
     let field = a.query.search_field.text_field();
+    let queries = TopicQueries {
+        analyzer: &analyzer,
+        topics: &topics,
+        field: a.query.field,
+        max_terms: a.query.max_query_terms,
+    };
     let global = match &a.global_stats {
-        Some(p) => Some(twostage::open_global_stats(
-            p,
-            &shards,
-            config,
-            &topics,
-            a.query.field,
-            field,
-            a.query.max_query_terms,
-        )?),
+        Some(p) => Some(twostage::open_global_stats(p, &shards, field, &queries)?),
         None => None,
     };
     let spec = RunSpec {
@@ -697,7 +696,6 @@ fn cmd_run(a: RunArgs) -> Result<()> {
         hits: a.hits,
         output: a.output,
         output_dir: a.output_dir,
-        max_query_terms: Some(a.query.max_query_terms),
     };
     let runs = spec.runs()?;
     if runs.len() > 1 && spec.output_dir.is_none() {
@@ -715,15 +713,7 @@ fn cmd_run(a: RunArgs) -> Result<()> {
     }
     let started = std::time::Instant::now();
     let global = global.as_ref().map(|g| g as _);
-    let results = spec.search(
-        &runs,
-        &shards,
-        &analyzer,
-        &topics,
-        a.query.field,
-        field,
-        global,
-    )?;
+    let results = spec.search(&runs, &shards, field, global, &queries)?;
     let elapsed = started.elapsed();
     // Every run is checked before the first file is created: a docid that
     // would break a run file's columns (from an index built before docids
