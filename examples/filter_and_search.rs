@@ -22,8 +22,11 @@ use sieve_ingest::options::{BuildOptions, NoProgress};
 use sieve_format::schema::TextField;
 use sieve_ingest::spamfile::load_spam_map;
 use sieve_testdata::fixture;
-use sieve_searcher::batch::{DocSelection, RunVariant, StatsMode, open_shards, run_batch};
+use sieve_searcher::batch::{
+    DocSelection, QueryPlan, RunVariant, StatsMode, open_shards, run_batch,
+};
 use sieve_searcher::bm25::Bm25Params;
+use sieve_searcher::queries::{DEFAULT_MAX_QUERY_TERMS, TopicQueries};
 use sieve_searcher::topics::{TopicField, parse_topics};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -68,19 +71,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             tag: if selection.is_some() { "spam70" } else { "all" }.into(),
         })
         .collect();
-    let runs = run_batch(
-        &shards,
-        &EnglishAnalyzer::new(config),
-        &topics,
-        TopicField::Title,
-        sieve_searcher::queries::DEFAULT_MAX_QUERY_TERMS,
-        TextField::Body,
-        &selections,
-        StatsMode::Full,
-        None,
-        &variants,
-        5,
-    )?;
+    let plan = QueryPlan {
+        shards: &shards,
+        field: TextField::Body,
+        variants: &variants,
+        stats_mode: StatsMode::Full,
+        global: None,
+        hits: 5,
+    };
+    let queries = TopicQueries {
+        analyzer: &EnglishAnalyzer::new(config),
+        topics: &topics,
+        field: TopicField::Title,
+        max_terms: DEFAULT_MAX_QUERY_TERMS,
+    };
+    let runs = run_batch(&plan, &queries, &selections)?;
     for (variant, run) in variants.iter().zip(&runs) {
         println!("{} (top 5 for \"web page\"):", variant.tag);
         for hit in &run[0].1 {

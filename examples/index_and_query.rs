@@ -18,8 +18,9 @@ use sieve_crawl::inputs::expand_inputs;
 use sieve_ingest::options::{BuildOptions, NoProgress};
 use sieve_format::schema::TextField;
 use sieve_testdata::fixture;
-use sieve_searcher::batch::{RunVariant, StatsMode, open_shards, run_batch};
+use sieve_searcher::batch::{QueryPlan, RunVariant, StatsMode, open_shards, run_batch};
 use sieve_searcher::bm25::Bm25Params;
+use sieve_searcher::queries::{DEFAULT_MAX_QUERY_TERMS, TopicQueries};
 use sieve_searcher::topics::{TopicField, parse_topics};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -44,19 +45,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         selection: None,
         tag: "example".into(),
     };
-    let runs = run_batch(
-        &shards,
-        &EnglishAnalyzer::new(config),
-        &topics,
-        TopicField::Title,
-        sieve_searcher::queries::DEFAULT_MAX_QUERY_TERMS,
-        TextField::Body,
-        &[],
-        StatsMode::Full,
-        None,
-        &[variant],
-        5,
-    )?;
+    let plan = QueryPlan {
+        shards: &shards,
+        field: TextField::Body,
+        variants: &[variant],
+        stats_mode: StatsMode::Full,
+        global: None,
+        hits: 5,
+    };
+    let queries = TopicQueries {
+        analyzer: &EnglishAnalyzer::new(config),
+        topics: &topics,
+        field: TopicField::Title,
+        max_terms: DEFAULT_MAX_QUERY_TERMS,
+    };
+    let runs = run_batch(&plan, &queries, &[])?;
     println!("top 5 for {query:?} (BM25 k1=0.9 b=0.4):");
     for (_, hits) in &runs[0] {
         for (rank, hit) in hits.iter().enumerate() {

@@ -54,7 +54,7 @@ use sieve_ingest::options::{BuildOptions, NoProgress};
 use sieve_format::schema::TextField;
 use sieve_ingest::spamfile::{build_spam_map, open_spam_map};
 use sieve_searcher::batch::{
-    DocSelection, Prepared, RunVariant, StatsMode, open_shards, select, select_all,
+    DocSelection, Prepared, QueryPlan, RunVariant, StatsMode, open_shards, select, select_all,
 };
 use sieve_searcher::bm25::{BagOfWords, Bm25Params, Variant, search};
 use sieve_searcher::runspec::spam_selection;
@@ -358,23 +358,27 @@ fn main() {
     let one_filtered = [rv(Some(0))];
     let t = Instant::now();
     let full_prep = Prepared::new(
-        &shards,
-        TextField::Body,
+        QueryPlan {
+            shards: &shards,
+            field: TextField::Body,
+            variants: &one_filtered,
+            stats_mode: StatsMode::Full,
+            global: None,
+            hits,
+        },
         spam70,
-        StatsMode::Full,
-        None,
-        &one_filtered,
-        hits,
     )
     .expect("prepare");
     let filtered_prep = Prepared::new(
-        &shards,
-        TextField::Body,
+        QueryPlan {
+            shards: &shards,
+            field: TextField::Body,
+            variants: &one_filtered,
+            stats_mode: StatsMode::Filtered,
+            global: None,
+            hits,
+        },
         spam70,
-        StatsMode::Filtered,
-        None,
-        &one_filtered,
-        hits,
     )
     .expect("prepare");
     let prep_time = t.elapsed();
@@ -421,24 +425,28 @@ fn main() {
         .collect();
     let t = Instant::now();
     let sweep_prep = Prepared::new(
-        &shards,
-        TextField::Body,
+        QueryPlan {
+            shards: &shards,
+            field: TextField::Body,
+            variants: &sweep_variants,
+            stats_mode: StatsMode::Full,
+            global: None,
+            hits,
+        },
         &sweep_subsets,
-        StatsMode::Full,
-        None,
-        &sweep_variants,
-        hits,
     )
     .expect("prepare");
     let sweep_prep_time = t.elapsed();
     let sweepf_prep = Prepared::new(
-        &shards,
-        TextField::Body,
+        QueryPlan {
+            shards: &shards,
+            field: TextField::Body,
+            variants: &sweep_variants,
+            stats_mode: StatsMode::Filtered,
+            global: None,
+            hits,
+        },
         &sweep_subsets,
-        StatsMode::Filtered,
-        None,
-        &sweep_variants,
-        hits,
     )
     .expect("prepare");
     // The same thresholds as separate runs, one after another (what a
@@ -449,13 +457,15 @@ fn main() {
         .iter()
         .map(|v| {
             Prepared::new(
-                &shards,
-                TextField::Body,
+                QueryPlan {
+                    shards: &shards,
+                    field: TextField::Body,
+                    variants: v,
+                    stats_mode: StatsMode::Full,
+                    global: None,
+                    hits,
+                },
                 &sweep_subsets,
-                StatsMode::Full,
-                None,
-                v,
-                hits,
             )
             .expect("prepare")
         })

@@ -29,7 +29,7 @@ use sieve_bench::synth::{index_dir, topic_terms};
 use sieve_filters::docfilter::Unscored;
 use sieve_analysis::EnglishAnalyzer;
 use sieve_format::schema::TextField;
-use sieve_searcher::batch::{Prepared, RunVariant, StatsMode, open_shards, select};
+use sieve_searcher::batch::{Prepared, QueryPlan, RunVariant, StatsMode, open_shards, select};
 use sieve_searcher::bm25::{BagOfWords, Bm25Params, Hit, Variant, search};
 use sieve_searcher::runspec::spam_selection;
 use sieve_searcher::stats::GlobalStats;
@@ -74,7 +74,15 @@ fn main() {
             "filtered" => StatsMode::Filtered,
             other => panic!("SIEVE_PROBE_FILTER={other}: full or filtered"),
         };
-        Prepared::new(&shards, TextField::Body, &spam70, stats, None, &one, hits).expect("prepare")
+        let plan = QueryPlan {
+            shards: &shards,
+            field: TextField::Body,
+            variants: &one,
+            stats_mode: stats,
+            global: None,
+            hits,
+        };
+        Prepared::new(plan, &spam70).expect("prepare")
     });
     let run = |q: &BagOfWords| -> Vec<Vec<Hit>> {
         if let Some(p) = &prepared {

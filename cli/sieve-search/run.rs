@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use sieve_analysis::EnglishAnalyzer;
 use sieve_filters::docfilter::Unscored;
 use sieve_searcher::batch::{DocSelection, RunResults};
+use sieve_searcher::queries::TopicQueries;
 use sieve_searcher::runspec::{MIN_SPAM_PERCENTILE, PlannedRun, RunSpec, SelectionSpec};
 use sieve_searcher::topics::read_topics;
 use sieve_searcher::twostage;
@@ -25,16 +26,14 @@ pub fn cmd_run(a: RunArgs) -> Result<()> {
     let analyzer = EnglishAnalyzer::new(config);
     let topics = read_queries(&analyzer, &a.query)?;
     let field = a.query.search_field.text_field();
+    let queries = TopicQueries {
+        analyzer: &analyzer,
+        topics: &topics,
+        field: a.query.field,
+        max_terms: a.query.max_query_terms,
+    };
     let global = match &a.global_stats {
-        Some(p) => Some(twostage::open_global_stats(
-            p,
-            &shards,
-            config,
-            &topics,
-            a.query.field,
-            field,
-            a.query.max_query_terms,
-        )?),
+        Some(p) => Some(twostage::open_global_stats(p, &shards, field, &queries)?),
         None => None,
     };
     let spec = run_spec(&a, hits)?;
@@ -48,15 +47,7 @@ pub fn cmd_run(a: RunArgs) -> Result<()> {
     refuse_run_inputs(&a, &runs)?;
     let started = std::time::Instant::now();
     let global = global.as_ref().map(|g| g as _);
-    let results = spec.search(
-        &runs,
-        &shards,
-        &analyzer,
-        &topics,
-        a.query.field,
-        field,
-        global,
-    )?;
+    let results = spec.search(&runs, &shards, field, global, &queries)?;
     let elapsed = started.elapsed().as_secs_f64();
     write_runs(&spec, &runs, &results)?;
     eprintln!(
@@ -81,7 +72,6 @@ fn run_spec(a: &RunArgs, hits: usize) -> Result<RunSpec> {
         hits,
         output: a.output.clone(),
         output_dir: a.output_dir.clone(),
-        max_query_terms: Some(a.query.max_query_terms),
     })
 }
 

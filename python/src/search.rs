@@ -20,7 +20,7 @@ use sieve_format::index::{Unfinished, unfinished_warning};
 use sieve_format::schema::TextField;
 use sieve_searcher::batch::{RunResults, StatsMode, open_shards_with};
 use sieve_searcher::bm25::Shard;
-use sieve_searcher::queries::query_notes;
+use sieve_searcher::queries::{TopicQueries, query_notes};
 use sieve_searcher::runspec::{PlannedRun, RunSpec, SelectionSpec};
 use sieve_searcher::topics::{Topic, TopicField, read_topics};
 use sieve_searcher::twostage;
@@ -380,15 +380,18 @@ impl NativeIndex {
         threads: Option<usize>,
     ) -> sieve_searcher::Result<(Vec<PlannedRun>, Vec<RunResults>, Vec<String>)> {
         let analyzer = EnglishAnalyzer::new(self.config);
+        let queries = TopicQueries {
+            analyzer: &analyzer,
+            topics,
+            field: req.topic_field,
+            max_terms: req.max_query_terms,
+        };
         let global = match &req.global_stats {
             Some(p) => Some(twostage::open_global_stats(
                 p,
                 &self.shards,
-                self.config,
-                topics,
-                req.topic_field,
                 req.search_field,
-                req.max_query_terms,
+                &queries,
             )?),
             None => None,
         };
@@ -409,20 +412,11 @@ impl NativeIndex {
             hits: req.hits,
             output: None,
             output_dir: None,
-            max_query_terms: Some(req.max_query_terms),
         };
         let runs = spec.runs()?;
         let global = global.as_ref().map(|g| g as _);
         let results = on_threads(threads, || {
-            spec.search(
-                &runs,
-                &self.shards,
-                &analyzer,
-                topics,
-                req.topic_field,
-                req.search_field,
-                global,
-            )
+            spec.search(&runs, &self.shards, req.search_field, global, &queries)
         })
         .map_err(|detail| sieve_searcher::Error::InvalidParameter {
             name: "threads",

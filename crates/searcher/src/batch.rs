@@ -23,19 +23,20 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use roaring::RoaringBitmap;
+use sieve_analysis::AnalyzerConfig;
 use sieve_filters::docfilter::{DocFilter, Thresholds};
 use sieve_filters::utf8::Utf8Counts;
-use sieve_analysis::{AnalyzerConfig, EnglishAnalyzer};
 use sieve_format::bounds::SegmentBounds;
 use sieve_format::index::{Unfinished, open_index_with};
 use sieve_format::manifest::analyzer_config;
 use sieve_format::schema::{Fields, RuleColumns, TextField};
+use tantivy::columnar::StrColumn;
 use tantivy::query::Bm25StatisticsProvider;
+use tantivy::{DocId, SegmentReader};
 
 use crate::bm25::{BagOfWords, Bm25Params, Hit, Membership, Shard, Subset, Variant, search_with};
-use crate::queries::analyse_topics;
+use crate::queries::TopicQueries;
 use crate::stats::{FamilyMember, GlobalStats, SubsetFamily};
-use crate::topics::{Topic, TopicField};
 use crate::{Error, Result};
 
 /// Which collection statistics a filtered run uses.
@@ -166,17 +167,10 @@ pub fn select_all(shards: &[Shard], sels: &[DocSelection]) -> Result<Vec<Subset>
     if sels.is_empty() {
         return Ok(subsets);
     }
-    let need_docids = sels.iter().any(|s| s.filter.is_some());
-    let need_spam = sels
-        .iter()
-        .any(|s| s.thresholds.min_spam_percentile.is_some());
-    let need_rates = sels
-        .iter()
-        .any(|s| !s.thresholds.max_rate_per_kb.is_empty());
-    let need_dups = sels.iter().any(|s| s.thresholds.drop_near_duplicates);
+    let reads = ColumnReads::of(sels);
     for shard in shards {
         let segments = shard.searcher.segment_readers();
-        if need_dups && !segments.is_empty() {
+        if reads.dups && !segments.is_empty() {
             no_clusters(shard)?;
         }
         let mut per_sel: Vec<Vec<Option<RoaringBitmap>>> = sels
@@ -186,59 +180,7 @@ pub fn select_all(shards: &[Shard], sels: &[DocSelection]) -> Result<Vec<Subset>
         // Segments in parallel, each read once for every selection.
         let per_seg: Vec<Vec<RoaringBitmap>> = segments
             .par_iter()
-            .map(|seg| -> Result<Vec<RoaringBitmap>> {
-                let cols = RuleColumns::open(seg)?;
-                let dups = if need_dups {
-                    Some(sieve_format::dups::SegmentDups::open(&shard.dir, seg)?)
-                } else {
-                    None
-                };
-                let docids = if need_docids {
-                    Some(shard.docid_column(seg)?)
-                } else {
-                    None
-                };
-                // Plain bit sets while reading (one bit per document), made
-                // roaring bitmaps (bit sets or arrays per 2^16 ids, whichever
-                // is smaller) at the end.
-                let bytes = (seg.max_doc() as usize).div_ceil(8);
-                let mut bitsets: Vec<Vec<u8>> = sels.iter().map(|_| vec![0u8; bytes]).collect();
-                let mut buf = String::new();
-                for doc in 0..seg.max_doc() {
-                    // Only the columns some rule reads (a spam sweep reads one).
-                    let spam = if need_spam { cols.spam(doc) } else { None };
-                    let (counts, bytes) = if need_rates {
-                        (cols.counts(doc), cols.bytes(doc))
-                    } else {
-                        (Utf8Counts::default(), 0)
-                    };
-                    let dup = dups.as_ref().is_some_and(|d| d.is_duplicate(doc));
-                    let mut docid_read = false;
-                    for (sel, bitset) in sels.iter().zip(bitsets.iter_mut()) {
-                        let mut keep = sel.thresholds.keeps_doc(spam, &counts, bytes, dup);
-                        if keep && let (Some(f), Some(ids)) = (&sel.filter, &docids) {
-                            if !docid_read {
-                                buf.clear();
-                                if let Some(ord) = ids.term_ords(doc).next() {
-                                    ids.ord_to_str(ord, &mut buf).map_err(|e| Error::Index {
-                                        index: shard.name.clone(),
-                                        detail: format!("docid of document {doc}: {e}"),
-                                    })?;
-                                }
-                                docid_read = true;
-                            }
-                            keep = f.keeps(&buf);
-                        }
-                        if keep {
-                            bitset[doc as usize / 8] |= 1 << (doc % 8);
-                        }
-                    }
-                }
-                Ok(bitsets
-                    .iter()
-                    .map(|b| RoaringBitmap::from_lsb0_bytes(0, b))
-                    .collect())
-            })
+            .map(|seg| select_segment(shard, seg, sels, reads))
             .collect::<Result<_>>()?;
         for bitmaps in per_seg {
             for (slot, bitmap) in per_sel.iter_mut().zip(bitmaps) {
@@ -250,6 +192,103 @@ pub fn select_all(shards: &[Shard], sels: &[DocSelection]) -> Result<Vec<Subset>
         }
     }
     Ok(subsets)
+}
+
+/// Which columns some selection of a batch reads (a spam sweep reads one).
+#[derive(Debug, Clone, Copy)]
+struct ColumnReads {
+    /// The docid column (a filter file).
+    docids: bool,
+    /// The spam percentile.
+    spam: bool,
+    /// The error counts and the byte length (a rate rule).
+    rates: bool,
+    /// The near-duplicate cluster column.
+    dups: bool,
+}
+
+impl ColumnReads {
+    /// The columns the rules of `sels` read.
+    fn of(sels: &[DocSelection]) -> ColumnReads {
+        ColumnReads {
+            docids: sels.iter().any(|s| s.filter.is_some()),
+            spam: sels
+                .iter()
+                .any(|s| s.thresholds.min_spam_percentile.is_some()),
+            rates: sels
+                .iter()
+                .any(|s| !s.thresholds.max_rate_per_kb.is_empty()),
+            dups: sels.iter().any(|s| s.thresholds.drop_near_duplicates),
+        }
+    }
+}
+
+/// The bitmaps of one segment's documents that each of `sels` keeps, the
+/// segment's columns read once for all of them.
+fn select_segment(
+    shard: &Shard,
+    seg: &SegmentReader,
+    sels: &[DocSelection],
+    reads: ColumnReads,
+) -> Result<Vec<RoaringBitmap>> {
+    let cols = RuleColumns::open(seg)?;
+    let dups = if reads.dups {
+        Some(sieve_format::dups::SegmentDups::open(&shard.dir, seg)?)
+    } else {
+        None
+    };
+    let docids = if reads.docids {
+        Some(shard.docid_column(seg)?)
+    } else {
+        None
+    };
+    // Plain bit sets while reading (one bit per document), made roaring
+    // bitmaps (bit sets or arrays per 2^16 ids, whichever is smaller) at
+    // the end.
+    let bytes = (seg.max_doc() as usize).div_ceil(8);
+    let mut bitsets: Vec<Vec<u8>> = sels.iter().map(|_| vec![0u8; bytes]).collect();
+    let mut buf = String::new();
+    for doc in 0..seg.max_doc() {
+        // Only the columns some rule reads.
+        let spam = if reads.spam { cols.spam(doc) } else { None };
+        let (counts, bytes) = if reads.rates {
+            (cols.counts(doc), cols.bytes(doc))
+        } else {
+            (Utf8Counts::default(), 0)
+        };
+        let dup = dups.as_ref().is_some_and(|d| d.is_duplicate(doc));
+        let mut docid_read = false;
+        for (sel, bitset) in sels.iter().zip(bitsets.iter_mut()) {
+            let mut keep = sel.thresholds.keeps_doc(spam, &counts, bytes, dup);
+            if keep && let (Some(f), Some(ids)) = (&sel.filter, &docids) {
+                if !docid_read {
+                    read_docid(shard, ids, doc, &mut buf)?;
+                    docid_read = true;
+                }
+                keep = f.keeps(&buf);
+            }
+            if keep {
+                bitset[doc as usize / 8] |= 1 << (doc % 8);
+            }
+        }
+    }
+    Ok(bitsets
+        .iter()
+        .map(|b| RoaringBitmap::from_lsb0_bytes(0, b))
+        .collect())
+}
+
+/// The docid of `doc` from the segment's docid column, into `buf` (left
+/// empty for a document without one).
+fn read_docid(shard: &Shard, ids: &StrColumn, doc: DocId, buf: &mut String) -> Result<()> {
+    buf.clear();
+    if let Some(ord) = ids.term_ords(doc).next() {
+        ids.ord_to_str(ord, buf).map_err(|e| Error::Index {
+            index: shard.name.clone(),
+            detail: format!("docid of document {doc}: {e}"),
+        })?;
+    }
+    Ok(())
 }
 
 /// Refuses, naming the index, a shard without near-duplicate cluster
@@ -303,79 +342,83 @@ pub struct RunVariant {
 /// The results of one variant: `(topic id, hits)` in topic order.
 pub type RunResults = Vec<(String, Vec<Hit>)>;
 
-/// Runs `topics` for every variant. Returns one result list per variant,
-/// in the order of `variants`. Each topic is searched with at most
-/// `max_terms` unique analysed terms ([`crate::queries`]).
-///
-/// The collection statistics are `global` when given (e.g. a
-/// [`crate::twostage::GlobalStatsFile`] summed over shards searched
-/// elsewhere), else the sum over `shards` ([`GlobalStats`]). Statistics
-/// recomputed over a selection ([`StatsMode::Filtered`]) need every shard
-/// at hand, so they cannot be combined with `global`.
-#[allow(clippy::too_many_arguments)]
+/// A query plan: what a batch searches (the shards, the index field),
+/// with which runs (BM25 setting, selection and tag of each), which
+/// collection statistics, and how many hits per topic and run. The runs
+/// name their selection by its index in the batch's selections, given
+/// beside the plan as rules ([`run_batch`]) or as bitmaps
+/// ([`run_batch_on`], [`Prepared::new`]). Topics run on rayon's current
+/// thread pool: a caller that wants a number of threads installs a pool
+/// of that size around the call.
+#[derive(Clone, Copy)]
+pub struct QueryPlan<'a> {
+    /// The index, as shards searched as one collection.
+    pub shards: &'a [Shard],
+    /// The index field searched.
+    pub field: TextField,
+    /// The runs, in output order.
+    pub variants: &'a [RunVariant],
+    /// Which statistics a run with a selection uses.
+    pub stats_mode: StatsMode,
+    /// Collection statistics from elsewhere (e.g. a
+    /// [`crate::twostage::GlobalStatsFile`] summed over shards searched
+    /// elsewhere); `None`: the sum over `shards` ([`GlobalStats`]).
+    /// Statistics recomputed over a selection ([`StatsMode::Filtered`])
+    /// need every shard at hand, so they cannot be combined with it.
+    pub global: Option<&'a (dyn Bm25StatisticsProvider + Sync)>,
+    /// Hits per topic and run.
+    pub hits: usize,
+}
+
+impl QueryPlan<'_> {
+    /// Checks every run's BM25 parameters, and that statistics from
+    /// elsewhere are not combined with filtered statistics when the batch
+    /// has `selections` selections.
+    fn check(&self, selections: usize) -> Result<()> {
+        for v in self.variants {
+            v.params.validate()?;
+        }
+        if self.global.is_some() && self.stats_mode == StatsMode::Filtered && selections > 0 {
+            return Err(Error::InvalidParameter {
+                name: "stats",
+                expected: "full statistics with a global statistics file",
+                got: "filtered".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Runs the topics of `queries` for every run of `plan`, with the runs'
+/// selections taken from `selections`. Returns one result list per run,
+/// in the order of `plan.variants`. Each topic is searched with at most
+/// `queries.max_terms` unique analysed terms ([`crate::queries`]).
 pub fn run_batch(
-    shards: &[Shard],
-    analyzer: &EnglishAnalyzer,
-    topics: &[Topic],
-    topic_field: TopicField,
-    max_terms: usize,
-    field: TextField,
+    plan: &QueryPlan<'_>,
+    queries: &TopicQueries<'_>,
     selections: &[DocSelection],
-    stats_mode: StatsMode,
-    global: Option<&(dyn Bm25StatisticsProvider + Sync)>,
-    variants: &[RunVariant],
-    hits: usize,
 ) -> Result<Vec<RunResults>> {
-    for v in variants {
-        v.params.validate()?;
-    }
-    if global.is_some() && stats_mode == StatsMode::Filtered && !selections.is_empty() {
-        return Err(Error::InvalidParameter {
-            name: "stats",
-            expected: "full statistics with a global statistics file",
-            got: "filtered".into(),
-        });
-    }
-    let subsets = select_all(shards, selections)?;
-    run_batch_on(
-        shards,
-        analyzer,
-        topics,
-        topic_field,
-        max_terms,
-        field,
-        &subsets,
-        stats_mode,
-        global,
-        variants,
-        hits,
-    )
+    plan.check(selections.len())?;
+    let subsets = select_all(plan.shards, selections)?;
+    run_batch_on(plan, queries, &subsets)
 }
 
 /// [`run_batch`] with the selections already turned into bitmaps
-/// ([`select_all`]): `variants` name their selection by its index in
-/// `subsets`.
-#[allow(clippy::too_many_arguments)]
+/// ([`select_all`]): the runs of `plan` name their selection by its index
+/// in `subsets`.
 pub fn run_batch_on(
-    shards: &[Shard],
-    analyzer: &EnglishAnalyzer,
-    topics: &[Topic],
-    topic_field: TopicField,
-    max_terms: usize,
-    field: TextField,
+    plan: &QueryPlan<'_>,
+    queries: &TopicQueries<'_>,
     subsets: &[Subset],
-    stats_mode: StatsMode,
-    global: Option<&(dyn Bm25StatisticsProvider + Sync)>,
-    variants: &[RunVariant],
-    hits: usize,
 ) -> Result<Vec<RunResults>> {
-    let prepared = Prepared::new(shards, field, subsets, stats_mode, global, variants, hits)?;
-    let queries = analyse_topics(analyzer, topics, topic_field, max_terms);
-    let per_topic: Vec<Vec<Vec<Hit>>> = queries
+    let prepared = Prepared::new(*plan, subsets)?;
+    let analysed = queries.analyse();
+    let per_topic: Vec<Vec<Vec<Hit>>> = analysed
         .par_iter()
         .map(|(_, query)| prepared.search(query))
         .collect::<Result<_>>()?;
-    let mut out: Vec<RunResults> = vec![Vec::with_capacity(topics.len()); variants.len()];
+    let topics = queries.topics;
+    let mut out: Vec<RunResults> = vec![Vec::with_capacity(topics.len()); plan.variants.len()];
     for (topic, results) in topics.iter().zip(per_topic) {
         for (slot, hits) in out.iter_mut().zip(results) {
             slot.push((topic.id.clone(), hits));
@@ -385,37 +428,25 @@ pub fn run_batch_on(
 }
 
 /// A batch ready to search topic by topic: its bitmaps, its statistics
-/// (global, or per selection), its variants. [`run_batch_on`] searches
-/// every topic with it; a caller that consumes results as they come (a
-/// sweep, evaluating and writing each topic's results at once) calls
+/// (global, or per selection), its runs. [`run_batch_on`] searches every
+/// topic with it; a caller that consumes results as they come (a sweep,
+/// evaluating and writing each topic's results at once) calls
 /// [`Prepared::search`] per topic.
 pub struct Prepared<'a> {
-    shards: &'a [Shard],
-    field: TextField,
+    plan: QueryPlan<'a>,
     subsets: &'a [Subset],
     summed: GlobalStats<'a>,
-    global: Option<&'a (dyn Bm25StatisticsProvider + Sync)>,
     filtered: Option<SubsetFamily<'a>>,
-    /// Which selections each document is in (when some variant has one).
+    /// Which selections each document is in (when some run has one).
     membership: Option<Membership>,
-    variants: &'a [RunVariant],
-    hits: usize,
 }
 
 impl<'a> Prepared<'a> {
-    /// Checks the variants (parameters, selection indexes, statistics mode)
-    /// and computes the statistics; see [`run_batch`] for `global` and
-    /// `stats_mode`.
-    pub fn new(
-        shards: &'a [Shard],
-        field: TextField,
-        subsets: &'a [Subset],
-        stats_mode: StatsMode,
-        global: Option<&'a (dyn Bm25StatisticsProvider + Sync)>,
-        variants: &'a [RunVariant],
-        hits: usize,
-    ) -> Result<Prepared<'a>> {
-        for v in variants {
+    /// Checks the runs of `plan` (parameters, selection indexes into
+    /// `subsets`, statistics mode) and computes the statistics; see
+    /// [`QueryPlan::global`] and [`QueryPlan::stats_mode`].
+    pub fn new(plan: QueryPlan<'a>, subsets: &'a [Subset]) -> Result<Prepared<'a>> {
+        for v in plan.variants {
             v.params.validate()?;
             if let Some(i) = v.selection
                 && i >= subsets.len()
@@ -427,49 +458,38 @@ impl<'a> Prepared<'a> {
                 });
             }
         }
-        if global.is_some() && stats_mode == StatsMode::Filtered && !subsets.is_empty() {
-            return Err(Error::InvalidParameter {
-                name: "stats",
-                expected: "full statistics with a global statistics file",
-                got: "filtered".into(),
-            });
-        }
-        let filtered = match stats_mode {
+        plan.check(subsets.len())?;
+        let filtered = match plan.stats_mode {
             StatsMode::Full => None,
-            StatsMode::Filtered => Some(SubsetFamily::new(shards, subsets)?),
+            StatsMode::Filtered => Some(SubsetFamily::new(plan.shards, subsets)?),
         };
-        let membership = if variants.iter().any(|v| v.selection.is_some()) {
-            Membership::new(shards, subsets)
+        let membership = if plan.variants.iter().any(|v| v.selection.is_some()) {
+            Membership::new(plan.shards, subsets)
         } else {
             None
         };
         Ok(Prepared {
-            shards,
-            field,
+            plan,
             subsets,
-            summed: GlobalStats::new(shards),
-            global,
+            summed: GlobalStats::new(plan.shards),
             filtered,
             membership,
-            variants,
-            hits,
         })
     }
 
-    /// The top hits of `query` for every variant, in variant order, in one
-    /// pass over the postings ([`crate::bm25::search`]).
+    /// The top hits of `query` for every run, in run order, in one pass
+    /// over the postings ([`crate::bm25::search`]).
     pub fn search(&self, query: &BagOfWords) -> Result<Vec<Vec<Hit>>> {
-        let members: Vec<Option<FamilyMember<'_, 'a>>> = self
-            .variants
+        let variants = self.plan.variants;
+        let members: Vec<Option<FamilyMember<'_, 'a>>> = variants
             .iter()
             .map(|v| Some(self.filtered.as_ref()?.member(v.selection?)))
             .collect();
-        let global: &dyn Bm25StatisticsProvider = match self.global {
+        let global: &dyn Bm25StatisticsProvider = match self.plan.global {
             Some(g) => g,
             None => &self.summed,
         };
-        let vs: Vec<Variant<'_>> = self
-            .variants
+        let vs: Vec<Variant<'_>> = variants
             .iter()
             .zip(&members)
             .map(|(v, member)| Variant {
@@ -483,12 +503,19 @@ impl<'a> Prepared<'a> {
             .collect();
         // Each variant's subset is `subsets[selection]`, from which the
         // membership was built: `search_with`'s condition holds.
-        let selection_of: Vec<Option<usize>> = self.variants.iter().map(|v| v.selection).collect();
+        let selection_of: Vec<Option<usize>> = variants.iter().map(|v| v.selection).collect();
         let selections = self
             .membership
             .as_ref()
             .map(|m| (m, selection_of.as_slice()));
-        search_with(self.shards, self.field, query, &vs, self.hits, selections)
+        search_with(
+            self.plan.shards,
+            self.plan.field,
+            query,
+            &vs,
+            self.plan.hits,
+            selections,
+        )
     }
 }
 

@@ -1,57 +1,86 @@
 //! # sieve-searcher
 //!
-//! Runs TREC topic files over sieve indexes with tunable BM25, writes TREC run
-//! files, evaluates them as trec_eval and gdeval do, and compares two runs.
+//! Runs TREC topic files over sieve indexes with BM25 of any k1 and b, writes
+//! TREC run files, evaluates runs as trec_eval and gdeval do, and compares
+//! them.
+//!
+//! # Roles
+//!
+//! The crate has three kinds of parts: readers that turn files into plain
+//! values, the search, and the evaluation.
+//!
+//! **Inputs.** [`topics`] reads topic files in five formats, detected from
+//! the content (SGML, Web Track XML, `id:query` lines or TSV, CACM);
+//! [`qrels`] reads relevance judgments (qrels and prels); [`run`] reads and
+//! writes TREC run files. Every reader takes bytes, so the same code reads a
+//! file, a test's string and a fuzzer's input.
+//!
+//! **Search.** A search is described by a [`QueryPlan`]: the shards searched
+//! as one collection and the index field, the runs (each a BM25 setting, an
+//! optional document selection and a tag), which collection statistics a run
+//! with a selection uses, and how many hits per topic. [`TopicQueries`] says
+//! which topics are the queries and how they are analysed ([`queries`] caps
+//! each at a number of unique terms). [`run_batch`] searches them, every
+//! setting and selection of a topic in one pass over the postings ([`bm25`]:
+//! exact BM25 with MaxScore and block-max pruning), topics in parallel, the
+//! output in topic order. [`batch`] holds the plan, the selections (rules
+//! over the index's fast fields, or a filter file) and the shards; [`stats`]
+//! the statistics (summed over shards, or recomputed over a selection);
+//! [`runspec`] turns the settings of `sieve-search run` into runs with their
+//! tags and files; [`twostage`] splits a search over machines (statistics
+//! files, their sums, the merge of shard runs). [`docinfo`] reads documents'
+//! stored fields back by docid.
+//!
+//! **Evaluation.** [`eval`] computes the trec_eval and gdeval measures of a
+//! run against qrels; [`paired`] the paired statistics of per-topic
+//! differences (t-test, confidence interval, Holm's correction); [`compare`]
+//! compares two runs topic by topic; [`sweep`] searches many filter
+//! thresholds (and BM25 settings) in one pass, evaluates each against the
+//! unfiltered run and tabulates them.
 //!
 //! Every fallible function returns [`Error`], whose variants carry the
-//! evidence (path, line, expected and found values).
+//! evidence (path, line, expected and found values). No module cycles:
+//! `text` <- [`topics`], [`qrels`], [`run`]; [`bm25`] <- [`queries`] <-
+//! [`stats`] <- [`twostage`] <- [`batch`] <- [`runspec`]; [`bm25`] <-
+//! [`docinfo`]; [`paired`]; [`qrels`], [`run`] <- [`eval`] <- [`compare`]
+//! <- [`sweep`] (also [`batch`]).
 //!
-//! # Layout
+//! # Example
 //!
-//! Inputs, each read from bytes into plain values:
-//! - [`topics`]: topic files in five formats, detected from the content
-//!   (`topics/mod.rs`: types, detection, shared checks; one file per format:
-//!   `sgml.rs`, `webxml.rs` (quick-xml), `lines.rs` (`id:query`, TSV),
-//!   `cacm.rs`; `scan.rs`, the lenient tag scanner of the SGML formats).
-//! - [`qrels`]: relevance judgments (qrels and prels).
-//! - [`run`]: TREC run files, read and written.
-//! - `text` (crate-private): the UTF-8, snippet, whitespace and line-number
-//!   helpers every reader above shares.
+//! Topics become queries, and a run is evaluated against judgments (a search
+//! needs an index: see `examples/index_and_query.rs` in the repository):
 //!
-//! Searching:
-//! - [`bm25`]: BM25 over tantivy shards with any k1/b, several settings and
-//!   document subsets scored in one pass.
-//! - [`queries`]: topics to bounded queries (a cap on unique terms per
-//!   topic) with a note per capped or term-less topic.
-//! - [`stats`]: collection statistics summed over shards or recomputed over
-//!   a subset.
-//! - [`batch`]: many topics x settings x document selections, in parallel.
-//! - [`runspec`]: run settings (k1, b, selections, tag, output) turned into
-//!   the list of runs with their tags and files, searched and written.
-//! - [`twostage`]: statistics files, their sums and the merging of shard
-//!   runs for a search split over machines.
+//! ```
+//! use sieve_searcher::eval::{EvalOptions, Measure, evaluate};
+//! use sieve_searcher::qrels::parse_qrels;
+//! use sieve_searcher::run::{Duplicates, parse_run};
+//! use sieve_searcher::topics::{TopicField, parse_topics};
+//! use sieve_searcher::TopicQueries;
 //!
-//! Evaluating:
-//! - [`eval`]: trec_eval and gdeval measures of a run against qrels.
-//! - [`paired`]: paired statistics of per-topic differences (t-test,
-//!   confidence interval, Holm's correction).
-//! - [`compare`]: two runs compared per topic (paired t-test, wins/losses).
-//! - [`sweep`]: filter thresholds (and BM25 settings) searched in one pass,
-//!   evaluated and compared with the unfiltered run: `sweep.tsv`, `sweep.svg`
-//!   (`sweep/rules.rs`: the rules a sweep can vary).
-//! - [`docinfo`]: the stored and fast fields of documents, by docid.
-//! - [`page`]: the self-contained HTML page of a comparison or a sweep.
+//! let (_, topics) = parse_topics(b"7:the web pages\n")?;
+//! let analyzer = sieve_analysis::EnglishAnalyzer::new(Default::default());
+//! let queries = TopicQueries {
+//!     analyzer: &analyzer,
+//!     topics: &topics,
+//!     field: TopicField::Title,
+//!     max_terms: sieve_searcher::queries::DEFAULT_MAX_QUERY_TERMS,
+//! };
+//! let analysed = queries.analyse();
+//! assert_eq!(analysed[0].0, "7");
+//! assert_eq!(analysed[0].1.terms, [("web".to_string(), 1), ("page".to_string(), 1)]);
 //!
-//! No module cycles: `text` <- `topics`, `qrels`, `run`; `bm25` <- `queries`
-//! (also using `topics`) <- `stats` <- `twostage` <- `batch` <- `runspec` (also writing
-//! through `run`); `bm25` <- `docinfo`; `paired`; `qrels`, `run` <- `eval` <- `compare`
-//! (also `paired`) <- `sweep` (also `batch`) <- `page` (also `docinfo`).
+//! let qrels = parse_qrels(b"7 0 doc-a 1\n7 0 doc-b 0\n")?;
+//! let run = parse_run(b"7 Q0 doc-b 1 2.5 t\n7 Q0 doc-a 2 1.5 t\n", Duplicates::Error)?;
+//! let evaluation = evaluate(&qrels, &run, "t", EvalOptions::default())?;
+//! assert_eq!(evaluation.mean(Measure::Map), 0.5);
+//! # Ok::<(), sieve_searcher::Error>(())
+//! ```
 
 pub mod batch;
 pub mod bm25;
 pub mod compare;
 pub mod docinfo;
-pub mod error;
+mod error;
 pub mod eval;
 pub mod paired;
 pub mod qrels;
@@ -64,7 +93,10 @@ mod text;
 pub mod topics;
 pub mod twostage;
 
-pub use error::Error;
+pub use crate::batch::{QueryPlan, RunVariant, StatsMode, open_shards, run_batch};
+pub use crate::bm25::{Bm25Params, Hit};
+pub use crate::error::Error;
+pub use crate::queries::TopicQueries;
 
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -19,6 +19,27 @@ use crate::topics::{Topic, TopicField};
 /// The default cap on unique analysed terms per topic.
 pub const DEFAULT_MAX_QUERY_TERMS: usize = 1024;
 
+/// The topics of a search and how each becomes a query: the analyser, the
+/// topic text searched, and the cap on unique analysed terms per topic.
+#[derive(Clone, Copy)]
+pub struct TopicQueries<'a> {
+    /// The index's analyser.
+    pub analyzer: &'a EnglishAnalyzer,
+    /// The topics, in topic-file order.
+    pub topics: &'a [Topic],
+    /// Which topic text is the query.
+    pub field: TopicField,
+    /// Unique analysed terms searched per topic.
+    pub max_terms: usize,
+}
+
+impl TopicQueries<'_> {
+    /// Every topic's id and analysed query ([`analyse_topics`]).
+    pub fn analyse(&self) -> Vec<(String, BagOfWords)> {
+        analyse_topics(self.analyzer, self.topics, self.field, self.max_terms)
+    }
+}
+
 /// Something worth telling the user about one topic's query.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum QueryNote {

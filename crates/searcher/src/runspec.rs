@@ -11,17 +11,16 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use sieve_filters::docfilter::{DocFilter, Thresholds, Unscored};
-use sieve_analysis::EnglishAnalyzer;
 use sieve_format::schema::TextField;
 use tantivy::query::Bm25StatisticsProvider;
 
 use crate::Result;
 use crate::batch::{
-    DocSelection, RunResults, RunVariant, StatsMode, num_label, run_batch, run_path,
+    DocSelection, QueryPlan, RunResults, RunVariant, StatsMode, num_label, run_batch, run_path,
 };
 use crate::bm25::{Bm25Params, Hit, Shard};
+use crate::queries::TopicQueries;
 use crate::run::RunWriter;
-use crate::topics::{Topic, TopicField};
 
 /// The selection keeping documents with spam percentile `>= min_percentile`
 /// (`unscored`: what happens to documents without a score), named
@@ -174,9 +173,6 @@ pub struct RunSpec {
     pub output: Option<PathBuf>,
     /// The directory for run files named `TAG.run` ([`run_path`]).
     pub output_dir: Option<PathBuf>,
-    /// Unique analysed terms searched per topic (see [`crate::queries`]);
-    /// `None`: [`crate::queries::DEFAULT_MAX_QUERY_TERMS`].
-    pub max_query_terms: Option<usize>,
 }
 
 /// One run of a [`RunSpec`]: what to search and where its file goes.
@@ -233,34 +229,28 @@ impl RunSpec {
         }
     }
 
-    /// Searches `runs` (from [`RunSpec::runs`]) with [`run_batch`]: one
-    /// result list per run, in order.
-    #[allow(clippy::too_many_arguments)]
+    /// Searches `runs` (from [`RunSpec::runs`]) over `shards` (field
+    /// `field`, statistics `global` when given: see [`QueryPlan::global`])
+    /// for the topics of `queries`, with [`run_batch`]: one result list
+    /// per run, in order.
     pub fn search(
         &self,
         runs: &[PlannedRun],
         shards: &[Shard],
-        analyzer: &EnglishAnalyzer,
-        topics: &[Topic],
-        topic_field: TopicField,
         field: TextField,
         global: Option<&(dyn Bm25StatisticsProvider + Sync)>,
+        queries: &TopicQueries<'_>,
     ) -> Result<Vec<RunResults>> {
         let variants: Vec<RunVariant> = runs.iter().map(|r| r.variant.clone()).collect();
-        run_batch(
+        let plan = QueryPlan {
             shards,
-            analyzer,
-            topics,
-            topic_field,
-            self.max_query_terms
-                .unwrap_or(crate::queries::DEFAULT_MAX_QUERY_TERMS),
             field,
-            &self.selections,
-            self.stats,
+            variants: &variants,
+            stats_mode: self.stats,
             global,
-            &variants,
-            self.hits,
-        )
+            hits: self.hits,
+        };
+        run_batch(&plan, queries, &self.selections)
     }
 }
 

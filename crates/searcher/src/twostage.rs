@@ -8,10 +8,10 @@
 //!    field and `df` per term). The reports are summed ([`ShardStats::sum`]):
 //!    integers, so the sum is exact and independent of the order.
 //! 2. **Search.** Each shard is searched with the summed statistics
-//!    ([`GlobalStatsFile`], passed to [`crate::batch::run_batch`]) and
-//!    writes its top `k` per topic; [`merge_runs`] keeps the best `k` per
-//!    topic of all shard runs in [`trec_order`] (score descending, docid
-//!    descending). Every hit of the global top `k` is in its shard's top
+//!    ([`GlobalStatsFile`], the [`crate::batch::QueryPlan::global`] of
+//!    [`crate::batch::run_batch`]) and writes its top `k` per topic;
+//!    [`merge_runs`] keeps the best `k` per topic of all shard runs in
+//!    [`trec_order`] (score descending, docid descending). Every hit of the global top `k` is in its shard's top
 //!    `k`, and its score is the one the single index gives (same `N`,
 //!    average length, `df` and fieldnorm), so the merged run is the single
 //!    index's run.
@@ -69,7 +69,7 @@ use tantivy::query::Bm25StatisticsProvider;
 use tantivy::schema::Field;
 
 use crate::bm25::{BagOfWords, Hit, Shard, trec_order};
-use crate::queries::analyse_topics;
+use crate::queries::{TopicQueries, analyse_topics};
 use crate::stats::GlobalStats;
 use crate::topics::{Topic, TopicField};
 use crate::{Error, Result};
@@ -360,25 +360,17 @@ pub fn gather_stats(
     ShardStats::gather(shards, header, field, &queries)
 }
 
-/// Opens the statistics file `path` for searching `shards` with `topics`
-/// (see [`GlobalStatsFile::open`]).
+/// Opens the statistics file `path` for searching field `field` of
+/// `shards` with the topics of `queries` (see [`GlobalStatsFile::open`]).
 pub fn open_global_stats(
     path: &Path,
     shards: &[Shard],
-    analyzer: AnalyzerConfig,
-    topics: &[Topic],
-    topic_field: TopicField,
     field: TextField,
-    max_terms: usize,
+    queries: &TopicQueries<'_>,
 ) -> Result<GlobalStatsFile> {
-    let queries = analyse_topics(
-        &EnglishAnalyzer::new(analyzer),
-        topics,
-        topic_field,
-        max_terms,
-    );
-    let header = StatsHeader::new(analyzer, field, topic_field, &queries);
-    GlobalStatsFile::open(path, shards, &header, field, &queries)
+    let analysed = queries.analyse();
+    let header = StatsHeader::new(queries.analyzer.config(), field, queries.field, &analysed);
+    GlobalStatsFile::open(path, shards, &header, field, &analysed)
 }
 
 /// Statistics from a file, for scoring some of the shards they were
@@ -491,67 +483,15 @@ pub type MergedRun = Vec<(String, Vec<Hit>)>;
 /// order they first appear. A document retrieved for one topic by two runs
 /// is an error if both copies make the cut (the shards overlap).
 pub fn merge_runs(runs: &[PathBuf], k: usize, topic_order: Option<&[String]>) -> Result<MergedRun> {
-    // Per topic: (hit, index of the run it came from).
-    let mut by_topic: HashMap<String, Vec<(Hit, usize)>> = HashMap::new();
-    let mut first_seen: Vec<String> = Vec::new();
+    let mut merge = Merging::default();
     for (run_idx, path) in runs.iter().enumerate() {
-        let bytes = std::fs::read(path).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-        let in_file = |e| Error::InFile {
-            path: path.clone(),
-            inner: Box::new(e),
-        };
-        let text = crate::text::utf8(&bytes).map_err(in_file)?;
-        for (i, line) in text.lines().enumerate() {
-            let fields: Vec<&str> = line.split_ascii_whitespace().collect();
-            match fields.len() {
-                0 => continue,
-                6 => {}
-                n => {
-                    return Err(in_file(Error::RunSyntax {
-                        line: i + 1,
-                        expected: "6 fields: qid Q0 docno rank score tag".into(),
-                        found: format!("{n} fields: {}", crate::text::snippet(line)),
-                    }));
-                }
-            }
-            let score: f32 = fields[4]
-                .parse()
-                .ok()
-                .filter(|s: &f32| !s.is_nan())
-                .ok_or_else(|| {
-                    in_file(Error::RunSyntax {
-                        line: i + 1,
-                        expected: "a number (not NaN) as the score in field 5".into(),
-                        found: crate::text::snippet(fields[4]),
-                    })
-                })?;
-            let qid = fields[0];
-            let hits = match by_topic.get_mut(qid) {
-                Some(h) => h,
-                None => {
-                    first_seen.push(qid.to_string());
-                    by_topic.entry(qid.to_string()).or_default()
-                }
-            };
-            hits.push((
-                Hit {
-                    docid: fields[2].to_string(),
-                    score,
-                },
-                run_idx,
-            ));
-        }
-        // Bound memory: keep at most 2k hits per topic between files.
-        for hits in by_topic.values_mut() {
-            if hits.len() > 2 * k.max(1) {
-                hits.sort_by(|a, b| trec_order(&a.0, &b.0));
-                hits.truncate(k);
-            }
-        }
+        merge.read(path, run_idx)?;
+        merge.bound(k);
     }
+    let Merging {
+        mut by_topic,
+        first_seen,
+    } = merge;
     let order: Vec<String> = match topic_order {
         Some(ids) => {
             if let Some(q) = first_seen.iter().find(|q| !ids.contains(q)) {
@@ -564,25 +504,118 @@ pub fn merge_runs(runs: &[PathBuf], k: usize, topic_order: Option<&[String]>) ->
         }
         None => first_seen,
     };
-    let mut out = Vec::with_capacity(order.len());
-    for qid in order {
-        let mut hits = by_topic.remove(&qid).unwrap_or_default();
-        hits.sort_by(|a, b| trec_order(&a.0, &b.0));
-        hits.truncate(k);
-        let mut seen: HashMap<&str, usize> = HashMap::with_capacity(hits.len());
-        for (hit, run_idx) in &hits {
-            if let Some(first) = seen.insert(hit.docid.as_str(), *run_idx) {
-                return Err(Error::MergeDuplicate {
-                    qid,
-                    docid: hit.docid.clone(),
-                    first: runs[first].clone(),
-                    second: runs[*run_idx].clone(),
-                });
+    order
+        .into_iter()
+        .map(|qid| {
+            let hits = by_topic.remove(&qid).unwrap_or_default();
+            cut_topic(qid, hits, k, runs)
+        })
+        .collect()
+}
+
+/// The hits of shard runs read so far, per topic, each with the index of
+/// the run it came from.
+#[derive(Default)]
+struct Merging {
+    by_topic: HashMap<String, Vec<(Hit, usize)>>,
+    /// The topics in the order they first appeared.
+    first_seen: Vec<String>,
+}
+
+impl Merging {
+    /// Reads the shard run `path` (run number `run_idx`) and adds its hits.
+    fn read(&mut self, path: &Path, run_idx: usize) -> Result<()> {
+        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let in_file = |e| Error::InFile {
+            path: path.to_path_buf(),
+            inner: Box::new(e),
+        };
+        let text = crate::text::utf8(&bytes).map_err(in_file)?;
+        for (i, line) in text.lines().enumerate() {
+            let Some((qid, docid, score)) = run_line(line, i + 1).map_err(in_file)? else {
+                continue;
+            };
+            let hits = match self.by_topic.get_mut(qid) {
+                Some(h) => h,
+                None => {
+                    self.first_seen.push(qid.to_string());
+                    self.by_topic.entry(qid.to_string()).or_default()
+                }
+            };
+            hits.push((
+                Hit {
+                    docid: docid.to_string(),
+                    score,
+                },
+                run_idx,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Bounds memory between files: keeps at most `2k` hits per topic.
+    fn bound(&mut self, k: usize) {
+        for hits in self.by_topic.values_mut() {
+            if hits.len() > 2 * k.max(1) {
+                hits.sort_by(|a, b| trec_order(&a.0, &b.0));
+                hits.truncate(k);
             }
         }
-        out.push((qid, hits.into_iter().map(|(h, _)| h).collect()));
     }
-    Ok(out)
+}
+
+/// The topic id, docid and score of a run line (number `line`), or `None`
+/// for a blank line.
+fn run_line(line: &str, number: usize) -> Result<Option<(&str, &str, f32)>> {
+    let fields: Vec<&str> = line.split_ascii_whitespace().collect();
+    match fields.len() {
+        0 => return Ok(None),
+        6 => {}
+        n => {
+            return Err(Error::RunSyntax {
+                line: number,
+                expected: "6 fields: qid Q0 docno rank score tag".into(),
+                found: format!("{n} fields: {}", crate::text::snippet(line)),
+            });
+        }
+    }
+    let score: f32 = fields[4]
+        .parse()
+        .ok()
+        .filter(|s: &f32| !s.is_nan())
+        .ok_or_else(|| Error::RunSyntax {
+            line: number,
+            expected: "a number (not NaN) as the score in field 5".into(),
+            found: crate::text::snippet(fields[4]),
+        })?;
+    Ok(Some((fields[0], fields[2], score)))
+}
+
+/// One topic's best `k` of `hits` in [`trec_order`]; a docid that two runs
+/// (of `runs`) both bring into the cut is an error.
+fn cut_topic(
+    qid: String,
+    mut hits: Vec<(Hit, usize)>,
+    k: usize,
+    runs: &[PathBuf],
+) -> Result<(String, Vec<Hit>)> {
+    hits.sort_by(|a, b| trec_order(&a.0, &b.0));
+    hits.truncate(k);
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(hits.len());
+    for (hit, run_idx) in &hits {
+        if let Some(first) = seen.insert(hit.docid.as_str(), *run_idx) {
+            return Err(Error::MergeDuplicate {
+                qid,
+                docid: hit.docid.clone(),
+                first: runs[first].clone(),
+                second: runs[*run_idx].clone(),
+            });
+        }
+    }
+    Ok((qid, hits.into_iter().map(|(h, _)| h).collect()))
 }
 
 #[cfg(test)]

@@ -400,18 +400,20 @@ pub(crate) fn search_with(
             let mut heaps: Vec<TopK> = pools.iter().map(|p| TopK::new(k, p.floor())).collect();
             let docids = shard.docid_columns()?[seg_idx].clone();
             let bounds = shard.bounds.get(seg_idx).and_then(|b| b.as_deref());
+            let masks = selections
+                .and_then(|(m, _)| m.masks(shard_idx, seg_idx))
+                .map(|m| (m, need.as_slice()));
             let seg = SegmentInput {
                 segment,
                 field: field_handle,
                 field_name: field.name(),
                 bounds,
+                index: &shard.name,
+                docids: &docids,
+                subsets: &subsets,
+                masks,
             };
-            let masks = selections
-                .and_then(|(m, _)| m.masks(shard_idx, seg_idx))
-                .map(|m| (m, need.as_slice()));
-            score_segment(
-                &seg, &terms, &groups, &subsets, masks, &mut heaps, shard, &docids,
-            )?;
+            score_segment(&seg, &terms, &groups, &mut heaps)?;
             let number = segments.len() as u32;
             for (pool, heap) in pools.iter_mut().zip(heaps) {
                 pool.add(number, heap);

@@ -281,57 +281,9 @@ impl Pool {
 pub(super) fn finish(pools: Vec<Pool>, segments: &[SegmentNames<'_>]) -> Result<Vec<Vec<Hit>>> {
     let ks: Vec<usize> = pools.iter().map(|p| p.k).collect();
     let pools: Vec<Vec<Pooled>> = pools.into_iter().map(|p| p.candidates).collect();
-    // Every candidate of every pool as (segment and ordinal, pool,
-    // position), sorted: equal places are one docid to read, and each
-    // candidate learns the index of its name without a search.
-    let mut entries: Vec<u128> = Vec::with_capacity(pools.iter().map(Vec::len).sum());
-    for (p, candidates) in pools.iter().enumerate() {
-        for (pos, c) in candidates.iter().enumerate() {
-            entries.push((u128::from(c.place()) << 64) | ((p as u128) << 32) | pos as u128);
-        }
-    }
-    entries.sort_unstable();
-    let mut name_of: Vec<Vec<u32>> = pools.iter().map(|c| vec![0; c.len()]).collect();
-    let mut wanted: Vec<u64> = Vec::new();
-    for e in &entries {
-        let place = (e >> 64) as u64;
-        if wanted.last() != Some(&place) {
-            wanted.push(place);
-        }
-        name_of[(e >> 32) as u32 as usize][*e as u32 as usize] = (wanted.len() - 1) as u32;
-    }
-    drop(entries);
-    let mut names: Vec<String> = Vec::with_capacity(wanted.len());
-    let mut ords: Vec<u64> = Vec::new();
-    let mut start = 0;
-    while start < wanted.len() {
-        let segment = wanted[start] >> 32;
-        ords.clear();
-        ords.extend(
-            wanted[start..]
-                .iter()
-                .take_while(|w| *w >> 32 == segment)
-                .map(|w| *w & 0xffff_ffff),
-        );
-        names.extend(segments[segment as usize].names(&ords)?);
-        start += ords.len();
-    }
-    // Each name's rank in byte order; equal names (one docid in several
-    // segments) share a rank.
-    let mut by_name: Vec<u32> = (0..names.len() as u32).collect();
-    by_name.sort_by(|&a, &b| {
-        names[a as usize]
-            .as_bytes()
-            .cmp(names[b as usize].as_bytes())
-    });
-    let mut rank: Vec<u32> = vec![0; names.len()];
-    let mut r = 0u32;
-    for (i, &w) in by_name.iter().enumerate() {
-        if i > 0 && names[w as usize] != names[by_name[i - 1] as usize] {
-            r += 1;
-        }
-        rank[w as usize] = r;
-    }
+    let (wanted, name_of) = distinct_places(&pools);
+    let mut names = read_names(&wanted, segments)?;
+    let rank = byte_ranks(&names);
     // Per pool, its candidates as one integer each, greater first: score,
     // then rank, then the complement of the name's index (so that equal
     // names come in segment order); ordered and cut at k.
@@ -339,17 +291,7 @@ pub(super) fn finish(pools: Vec<Pool>, segments: &[SegmentNames<'_>]) -> Result<
     // How many ranked hits use each name: the last one takes the string.
     let mut uses: Vec<u32> = vec![0; names.len()];
     for ((candidates, k), name_of) in pools.into_iter().zip(ks).zip(name_of) {
-        let mut r: Vec<u128> = candidates
-            .iter()
-            .zip(name_of)
-            .map(|(c, i)| {
-                (u128::from(c.score_key()) << 96)
-                    | (u128::from(rank[i as usize]) << 64)
-                    | u128::from(u32::MAX - i)
-            })
-            .collect();
-        r.sort_unstable_by(|a, b| b.cmp(a));
-        r.truncate(k);
+        let r = rank_pool(&candidates, &name_of, &rank, k);
         for e in &r {
             uses[(u32::MAX - *e as u32) as usize] += 1;
         }
@@ -375,4 +317,88 @@ pub(super) fn finish(pools: Vec<Pool>, segments: &[SegmentNames<'_>]) -> Result<
                 .collect()
         })
         .collect())
+}
+
+/// The distinct places (segment and ordinal, see [`Pooled::place`]) of
+/// every candidate of every pool, sorted, and for each candidate the index
+/// of its place among them.
+fn distinct_places(pools: &[Vec<Pooled>]) -> (Vec<u64>, Vec<Vec<u32>>) {
+    // Every candidate of every pool as (segment and ordinal, pool,
+    // position), sorted: equal places are one docid to read, and each
+    // candidate learns the index of its name without a search.
+    let mut entries: Vec<u128> = Vec::with_capacity(pools.iter().map(Vec::len).sum());
+    for (p, candidates) in pools.iter().enumerate() {
+        for (pos, c) in candidates.iter().enumerate() {
+            entries.push((u128::from(c.place()) << 64) | ((p as u128) << 32) | pos as u128);
+        }
+    }
+    entries.sort_unstable();
+    let mut name_of: Vec<Vec<u32>> = pools.iter().map(|c| vec![0; c.len()]).collect();
+    let mut wanted: Vec<u64> = Vec::new();
+    for e in &entries {
+        let place = (e >> 64) as u64;
+        if wanted.last() != Some(&place) {
+            wanted.push(place);
+        }
+        name_of[(e >> 32) as u32 as usize][*e as u32 as usize] = (wanted.len() - 1) as u32;
+    }
+    (wanted, name_of)
+}
+
+/// The docids of the sorted places `wanted`, one sorted read per segment.
+fn read_names(wanted: &[u64], segments: &[SegmentNames<'_>]) -> Result<Vec<String>> {
+    let mut names: Vec<String> = Vec::with_capacity(wanted.len());
+    let mut ords: Vec<u64> = Vec::new();
+    let mut start = 0;
+    while start < wanted.len() {
+        let segment = wanted[start] >> 32;
+        ords.clear();
+        ords.extend(
+            wanted[start..]
+                .iter()
+                .take_while(|w| *w >> 32 == segment)
+                .map(|w| *w & 0xffff_ffff),
+        );
+        names.extend(segments[segment as usize].names(&ords)?);
+        start += ords.len();
+    }
+    Ok(names)
+}
+
+/// Each name's rank in byte order; equal names (one docid in several
+/// segments) share a rank.
+fn byte_ranks(names: &[String]) -> Vec<u32> {
+    let mut by_name: Vec<u32> = (0..names.len() as u32).collect();
+    by_name.sort_by(|&a, &b| {
+        names[a as usize]
+            .as_bytes()
+            .cmp(names[b as usize].as_bytes())
+    });
+    let mut rank: Vec<u32> = vec![0; names.len()];
+    let mut r = 0u32;
+    for (i, &w) in by_name.iter().enumerate() {
+        if i > 0 && names[w as usize] != names[by_name[i - 1] as usize] {
+            r += 1;
+        }
+        rank[w as usize] = r;
+    }
+    rank
+}
+
+/// One pool's best `k` candidates, each as one integer (score, then the
+/// rank of its name, then the complement of the name's index), greater
+/// first; `name_of` gives each candidate's name index.
+fn rank_pool(candidates: &[Pooled], name_of: &[u32], rank: &[u32], k: usize) -> Vec<u128> {
+    let mut r: Vec<u128> = candidates
+        .iter()
+        .zip(name_of)
+        .map(|(c, &i)| {
+            (u128::from(c.score_key()) << 96)
+                | (u128::from(rank[i as usize]) << 64)
+                | u128::from(u32::MAX - i)
+        })
+        .collect();
+    r.sort_unstable_by(|a, b| b.cmp(a));
+    r.truncate(k);
+    r
 }

@@ -42,35 +42,33 @@
 //!
 //! Topics are searched in groups (in parallel within a group); each
 //! group's hits are written to the run files (when asked for), evaluated
-//! (as `eval` reads the run file: [`Run::from_ranked`]) and dropped, so memory holds one group's hits, not the whole sweep's:
+//! (as `eval` reads the run file: [`crate::run::Run::from_ranked`]) and dropped, so memory holds one group's hits, not the whole sweep's:
 //! what stays is, per setting and topic, the evaluation and the first ten
 //! docids (for the HTML page).
 
+mod groups;
 pub mod rules;
 pub mod table;
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use rayon::prelude::*;
-use sieve_filters::docfilter::Unscored;
 use sieve_analysis::EnglishAnalyzer;
-use sieve_format::outfile::OutFile;
+use sieve_filters::docfilter::Unscored;
 use sieve_format::schema::TextField;
 
+use groups::{Absorber, RunFileSet, search_in_groups};
 pub use rules::{Axis, Rule, Scale};
 
 use crate::batch::{
-    DocSelection, Prepared, RunVariant, StatsMode, count_kept, num_label, select_all,
+    DocSelection, Prepared, QueryPlan, RunVariant, StatsMode, count_kept, num_label, select_all,
 };
-use crate::bm25::{BagOfWords, Bm25Params, Hit, Shard};
+use crate::bm25::{Bm25Params, Shard};
 use crate::compare::pairs;
-use crate::eval::{EvalOptions, Evaluation, Measure, evaluate, nothing_retrieved};
+use crate::eval::{Evaluation, Measure};
 use crate::paired::{Paired, holm, paired};
 use crate::qrels::Qrels;
-use crate::queries::analyse_topics;
-use crate::run::{Run, RunWriter};
+use crate::queries::TopicQueries;
 use crate::topics::{Topic, TopicField};
 use crate::{Error, Result};
 
@@ -162,6 +160,35 @@ impl SweepSpec {
     /// the same rule on two axes, an empty k1 or b list, invalid BM25
     /// parameters, more than [`MAX_SETTINGS`] settings.
     pub fn plan(&self) -> Result<Plan> {
+        let rules = self.rules()?;
+        let filters = self.filters();
+        let params = self.params()?;
+        let total = params.len() * (filters.len() + 1);
+        if total > MAX_SETTINGS {
+            return Err(Error::InvalidParameter {
+                name: "thresholds",
+                expected: "at most 500 settings (filters plus the baseline, times k1 x b): split the sweep",
+                got: format!("{total} settings"),
+            });
+        }
+        let selections: Vec<DocSelection> =
+            filters.iter().map(|conds| self.selection(conds)).collect();
+        let several_params = params.len() > 1;
+        let mut settings = Vec::with_capacity(total);
+        for p in params {
+            self.push_settings(p, several_params, &filters, &selections, &mut settings);
+        }
+        Ok(Plan {
+            settings,
+            selections,
+            rules,
+            several_params,
+        })
+    }
+
+    /// The rules of the axes, in axis order; refused when there is no
+    /// axis or a rule is on two.
+    fn rules(&self) -> Result<Vec<Rule>> {
         if self.axes.is_empty() {
             return Err(Error::InvalidParameter {
                 name: "thresholds",
@@ -179,27 +206,38 @@ impl SweepSpec {
                 });
             }
         }
-        let filters: Vec<Vec<(Rule, f64)>> = if self.cross {
-            let mut combos: Vec<Vec<(Rule, f64)>> = vec![Vec::new()];
-            for axis in &self.axes {
-                combos = combos
-                    .into_iter()
-                    .flat_map(|c| {
-                        axis.values.iter().map(move |&x| {
-                            let mut c = c.clone();
-                            c.push((axis.rule, x));
-                            c
-                        })
-                    })
-                    .collect();
-            }
-            combos
-        } else {
-            self.axes
+        Ok(rules)
+    }
+
+    /// The filters, each a list of `(rule, threshold)`: every combination
+    /// of one threshold per axis with [`SweepSpec::cross`] (the first axis
+    /// varying slowest), else each threshold alone.
+    fn filters(&self) -> Vec<Vec<(Rule, f64)>> {
+        if !self.cross {
+            return self
+                .axes
                 .iter()
                 .flat_map(|a| a.values.iter().map(move |&x| vec![(a.rule, x)]))
-                .collect()
-        };
+                .collect();
+        }
+        let mut combos: Vec<Vec<(Rule, f64)>> = vec![Vec::new()];
+        for axis in &self.axes {
+            combos = combos
+                .into_iter()
+                .flat_map(|c| {
+                    axis.values.iter().map(move |&x| {
+                        let mut c = c.clone();
+                        c.push((axis.rule, x));
+                        c
+                    })
+                })
+                .collect();
+        }
+        combos
+    }
+
+    /// Every `(k1, b)`, k1 varying slowest, checked; refused when empty.
+    fn params(&self) -> Result<Vec<Bm25Params>> {
         let params: Vec<Bm25Params> = self
             .k1
             .iter()
@@ -213,59 +251,53 @@ impl SweepSpec {
                 got: "an empty list".into(),
             });
         }
-        let total = params.len() * (filters.len() + 1);
-        if total > MAX_SETTINGS {
-            return Err(Error::InvalidParameter {
-                name: "thresholds",
-                expected: "at most 500 settings (filters plus the baseline, times k1 x b): split the sweep",
-                got: format!("{total} settings"),
-            });
+        Ok(params)
+    }
+
+    /// The selection of one filter, named by [`filter_label`].
+    fn selection(&self, conds: &[(Rule, f64)]) -> DocSelection {
+        let mut sel = DocSelection {
+            name: filter_label(conds),
+            ..DocSelection::default()
+        };
+        for &(rule, x) in conds {
+            rule.apply(x, self.unscored, &mut sel);
         }
-        let selections: Vec<DocSelection> = filters
-            .iter()
-            .map(|conds| {
-                let mut sel = DocSelection {
-                    name: filter_label(conds),
-                    ..DocSelection::default()
-                };
-                for &(rule, x) in conds {
-                    rule.apply(x, self.unscored, &mut sel);
-                }
-                sel
-            })
-            .collect();
-        let several_params = params.len() > 1;
-        let mut settings = Vec::with_capacity(total);
-        for p in params {
-            let base_tag = if several_params {
-                format!("{}_k1-{}_b-{}", self.tag, num_label(p.k1), num_label(p.b))
-            } else {
-                self.tag.clone()
-            };
-            let baseline = settings.len();
+        sel
+    }
+
+    /// Pushes onto `settings` the baseline of `p` and then one setting per
+    /// filter, tagged as the module docs say.
+    fn push_settings(
+        &self,
+        p: Bm25Params,
+        several_params: bool,
+        filters: &[Vec<(Rule, f64)>],
+        selections: &[DocSelection],
+        settings: &mut Vec<Setting>,
+    ) {
+        let base_tag = if several_params {
+            format!("{}_k1-{}_b-{}", self.tag, num_label(p.k1), num_label(p.b))
+        } else {
+            self.tag.clone()
+        };
+        let baseline = settings.len();
+        settings.push(Setting {
+            tag: base_tag.clone(),
+            params: p,
+            conditions: Vec::new(),
+            selection: None,
+            baseline,
+        });
+        for (i, conds) in filters.iter().enumerate() {
             settings.push(Setting {
-                tag: base_tag.clone(),
+                tag: format!("{base_tag}_{}", selections[i].name),
                 params: p,
-                conditions: Vec::new(),
-                selection: None,
+                conditions: conds.clone(),
+                selection: Some(i),
                 baseline,
             });
-            for (i, conds) in filters.iter().enumerate() {
-                settings.push(Setting {
-                    tag: format!("{base_tag}_{}", selections[i].name),
-                    params: p,
-                    conditions: conds.clone(),
-                    selection: Some(i),
-                    baseline,
-                });
-            }
         }
-        Ok(Plan {
-            settings,
-            selections,
-            rules,
-            several_params,
-        })
     }
 }
 
@@ -336,9 +368,6 @@ pub struct Inputs<'a> {
     pub complete: bool,
 }
 
-/// Per topic of a group, per setting, the hits.
-type TopicsHits = Vec<Vec<Vec<Hit>>>;
-
 /// Searches every setting of `plan` in one pass over the postings per
 /// topic, writes the run files (atomically: each is written under a
 /// temporary name and renamed when complete), and evaluates every setting
@@ -373,120 +402,35 @@ pub fn run(
             tag: s.tag.clone(),
         })
         .collect();
-    let prepared = Prepared::new(
-        inputs.shards,
-        inputs.field,
-        &subsets,
-        spec.stats,
-        None,
-        &variants,
-        spec.hits,
-    )?;
-    let queries = analyse_topics(
-        inputs.analyzer,
-        inputs.topics,
-        inputs.topic_field,
-        spec.max_query_terms,
-    );
+    let query_plan = QueryPlan {
+        shards: inputs.shards,
+        field: inputs.field,
+        variants: &variants,
+        stats_mode: spec.stats,
+        global: None,
+        hits: spec.hits,
+    };
+    let prepared = Prepared::new(query_plan, &subsets)?;
+    let queries = TopicQueries {
+        analyzer: inputs.analyzer,
+        topics: inputs.topics,
+        field: inputs.topic_field,
+        max_terms: spec.max_query_terms,
+    }
+    .analyse();
     let qrels = judged_topics(inputs.qrels, inputs.topics, inputs.complete);
     if qrels.num_topics() == 0 {
         return Err(Error::NoJudgedTopics {
             topics: inputs.topics.len(),
         });
     }
-    let options = EvalOptions {
-        complete: true,
-        max_docs: None,
-    };
-    let mut writers = RunFileSet::create(files, &plan.settings)?;
-    let n = plan.settings.len();
-    let mut evals: Vec<Option<Evaluation>> = vec![None; n];
-    let mut top_docs: Vec<BTreeMap<String, Vec<String>>> = vec![BTreeMap::new(); n];
-    let group = (rayon::current_num_threads() * 4).max(16);
-    let mut done = 0;
-    // Each group of topics is evaluated (and its runs written) while the
-    // next one is searched: the evaluation is serial, and would otherwise
-    // leave the pool idle.
-    let mut absorb =
-        |chunk: &[(String, BagOfWords)], mut results: Vec<Vec<Vec<Hit>>>| -> Result<()> {
-            for (s, setting) in plan.settings.iter().enumerate() {
-                let mut ranked: Vec<(String, Vec<(String, f32)>)> = Vec::with_capacity(chunk.len());
-                for ((qid, _), per_variant) in chunk.iter().zip(results.iter_mut()) {
-                    let hits = std::mem::take(&mut per_variant[s]);
-                    if !hits.is_empty() {
-                        top_docs[s].insert(
-                            qid.clone(),
-                            hits.iter()
-                                .take(TOP_DOCS)
-                                .map(|h| h.docid.clone())
-                                .collect(),
-                        );
-                    }
-                    ranked.push((
-                        qid.clone(),
-                        hits.into_iter().map(|h| (h.docid, h.score)).collect(),
-                    ));
-                }
-                crate::run::check_shared_docids(ranked.iter().map(|(qid, hits)| {
-                    (qid.as_str(), hits.iter().map(|(d, _)| d.as_str()).collect())
-                }))?;
-                if writers.active() {
-                    let mut w = RunWriter::new(Vec::new(), &setting.tag)?;
-                    for (qid, hits) in &ranked {
-                        w.write_topic(qid, hits)?;
-                    }
-                    writers.write(s, &w.finish()?)?;
-                }
-                // Evaluated as `eval` reads the run file, without the text.
-                let part = Run::from_ranked(&setting.tag, ranked)?;
-                if part.num_topics() == 0 {
-                    continue;
-                }
-                // A group without judged topics has nothing to evaluate.
-                let e = match evaluate(&qrels, &part, &setting.tag, options) {
-                    Ok(e) => e,
-                    Err(Error::NoCommonTopics { .. }) => continue,
-                    Err(e) => return Err(e),
-                };
-                match &mut evals[s] {
-                    Some(all) => all.absorb(e),
-                    slot @ None => *slot = Some(e),
-                }
-            }
-            Ok(())
-        };
-    let mut previous: Option<(&[(String, BagOfWords)], TopicsHits)> = None;
-    for chunk in queries.chunks(group) {
-        let (results, absorbed) = rayon::join(
-            || {
-                chunk
-                    .par_iter()
-                    .map(|(_, q)| prepared.search(q))
-                    .collect::<Result<Vec<_>>>()
-            },
-            || match previous.take() {
-                Some((c, r)) => absorb(c, r).map(|()| c.len()),
-                None => Ok(0),
-            },
-        );
-        done += absorbed?;
-        if done > 0 {
-            progress(done);
-        }
-        previous = Some((chunk, results?));
-    }
-    if let Some((c, r)) = previous.take() {
-        absorb(c, r)?;
-        done += c.len();
-        progress(done);
-    }
-    let run_files = writers.finish()?;
-    // A setting that retrieved nothing for any judged topic scores 0.
-    let evals: Vec<Evaluation> = evals
-        .into_iter()
-        .zip(&plan.settings)
-        .map(|(e, s)| e.unwrap_or_else(|| nothing_retrieved(&qrels, &s.tag, options)))
-        .collect();
+    let mut absorber = Absorber::new(
+        &plan.settings,
+        &qrels,
+        RunFileSet::create(files, &plan.settings)?,
+    );
+    search_in_groups(&queries, &prepared, &mut absorber, progress)?;
+    let (evals, top_docs, run_files) = absorber.finish()?;
     Ok(Outcome {
         settings: plan.settings,
         rules: plan.rules,
@@ -499,56 +443,6 @@ pub fn run(
         select_seconds,
         search_seconds: started.elapsed().as_secs_f64(),
     })
-}
-
-/// The run files of a sweep, each written under a unique temporary name
-/// beside it ([`OutFile`]: two sweeps into one directory never share one);
-/// dropped after an error, every temporary file goes and the previous run
-/// files stay as they were.
-struct RunFileSet {
-    files: Vec<OutFile>,
-}
-
-impl RunFileSet {
-    fn create(files: &RunFiles, settings: &[Setting]) -> Result<RunFileSet> {
-        let Some(dir) = &files.dir else {
-            return Ok(RunFileSet { files: Vec::new() });
-        };
-        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
-            path: dir.clone(),
-            source,
-        })?;
-        let mut out = Vec::with_capacity(settings.len());
-        for s in settings {
-            out.push(OutFile::create(&crate::batch::run_path(dir, &s.tag))?);
-        }
-        Ok(RunFileSet { files: out })
-    }
-
-    fn active(&self) -> bool {
-        !self.files.is_empty()
-    }
-
-    fn write(&mut self, setting: usize, bytes: &[u8]) -> Result<()> {
-        if let Some(w) = self.files.get_mut(setting) {
-            w.write_all(bytes).map_err(|source| Error::Io {
-                path: w.temp_path().to_path_buf(),
-                source,
-            })?;
-        }
-        Ok(())
-    }
-
-    /// Commits every file (synced, renamed into place), in setting order.
-    fn finish(self) -> Result<Vec<PathBuf>> {
-        let mut done = Vec::with_capacity(self.files.len());
-        for f in self.files {
-            let path = f.target().to_path_buf();
-            f.commit()?;
-            done.push(path);
-        }
-        Ok(done)
-    }
 }
 
 /// One measure of one filtered setting against its baseline.

@@ -1,0 +1,245 @@
+//! A sweep's topics searched group by group, and what each group's hits
+//! become: per setting, the group's run written to its run file (atomic:
+//! [`OutFile`]), evaluated and added to the setting's evaluation, and its
+//! first docids per topic kept for the HTML page.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+use sieve_format::outfile::OutFile;
+
+use super::{RunFiles, Setting, TOP_DOCS};
+use crate::batch::Prepared;
+use crate::bm25::{BagOfWords, Hit};
+use crate::eval::{EvalOptions, Evaluation, evaluate, nothing_retrieved};
+use crate::qrels::Qrels;
+use crate::run::{Run, RunWriter};
+use crate::{Error, Result};
+
+/// Per topic of a group, per setting, the hits.
+type TopicsHits = Vec<Vec<Vec<Hit>>>;
+
+/// Per topic id, the first [`TOP_DOCS`] docids of a setting.
+pub(super) type TopDocs = BTreeMap<String, Vec<String>>;
+
+/// Topics and their analysed queries, in topic-file order.
+type Queries = [(String, BagOfWords)];
+
+/// Searches `queries` in groups of topics (in parallel within a group),
+/// each group's hits given to `absorber` while the next group is searched
+/// (the evaluation is serial, and would otherwise leave the pool idle);
+/// `progress` is called with the number of topics absorbed.
+pub(super) fn search_in_groups(
+    queries: &Queries,
+    prepared: &Prepared<'_>,
+    absorber: &mut Absorber<'_>,
+    progress: &mut dyn FnMut(usize),
+) -> Result<()> {
+    let group = (rayon::current_num_threads() * 4).max(16);
+    let mut done = 0;
+    let mut previous: Option<(&Queries, TopicsHits)> = None;
+    for chunk in queries.chunks(group) {
+        let (results, absorbed) = rayon::join(
+            || {
+                chunk
+                    .par_iter()
+                    .map(|(_, q)| prepared.search(q))
+                    .collect::<Result<Vec<_>>>()
+            },
+            || match previous.take() {
+                Some((c, r)) => absorber.absorb(c, r).map(|()| c.len()),
+                None => Ok(0),
+            },
+        );
+        done += absorbed?;
+        if done > 0 {
+            progress(done);
+        }
+        previous = Some((chunk, results?));
+    }
+    if let Some((c, r)) = previous.take() {
+        absorber.absorb(c, r)?;
+        done += c.len();
+        progress(done);
+    }
+    Ok(())
+}
+
+/// What a sweep keeps of the groups of topics searched: per setting, its
+/// evaluation so far and its first docids per topic, and the run files
+/// being written.
+pub(super) struct Absorber<'p> {
+    settings: &'p [Setting],
+    /// The judgements evaluated against ([`judged_topics`]).
+    qrels: &'p Qrels,
+    writers: RunFileSet,
+    evals: Vec<Option<Evaluation>>,
+    top_docs: Vec<TopDocs>,
+}
+
+/// A sweep evaluates every topic of the qrels (trec_eval `-c`), at every
+/// rank.
+const EVAL_OPTIONS: EvalOptions = EvalOptions {
+    complete: true,
+    max_docs: None,
+};
+
+impl<'p> Absorber<'p> {
+    /// Nothing absorbed yet, run files in `writers`.
+    pub(super) fn new(
+        settings: &'p [Setting],
+        qrels: &'p Qrels,
+        writers: RunFileSet,
+    ) -> Absorber<'p> {
+        let n = settings.len();
+        Absorber {
+            settings,
+            qrels,
+            writers,
+            evals: vec![None; n],
+            top_docs: vec![BTreeMap::new(); n],
+        }
+    }
+
+    /// Takes one group's hits (`results`, per topic of `chunk`, per
+    /// setting): for each setting, the group's run written and evaluated.
+    fn absorb(&mut self, chunk: &Queries, mut results: TopicsHits) -> Result<()> {
+        for s in 0..self.settings.len() {
+            let ranked = self.ranked(s, chunk, &mut results);
+            self.absorb_setting(s, ranked)?;
+        }
+        Ok(())
+    }
+
+    /// Setting `s`'s hits of the group, taken from `results`, as ranked
+    /// `(docid, score)` lists per topic; the first [`TOP_DOCS`] docids of
+    /// each topic with hits are kept.
+    fn ranked(
+        &mut self,
+        s: usize,
+        chunk: &Queries,
+        results: &mut TopicsHits,
+    ) -> Vec<(String, Vec<(String, f32)>)> {
+        let mut ranked: Vec<(String, Vec<(String, f32)>)> = Vec::with_capacity(chunk.len());
+        for ((qid, _), per_variant) in chunk.iter().zip(results.iter_mut()) {
+            let hits = std::mem::take(&mut per_variant[s]);
+            if !hits.is_empty() {
+                self.top_docs[s].insert(
+                    qid.clone(),
+                    hits.iter()
+                        .take(TOP_DOCS)
+                        .map(|h| h.docid.clone())
+                        .collect(),
+                );
+            }
+            ranked.push((
+                qid.clone(),
+                hits.into_iter().map(|h| (h.docid, h.score)).collect(),
+            ));
+        }
+        ranked
+    }
+
+    /// Setting `s`'s run of one group: checked, written to its run file
+    /// (when there are run files), evaluated and added to its evaluation.
+    fn absorb_setting(
+        &mut self,
+        s: usize,
+        ranked: Vec<(String, Vec<(String, f32)>)>,
+    ) -> Result<()> {
+        let setting = &self.settings[s];
+        crate::run::check_shared_docids(
+            ranked
+                .iter()
+                .map(|(qid, hits)| (qid.as_str(), hits.iter().map(|(d, _)| d.as_str()).collect())),
+        )?;
+        if self.writers.active() {
+            let mut w = RunWriter::new(Vec::new(), &setting.tag)?;
+            for (qid, hits) in &ranked {
+                w.write_topic(qid, hits)?;
+            }
+            self.writers.write(s, &w.finish()?)?;
+        }
+        // Evaluated as `eval` reads the run file, without the text.
+        let part = Run::from_ranked(&setting.tag, ranked)?;
+        if part.num_topics() == 0 {
+            return Ok(());
+        }
+        // A group without judged topics has nothing to evaluate.
+        let e = match evaluate(self.qrels, &part, &setting.tag, EVAL_OPTIONS) {
+            Ok(e) => e,
+            Err(Error::NoCommonTopics { .. }) => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        match &mut self.evals[s] {
+            Some(all) => all.absorb(e),
+            slot @ None => *slot = Some(e),
+        }
+        Ok(())
+    }
+
+    /// The evaluations (a setting that retrieved nothing for any judged
+    /// topic scores 0), the first docids, and the run files committed.
+    pub(super) fn finish(self) -> Result<(Vec<Evaluation>, Vec<TopDocs>, Vec<PathBuf>)> {
+        let run_files = self.writers.finish()?;
+        let evals: Vec<Evaluation> = self
+            .evals
+            .into_iter()
+            .zip(self.settings)
+            .map(|(e, s)| e.unwrap_or_else(|| nothing_retrieved(self.qrels, &s.tag, EVAL_OPTIONS)))
+            .collect();
+        Ok((evals, self.top_docs, run_files))
+    }
+}
+
+/// The run files of a sweep, each written under a unique temporary name
+/// beside it ([`OutFile`]: two sweeps into one directory never share one);
+/// dropped after an error, every temporary file goes and the previous run
+/// files stay as they were.
+pub(super) struct RunFileSet {
+    files: Vec<OutFile>,
+}
+
+impl RunFileSet {
+    pub(super) fn create(files: &RunFiles, settings: &[Setting]) -> Result<RunFileSet> {
+        let Some(dir) = &files.dir else {
+            return Ok(RunFileSet { files: Vec::new() });
+        };
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        let mut out = Vec::with_capacity(settings.len());
+        for s in settings {
+            out.push(OutFile::create(&crate::batch::run_path(dir, &s.tag))?);
+        }
+        Ok(RunFileSet { files: out })
+    }
+
+    fn active(&self) -> bool {
+        !self.files.is_empty()
+    }
+
+    fn write(&mut self, setting: usize, bytes: &[u8]) -> Result<()> {
+        if let Some(w) = self.files.get_mut(setting) {
+            w.write_all(bytes).map_err(|source| Error::Io {
+                path: w.temp_path().to_path_buf(),
+                source,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Commits every file (synced, renamed into place), in setting order.
+    fn finish(self) -> Result<Vec<PathBuf>> {
+        let mut done = Vec::with_capacity(self.files.len());
+        for f in self.files {
+            let path = f.target().to_path_buf();
+            f.commit()?;
+            done.push(path);
+        }
+        Ok(done)
+    }
+}
