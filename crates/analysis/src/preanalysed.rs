@@ -5,7 +5,7 @@
 //! twice in its single indexing thread (once to read the value, once to make
 //! the token stream), a `String` per token each time, and drops the
 //! document's tokens there too: about half of that thread's time in a build
-//! (measured with `perf`, issue 18), and the thread is the build's one serial
+//! (measured with `perf`), and the thread is the build's one serial
 //! stage. An [`AnalysedText`] is one string instead, borrowed by tantivy:
 //!
 //! ```text
@@ -34,7 +34,9 @@ pub const MARKER: &str = "\u{0}\u{FDD0}";
 /// Separates the slots of an [`AnalysedText`].
 const SEP: char = '\n';
 
-/// The analysed terms of a field as one string (see the [module docs](self)).
+/// The analysed terms of a field as one string (a marker, then the term
+/// at each position, separated by line feeds), which tantivy's indexing
+/// thread only splits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AnalysedText {
     text: String,

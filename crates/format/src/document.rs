@@ -1,13 +1,13 @@
 //! One document as sieve indexes it, and its conversion to a tantivy
 //! document under the [`crate::schema`].
 
-use sieve_filters::utf8::{ErrorClass, Utf8Counts};
 use std::collections::BTreeMap;
 
+use sieve_analysis::{AnalysedText, EnglishAnalyzer};
+use sieve_filters::utf8::{ErrorClass, Utf8Counts};
 use tantivy::schema::{Field, OwnedValue};
 use tantivy::tokenizer::{PreTokenizedString, Token};
 
-use sieve_analysis::{AnalysedText, EnglishAnalyzer};
 use crate::schema::{Fields, NO_SPAM_SCORE};
 
 /// The document type sieve hands to tantivy: one value per field
@@ -16,8 +16,8 @@ use crate::schema::{Fields, NO_SPAM_SCORE};
 /// that JSON again in the indexing thread (about 15% of a single-threaded
 /// build, measured with `perf`); this type gives tantivy the tokens
 /// directly. The body goes further: it is an
-/// [`AnalysedText`](sieve_analysis::AnalysedText), one string that
-/// tantivy's indexing thread only splits (issue 18). Indexes are the same
+/// [`AnalysedText`], one string that
+/// tantivy's indexing thread only splits. Indexes are the same
 /// either way.
 pub type SieveDocument = BTreeMap<Field, OwnedValue>;
 
@@ -64,7 +64,7 @@ pub struct IndexDoc {
     /// Extra unexpected-continuation counts under ATIRE counting (the
     /// leftover bytes of over-long forms).
     pub atire_extra: u64,
-    /// Near-duplicate band keys of the text ([`crate::dups::band_keys`]);
+    /// Near-duplicate band keys of the text (`sieve_ingest::dedup::band_keys`);
     /// empty when the text has no word.
     pub minhash: Vec<u64>,
 }
