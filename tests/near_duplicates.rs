@@ -152,7 +152,7 @@ fn check_against_brute_force(
     let rep = reps(&docids, clusters);
     let strong = brute_components(&texts, 0.9);
     let weak = brute_components(&texts, 0.3);
-    let mid = brute_components(&texts, sieve_ingest::dedup::PARAMS.threshold());
+    let mid = brute_components(&texts, sieve_format::dups::PARAMS.threshold());
     let mut by_strong: HashMap<usize, &String> = HashMap::new();
     let mut weak_of_rep: HashMap<&String, usize> = HashMap::new();
     for (i, d) in docids.iter().enumerate() {

@@ -10,7 +10,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use sieve_filters::sealed::{open_json, seal_json};
-use sieve_ingest::manifest::Manifest;
+use sieve_format::manifest::Manifest;
 use sieve_format::stats::BuildStats;
 
 fn parse(object: &[u8]) {

@@ -1,6 +1,6 @@
 //! `near_dup_files`: the two near-duplicate files sieve writes and reads
 //! back never panic the readers, damaged or not: a segment's cluster
-//! column (`IDX/dups/<segment>.dup.gz`, `sieve_ingest::dedup::read_column`)
+//! column (`IDX/dups/<segment>.dup.gz`, `sieve_format::dups::read_column`)
 //! and an extract's band-key file (`minhash/NNNNN.bands.gz`,
 //! `sieve_ingest::extract::parse_bands`). Byte 0 picks the file and
 //! whether the rest is read through gzip (as the real readers do) or as
@@ -12,7 +12,7 @@ use std::io::{BufReader, Cursor};
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use sieve_ingest::dedup::read_column;
+use sieve_format::dups::read_column;
 use sieve_ingest::extract::parse_bands;
 
 const HEADER: &str = "sieve-near-duplicates 1 segment=0 docs=4 params=5w/16x8/51337e5eed000022";

@@ -11,7 +11,7 @@ use std::cell::RefCell;
 
 use rustc_hash::FxHashMap;
 
-use super::AnalyzerConfig;
+use crate::config::AnalyzerConfig;
 
 /// Entries kept before the cache is emptied.
 pub(super) const MAX_ENTRIES: usize = 1 << 16;

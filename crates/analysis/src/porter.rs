@@ -71,9 +71,10 @@ pub(crate) fn stem_units<T: Unit>(word: &mut [T]) -> usize {
     (s.k + 1) as usize
 }
 
-/// Stems a word given as a `&str` (convenience for tests and callers that do
-/// not care about allocation). Returns the stem as a new `String`.
-pub fn stem(word: &str) -> String {
+/// Stems a word given as a `&str`, as a new `String` (for the tests; the
+/// analyser stems in place).
+#[cfg(test)]
+pub(crate) fn stem(word: &str) -> String {
     if word.is_ascii() {
         let mut buf = word.as_bytes().to_vec();
         let n = stem_units(&mut buf);

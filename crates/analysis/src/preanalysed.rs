@@ -34,7 +34,9 @@ pub const MARKER: &str = "\u{0}\u{FDD0}";
 /// Separates the slots of an [`AnalysedText`].
 const SEP: char = '\n';
 
-/// The analysed terms of a field as one string (see the [module docs](self)).
+/// The analysed terms of a field as one string (a marker, then the term
+/// at each position, separated by line feeds), which tantivy's indexing
+/// thread only splits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AnalysedText {
     text: String,

@@ -1,8 +1,11 @@
 //! Tests of the analyser: oracles (Porter's vocabulary, Lucene's behaviour on
 //! hand cases), properties, and tantivy parity.
 
-use super::*;
 use proptest::prelude::*;
+use tantivy::tokenizer::{MAX_TOKEN_LEN, TokenStream};
+
+use super::*;
+use crate::porter;
 
 fn default_terms(text: &str) -> Vec<String> {
     EnglishAnalyzer::default().terms(text)

@@ -1,13 +1,13 @@
 //! One document as sieve indexes it, and its conversion to a tantivy
 //! document under the [`crate::schema`].
 
-use sieve_filters::utf8::{ErrorClass, Utf8Counts};
 use std::collections::BTreeMap;
 
+use sieve_analysis::{AnalysedText, EnglishAnalyzer};
+use sieve_filters::utf8::{ErrorClass, Utf8Counts};
 use tantivy::schema::{Field, OwnedValue};
 use tantivy::tokenizer::{PreTokenizedString, Token};
 
-use sieve_analysis::{AnalysedText, EnglishAnalyzer};
 use crate::schema::{Fields, NO_SPAM_SCORE};
 
 /// The document type sieve hands to tantivy: one value per field
@@ -64,7 +64,7 @@ pub struct IndexDoc {
     /// Extra unexpected-continuation counts under ATIRE counting (the
     /// leftover bytes of over-long forms).
     pub atire_extra: u64,
-    /// Near-duplicate band keys of the text ([`crate::dups::band_keys`]);
+    /// Near-duplicate band keys of the text (`sieve_ingest::dedup::band_keys`);
     /// empty when the text has no word.
     pub minhash: Vec<u64>,
 }

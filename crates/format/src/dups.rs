@@ -8,7 +8,6 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use sieve_filters::minhash::MinHashParams;
 use tantivy::index::SegmentId;
 use tantivy::{Segment, SegmentReader};
@@ -24,25 +23,6 @@ pub const PARAMS: MinHashParams = MinHashParams {
     rows: 8,
     seed: MinHashParams::DEFAULT_SEED,
 };
-
-/// What clustering found.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ClusterSummary {
-    /// Documents given with at least one band key.
-    pub documents: u64,
-    /// Documents in clusters of two or more.
-    pub clustered: u64,
-    /// Clusters of two or more documents.
-    pub clusters: u64,
-    /// Near-duplicates: clustered documents that are not their cluster's
-    /// representative (`clustered - clusters`).
-    pub duplicates: u64,
-    /// Label-propagation rounds (0: the documents were few enough to be
-    /// clustered in memory).
-    pub rounds: u32,
-    /// Documents whose docid holds a control character (never clustered).
-    pub unclusterable: u64,
-}
 
 /// Folder of the cluster columns in an index directory.
 pub const DUPS_DIR: &str = "dups";
@@ -260,4 +240,3 @@ impl SegmentDups {
             .is_some_and(|w| w & (1 << (doc % 64)) != 0)
     }
 }
-

@@ -229,7 +229,10 @@ impl<const N: usize> Records<N> {
     /// Calls `f` on every record in order (duplicates included), then
     /// removes the run files. Memory is the run in memory and one record
     /// (and a read buffer) per file. `f`'s error type is the caller's.
-    pub fn merge<E: From<Error>>(self, mut f: impl FnMut([u64; N]) -> Result<(), E>) -> Result<(), E> {
+    pub fn merge<E: From<Error>>(
+        self,
+        mut f: impl FnMut([u64; N]) -> Result<(), E>,
+    ) -> Result<(), E> {
         let Records { files, last, .. } = self;
         if files.is_empty() {
             return last.into_iter().try_for_each(f);

@@ -19,4 +19,3 @@ pub fn load_filter(path: &Path) -> Result<DocFilter> {
         detail: format!("not a sieve filter file: {e}"),
     })
 }
-

@@ -15,12 +15,13 @@ use crate::manifest::{MANIFEST, Manifest, analyzer_config, build_finished, read_
 use crate::schema::{self, OLDEST_SCHEMA_VERSION, SCHEMA_VERSION, register_analyzers};
 use crate::{Error, Result};
 
-/// Name of the statistics file in the index directory.
-pub const STATS: &str = "stats.json";
 /// Name of the losses log in the index directory.
 pub const LOSSES: &str = "losses.jsonl";
 
+// Where every reader of an index finds the sealed-JSON helpers and the
+// name of `stats.json`.
 pub use crate::jsonfile::{read_json, write_json};
+pub use crate::stats::STATS;
 
 /// Creates `dir` (and parents) readable only by its owner on Unix.
 pub fn create_private_dir(dir: &Path) -> Result<()> {

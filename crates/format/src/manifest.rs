@@ -6,9 +6,9 @@
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-
 use sieve_analysis::{AnalyzerConfig, Stemmer, Stopwords};
 use sieve_types::{DEFAULT_DOCID_HEADERS, JsonFields, TsvColumn};
+
 use crate::stats::FileStats;
 use crate::{Error, Result};
 
@@ -54,7 +54,7 @@ pub fn build_finished(dir: &Path, m: &Manifest) -> bool {
     match m.state {
         Some(state) => state == BuildState::Finished,
         None => {
-            crate::jsonfile::read_json::<crate::stats::BuildStats>(&dir.join(crate::index::STATS))
+            crate::jsonfile::read_json::<crate::stats::BuildStats>(&dir.join(crate::stats::STATS))
                 .is_ok()
         }
     }

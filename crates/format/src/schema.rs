@@ -50,14 +50,13 @@
 //! total token count over the kept documents exactly, so a filtered run
 //! equals a run on an index built without the filtered documents.
 
+use sieve_analysis::{ANALYZER_NAME, AnalyzerConfig, text_analyzer};
 use sieve_filters::utf8::{ErrorClass, Utf8Counts};
 use tantivy::columnar::Column;
 use tantivy::schema::{
     FAST, Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
 };
 use tantivy::{Index, SegmentReader};
-
-use sieve_analysis::{ANALYZER_NAME, AnalyzerConfig, text_analyzer};
 
 /// Version of this schema, recorded in every index; bump it when a field
 /// is added, removed or changes meaning, or when the on-disk encoding

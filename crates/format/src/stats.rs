@@ -4,7 +4,6 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use sieve_filters::utf8::Utf8Counts;
-
 use sieve_types::GzipSpan;
 use sieve_types::SkippedInput;
 
@@ -175,6 +174,28 @@ impl FileStats {
     }
 }
 
+/// What clustering found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterSummary {
+    /// Documents given with at least one band key.
+    pub documents: u64,
+    /// Documents in clusters of two or more.
+    pub clustered: u64,
+    /// Clusters of two or more documents.
+    pub clusters: u64,
+    /// Near-duplicates: clustered documents that are not their cluster's
+    /// representative (`clustered - clusters`).
+    pub duplicates: u64,
+    /// Label-propagation rounds (0: the documents were few enough to be
+    /// clustered in memory).
+    pub rounds: u32,
+    /// Documents whose docid holds a control character (never clustered).
+    pub unclusterable: u64,
+}
+
+/// Name of the statistics file ([`BuildStats`]) in the index directory.
+pub const STATS: &str = "stats.json";
+
 /// The contents of `stats.json`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct BuildStats {
@@ -193,7 +214,7 @@ pub struct BuildStats {
     /// Near-duplicate clusters found over the whole index (`None` for an
     /// index written before they existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub near_duplicates: Option<crate::dups::ClusterSummary>,
+    pub near_duplicates: Option<ClusterSummary>,
     /// Whether every later copy of a docid was removed from the index
     /// ([`crate::unique`]); false in an index written before that rule.
     #[serde(default)]

@@ -18,7 +18,7 @@
 //! A check while writing would need, for every document, either a set of
 //! every docid seen so far (500 million at ClueWeb scale) or a lookup in the
 //! committed index (not possible for the uncommitted segment). Instead
-//! [`remove_duplicates`] runs once over the finished index, after the last
+//! `sieve_ingest`'s `remove_duplicates` runs once over the finished index, after the last
 //! commit and before the block-max bounds and near-duplicate sidecars:
 //!
 //! 1. every live document's docid (the docid field's terms, streamed per
@@ -57,9 +57,7 @@ use std::hash::{Hash, Hasher};
 use std::path::Path;
 
 use tantivy::schema::IndexRecordOption;
-use tantivy::{
-    DocAddress, DocId, DocSet, Index, Searcher, TERMINATED, TantivyDocument,
-};
+use tantivy::{DocAddress, DocId, DocSet, Index, Searcher, TERMINATED, TantivyDocument};
 
 use crate::extsort::RecordRuns;
 use crate::index::{stored_str, stored_u64};
@@ -121,7 +119,10 @@ impl DupFinder {
     /// Calls `f` on every group of two or more places whose docids share a
     /// hash (in increasing place order; the caller compares the docids),
     /// and returns the number of docids pushed.
-    pub fn finish<E: From<Error>>(self, mut f: impl FnMut(&[u64]) -> Result<(), E>) -> Result<u64, E> {
+    pub fn finish<E: From<Error>>(
+        self,
+        mut f: impl FnMut(&[u64]) -> Result<(), E>,
+    ) -> Result<u64, E> {
         let records = self.runs.finish()?;
         let n = records.len() as u64;
         let mut group: Vec<u64> = Vec::new();
@@ -268,7 +269,7 @@ pub fn first_duplicate(index: &Index) -> Result<Option<Duplicate>> {
 /// must use [`exact_token_totals`] instead.
 pub fn check_unique(dir: &Path, index: &Index) -> Result<bool> {
     let stats: Option<crate::stats::BuildStats> =
-        crate::index::read_json(&dir.join(crate::index::STATS)).ok();
+        crate::index::read_json(&dir.join(crate::stats::STATS)).ok();
     if let Some(s) = stats.filter(|s| s.unique_docids) {
         return Ok(s
             .totals
@@ -308,4 +309,3 @@ pub fn exact_token_totals(searcher: &Searcher) -> Result<[u64; 2]> {
     }
     Ok(totals)
 }
-

@@ -21,9 +21,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::Result;
-use crate::index::{STATS, check_index_dir};
+use crate::index::check_index_dir;
 use crate::manifest::{Manifest, build_finished, read_manifest};
-use crate::stats::BuildStats;
+use crate::stats::{BuildStats, STATS};
 
 /// What [`verify_index`] found.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -64,19 +64,11 @@ impl VerifyReport {
 pub fn verify_index(dir: &Path) -> Result<VerifyReport> {
     check_index_dir(dir)?;
     let mut report = VerifyReport::default();
-    let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
     // sieve's sealed files: reading them checks their seal.
     let manifest = check_manifest(dir, &mut report);
     let finished = manifest.as_ref().is_some_and(|m| build_finished(dir, m));
     if manifest.is_some() && !finished {
-        report.unfinished = Some(format!(
-            "unfinished build: it was killed, failed, or is being resumed{}; \
-             `sieve-index build --resume --index {}` (same inputs and options) finishes it",
-            crate::index::committed_docs(dir)
-                .map(|n| format!(" ({n} documents committed)"))
-                .unwrap_or_default(),
-            dir.display()
-        ));
+        report.unfinished = Some(unfinished_note(dir));
     }
     let with_dups = finished && manifest.is_some_and(|m| m.options.minhash.is_some());
     check_stats(dir, finished, &mut report);
@@ -87,9 +79,38 @@ pub fn verify_index(dir: &Path) -> Result<VerifyReport> {
         return Ok(report);
     }
     let index = tantivy::Index::open_in_dir(dir)?;
-    let metas = index.load_metas()?;
-    // Every file of every segment (tantivy lists a delete file for every
-    // segment; only a segment with deletes has one).
+    check_segment_files(dir, &index, &mut report)?;
+    if !report.problems.is_empty() {
+        return Ok(report);
+    }
+    let searcher = index.reader()?.searcher();
+    check_bounds(dir, &searcher, &index.schema(), &mut report);
+    if with_dups {
+        check_dups(dir, &searcher, &mut report);
+    }
+    Ok(report)
+}
+
+/// What [`VerifyReport::unfinished`] says of the unfinished index in `dir`.
+fn unfinished_note(dir: &Path) -> String {
+    format!(
+        "unfinished build: it was killed, failed, or is being resumed{}; \
+         `sieve-index build --resume --index {}` (same inputs and options) finishes it",
+        crate::index::committed_docs(dir)
+            .map(|n| format!(" ({n} documents committed)"))
+            .unwrap_or_default(),
+        dir.display()
+    )
+}
+
+/// The size of the file at `p`, 0 when it cannot be read.
+fn size(p: &Path) -> u64 {
+    std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
+}
+
+/// Every file of every segment `meta.json` lists, sorted (tantivy lists a
+/// delete file for every segment; only a segment with deletes has one).
+fn listed_segment_files(metas: &tantivy::IndexMeta) -> Vec<PathBuf> {
     let deletes: std::collections::HashSet<PathBuf> = metas
         .segments
         .iter()
@@ -107,6 +128,17 @@ pub fn verify_index(dir: &Path) -> Result<VerifyReport> {
         .filter(|p| !deletes.contains(p) || with_deletes.contains(p))
         .collect();
     listed.sort();
+    listed
+}
+
+/// Checks the footer checksum of every segment file `meta.json` lists,
+/// counting each; a missing, unreadable or damaged one is a problem.
+fn check_segment_files(
+    dir: &Path,
+    index: &tantivy::Index,
+    report: &mut VerifyReport,
+) -> Result<()> {
+    let listed = listed_segment_files(&index.load_metas()?);
     let directory = index.directory();
     for rel in listed {
         let path = dir.join(&rel);
@@ -137,16 +169,20 @@ pub fn verify_index(dir: &Path) -> Result<VerifyReport> {
                 .push((path, format!("no readable footer: {e}"))),
         }
     }
-    if !report.problems.is_empty() {
-        return Ok(report);
-    }
-    let searcher = index.reader()?.searcher();
-    // The block-max bounds sidecars (seal, version, fingerprint against
-    // the segment), when the segments themselves are sound.
-    let schema = index.schema();
+    Ok(())
+}
+
+/// Checks the block-max bounds sidecar of every segment (seal, version,
+/// fingerprint against the segment); a missing one is a note.
+fn check_bounds(
+    dir: &Path,
+    searcher: &tantivy::Searcher,
+    schema: &tantivy::schema::Schema,
+    report: &mut VerifyReport,
+) {
     for seg in searcher.segment_readers() {
         let path = crate::bounds::bounds_path(dir, seg);
-        match crate::bounds::SegmentBounds::open(dir, seg, &schema) {
+        match crate::bounds::SegmentBounds::open(dir, seg, schema) {
             Ok(Some(_)) => {
                 report.files += 1;
                 report.bytes += size(&path);
@@ -164,19 +200,19 @@ pub fn verify_index(dir: &Path) -> Result<VerifyReport> {
             }
         }
     }
-    // The near-duplicate cluster columns (gzip CRC and length, header,
-    // one line per document).
-    if with_dups {
-        for seg in searcher.segment_readers() {
-            let path = crate::dups::dups_path(dir, seg);
-            report.files += 1;
-            report.bytes += size(&path);
-            if let Err(e) = crate::dups::read_segment_dups(dir, seg, |_, _| {}) {
-                report.problems.push((path, e.to_string()));
-            }
+}
+
+/// Checks the near-duplicate cluster column of every segment (gzip CRC
+/// and length, header, one line per document).
+fn check_dups(dir: &Path, searcher: &tantivy::Searcher, report: &mut VerifyReport) {
+    for seg in searcher.segment_readers() {
+        let path = crate::dups::dups_path(dir, seg);
+        report.files += 1;
+        report.bytes += size(&path);
+        if let Err(e) = crate::dups::read_segment_dups(dir, seg, |_, _| {}) {
+            report.problems.push((path, e.to_string()));
         }
     }
-    Ok(report)
 }
 
 /// Reads (and so checks the seal of) `sieve.json`, counting it; a missing

@@ -3,11 +3,11 @@
 //! # Pipeline
 //!
 //! Files are processed one after another, in the order given (inputs are
-//! expanded and sorted by [`crate::inputs::expand_inputs`]). For each file a reader thread
-//! parses records ([`crate::crawl`]) and hands batches of documents to the
+//! expanded and sorted by [`sieve_crawl::inputs::expand_inputs`]). For each file a reader thread
+//! parses records ([`sieve_crawl`]) and hands batches of documents to the
 //! worker pool (`threads` rayon workers), which decodes the charset
-//! ([`crate::charset`]), cleans UTF-8 and counts errors, extracts text
-//! ([`crate::html`]) and analyses it ([`crate::analysis`]). Results are put
+//! ([`sieve_text::charset`]), cleans UTF-8 and counts errors, extracts text
+//! ([`sieve_text::html`]) and analyses it ([`sieve_analysis`]). Results are put
 //! back in record order and added to one tantivy writer, so the index holds
 //! the same documents in the same order, and `stats.json` is the same, for
 //! any `threads`. Merges keep that order and the final segment list is
@@ -18,7 +18,7 @@
 //! Every record that is not indexed is counted by reason in the per-file
 //! statistics and written to `losses.jsonl` in the index directory with its
 //! file, offset and record id; every framing anomaly too. A file that cannot
-//! be opened, or fails part way, is named in [`crate::stats::FileStats::error`].
+//! be opened, or fails part way, is named in [`sieve_format::stats::FileStats::error`].
 //!
 //! # Resume
 //!
@@ -44,16 +44,16 @@
 //! options or changed inputs is refused.
 //!
 //! `sieve.json` also records whether the build finished
-//! ([`crate::manifest::BuildState`]): `building` is written before the
+//! ([`sieve_format::manifest::BuildState`]): `building` is written before the
 //! first document (and at the start of every resume, before anything else
 //! is written but the lock), `finished` only as the very last step, after
 //! `stats.json`, the block-max bounds and the near-duplicate columns. Every
-//! reader passes through [`crate::index`], which refuses an unfinished
+//! reader passes through [`sieve_format::index`], which refuses an unfinished
 //! index unless told to read what is committed.
 //!
 //! # Caps
 //!
-//! Every cap that fires is counted per file in [`crate::stats::FileStats::caps`] under its
+//! Every cap that fires is counted per file in [`sieve_format::stats::FileStats::caps`] under its
 //! [`crate::options::Cap::key`] and logged in `losses.jsonl` with file, offset and record id
 //! (`"reason":"cap","cap":"<key>"`, and `"indexed"` saying whether the
 //! document was still indexed, cut):
@@ -62,8 +62,8 @@
 //!   de-chunked or gunzipped) was cut; the rest was streamed past.
 //! * `decompression_ratio`: a gzip input inflated more than
 //!   `max_decompression_ratio` times (a gzip bomb); the rest of the file is
-//!   not read (and the file's [`crate::stats::FileStats::error`] says so).
-//! * `html_depth`, `text_bytes`: the HTML caps of [`crate::html::HtmlOptions`].
+//!   not read (and the file's [`sieve_format::stats::FileStats::error`] says so).
+//! * `html_depth`, `text_bytes`: the HTML caps of [`sieve_text::html::HtmlOptions`].
 //! * `time_budget`: decoding and extracting one document took longer than
 //!   [`BuildOptions::max_doc_time`]. **Off by default**, because it is the one
 //!   cap whose effect depends on the machine's speed and load: with it on,
@@ -71,93 +71,76 @@
 //!   another `--threads`. With [`crate::options::DocTimeout::Skip`] the document is not
 //!   indexed (skip reason `time_budget`); with [`crate::options::DocTimeout::Truncate`] the
 //!   text extracted before the deadline is indexed (at least the first
-//!   [`crate::html::DEADLINE_STEPS`] steps of the HTML scan: decoding is not
+//!   [`sieve_text::html::DEADLINE_STEPS`] steps of the HTML scan: decoding is not
 //!   interrupted) and analysed in full. The clock is read every
-//!   [`crate::html::DEADLINE_STEPS`] steps of the HTML scan, and in skip
+//!   [`sieve_text::html::DEADLINE_STEPS`] steps of the HTML scan, and in skip
 //!   mode also after decoding and after analysis.
 //!
 //! # Quarantine
 //!
 //! With [`BuildOptions::quarantine`], everything not indexed, and every
 //! document that hit a cap, is also written to that directory by ordinal
-//! and offset (see [`crate::quarantine`]). A resume must name the same
-//! directory (or none, if the interrupted build had none); its
+//! and offset (see the `quarantine` module). A resume must name the same
+//! directory (or none, if the interrupted build had none); its items are
+//! cut back to the last commit, as `losses.jsonl` is.
 //!
 //! # Layout
 //!
 //! This module drives the build: opening or resuming the index, the
 //! per-file loop with its commits, and the final statistics. The options
 //! are in [`crate::options`], the manifest and resume checks in
-//! [`crate::manifest`], the per-file and per-document work in
-//! [`crate::pipeline`], the statistics in [`crate::stats`], the losses log
-//! in [`crate::losses`] and index access in [`crate::index`].
+//! [`sieve_format::manifest`], what `build` shares with `extract` (the
+//! manifest of a run, claiming its directory, the losses log and the
+//! quarantine) in `run`, the per-file and per-document work in `pipeline`
+//! and `readahead`, the statistics in [`sieve_format::stats`], the losses
+//! log in `losses` and index access in [`sieve_format::index`].
 
-use std::collections::HashSet;
-use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::path::Path;
 use std::time::Instant;
 
+use sieve_analysis::EnglishAnalyzer;
+use sieve_format::document::SieveDocument;
+use sieve_format::index::{STATS, write_json};
+use sieve_format::manifest::{BuildState, Checkpoint, MANIFEST, Manifest, write_state};
+use sieve_format::schema::{Fields, build_schema, register_analyzers};
+use sieve_format::stats::{BuildStats, FileStats};
+use sieve_format::unique::Duplicate;
 use tantivy::{Index, IndexWriter};
 
-use crate::analysis::EnglishAnalyzer;
-use crate::document::SieveDocument;
-use crate::error::io_err;
-use crate::index::{LOSSES, STATS, write_json};
-use crate::jsonfile::only_unfinished;
-use crate::lock::{DirLock, claim_dir};
-use crate::losses::{LossLine, log_loss};
-use crate::manifest::{
-    BuildState, Checkpoint, MANIFEST, Manifest, check_resume, input_info, manifest_options,
-    read_manifest, write_state,
-};
+use crate::Result;
+use crate::dedup::EarlyKeys;
+use crate::manifest::manifest_options;
 use crate::options::{BuildOptions, Progress, check_threads};
 use crate::order::{SegmentOrder, seal_order};
-use crate::pipeline::{DocWriter, FileSink, Pipeline};
-use crate::quarantine::Quarantine;
-use crate::readahead::{FeedRx, for_each_file, write_file};
-use crate::schema::{Fields, SCHEMA_VERSION, build_schema, register_analyzers};
-use crate::stats::{BuildStats, FileStats};
-use crate::{Error, Result};
+use crate::pipeline::Pipeline;
+use crate::readahead::for_each_file;
+use crate::run::{
+    Outputs, claim_output, final_stats, inputs_to_do, precheck_quarantine, resumed_manifest,
+    run_manifest, worker_pool,
+};
+use crate::unique::{DupSink, count_duplicate, log_duplicate, remove_duplicates};
 
 /// Builds (or, with `resume`, continues) the index. Returns the statistics
 /// also written to `stats.json`.
 pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats> {
     let started = Instant::now();
     let threads = check_threads(opts.threads)?;
-    let manifest = Manifest {
-        tool: format!("sieve {}", env!("CARGO_PKG_VERSION")),
-        schema_version: SCHEMA_VERSION,
-        options: manifest_options(opts),
-        inputs: opts
-            .inputs
-            .iter()
-            .map(|p| input_info(p))
-            .collect::<sieve_format::Result<_>>()?,
-        state: None,
-    };
+    let tool = format!("sieve {}", env!("CARGO_PKG_VERSION"));
+    let manifest = run_manifest(opts, tool, manifest_options(opts))?;
     // Refuse a quarantine directory before creating the index directory.
-    if let Some(q) = &opts.quarantine {
-        Quarantine::precheck(q, opts.resume)?;
-    }
+    precheck_quarantine(opts)?;
     let (index, checkpoint, mut manifest, _lock) = open_or_create(opts, &manifest)?;
     register_analyzers(&index, opts.analyzer);
     let fields = Fields::from_schema(&index.schema())?;
-    let mut writer: IndexWriter<SieveDocument> =
-        index.writer_with_num_threads(1, opts.writer_heap.max(15 << 20))?;
-    // Merges keep the input order (see crate::order); tantivy's own policy
-    // would not.
-    writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
-    let mut order = SegmentOrder::new(&opts.inputs, opts.max_merge_docs);
-    let mut out = Outputs::open(opts, &checkpoint)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.get())
-        .thread_name(|i| format!("sieve-work-{i}"))
-        .build()
-        .map_err(|e| Error::Input {
-            path: opts.index.clone(),
-            detail: format!("thread pool: {e}"),
-        })?;
+    let mut writing = Writing {
+        writer: open_writer(&index, opts)?,
+        order: SegmentOrder::new(&opts.inputs, opts.max_merge_docs),
+        out: Outputs::open(opts, &checkpoint)?,
+        completed: checkpoint.completed,
+        early: Background::default(),
+        early_keys: Background::default(),
+    };
+    let pool = worker_pool(opts, threads)?;
     let analyzer = EnglishAnalyzer::new(opts.analyzer);
     let pipeline = Pipeline {
         opts,
@@ -166,72 +149,129 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
         progress,
         extract: None,
     };
-    let mut completed = checkpoint.completed;
-    let done: HashSet<String> = completed.iter().map(|f| f.path.clone()).collect();
-    let total = opts.inputs.len();
-    let todo: Vec<(usize, PathBuf)> = (opts.inputs.iter().cloned().enumerate())
-        .filter(|(_, p)| !done.contains(p.to_string_lossy().as_ref()))
-        .collect();
-    // Files are read and processed ahead of the writer (crate::readahead);
-    // the writer (this thread) takes them in order and commits after each
-    // group of files of `commit_bytes` (see the module docs, "Resume").
-    let last = todo.last().map(|(i, _)| *i);
-    let before_last = todo.len().checked_sub(2).map(|k| todo[k].0);
-    let mut group = CommitGroup::new(opts.commit_bytes);
-    let mut early = Background::default();
-    let mut early_keys = Background::default();
-    for_each_file(
-        &pool,
-        &pipeline,
-        &todo,
-        threads.get(),
-        |i, path, feed, room| {
-            progress.file(path, i, total);
+    writing.index_files(&pool, &pipeline, &index, &manifest, threads.get())?;
+    let stats = writing.finish(&pool, &index, opts, started)?;
+    write_json(&opts.index.join(STATS), &stats)?;
+    // The very last step: the index is whole.
+    write_state(&opts.index, &mut manifest, BuildState::Finished)?;
+    Ok(stats)
+}
+
+/// A writer of tantivy documents into `index`, with `opts.writer_heap`
+/// (at least 15 MB), one indexing thread and no merge policy: merges keep
+/// the input order (see [`crate::order`]); tantivy's own policy would not.
+fn open_writer(index: &Index, opts: &BuildOptions) -> Result<IndexWriter<SieveDocument>> {
+    let writer: IndexWriter<SieveDocument> =
+        index.writer_with_num_threads(1, opts.writer_heap.max(15 << 20))?;
+    writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+    Ok(writer)
+}
+
+/// The writer's side of a build: the index writer, the segment order, the
+/// outputs beside the index, the files completed, and the threads that
+/// write sidecars early.
+struct Writing {
+    writer: IndexWriter<SieveDocument>,
+    order: SegmentOrder,
+    out: Outputs,
+    completed: Vec<FileStats>,
+    early: Background<()>,
+    early_keys: Background<Option<EarlyKeys>>,
+}
+
+impl Writing {
+    /// Indexes the files not completed yet. They are read and processed
+    /// ahead of the writer ([`crate::readahead`]); the writer (this
+    /// thread) takes them in order and commits after each group of files
+    /// of `commit_bytes` (see the module docs, "Resume").
+    fn index_files(
+        &mut self,
+        pool: &rayon::ThreadPool,
+        pipeline: &Pipeline<'_>,
+        index: &Index,
+        manifest: &Manifest,
+        threads: usize,
+    ) -> Result<()> {
+        let opts = pipeline.opts;
+        let todo = inputs_to_do(opts, &self.completed);
+        let total = opts.inputs.len();
+        let last = todo.last().map(|(i, _)| *i);
+        let before_last = todo.len().checked_sub(2).map(|k| todo[k].0);
+        let mut group = CommitGroup::new(opts.commit_bytes);
+        for_each_file(pool, pipeline, &todo, threads, |i, path, feed, room| {
+            pipeline.progress.file(path, i, total);
             let name = path.to_string_lossy().into_owned();
-            let fs = out.index_file(&pipeline, feed, &mut writer, &name, i)?;
-            completed.push(fs);
+            let fs = (self.out).index_file(pipeline, feed, &mut self.writer, &name, i)?;
+            self.completed.push(fs);
             if group.add(manifest.inputs[i].size, Some(i) == before_last) || Some(i) == last {
                 // The next files are read and processed on meanwhile.
-                room.widened(|| out.commit(&mut writer, &completed))?;
-                order.after_commit(&index, &mut writer)?;
+                room.widened(|| commit(&self.out, &mut self.writer, &self.completed))?;
+                self.order.after_commit(index, &mut self.writer)?;
                 if Some(i) != last {
-                    start_early_bounds(&mut early, &opts.index, &index);
+                    start_early_bounds(&mut self.early, &opts.index, index);
                 }
                 if Some(i) == before_last && opts.near_duplicates {
-                    start_early_keys(&mut early_keys, &opts.index, &index, order.settled(&index)?);
+                    let settled = self.order.settled(index)?;
+                    start_early_keys(&mut self.early_keys, &opts.index, index, settled);
                 }
             }
             Ok(())
-        },
-    )?;
-    writer.wait_merging_threads()?;
-    seal_order(&index, &mut order)?;
-    // Later copies of a docid go (crate::unique), before any sidecar is
-    // written: the early bounds may be of segments this replaces.
-    early.take();
-    let mut sink = BuildDups {
-        out: &mut out,
-        files: &mut completed,
-        log: Vec::new(),
-    };
-    crate::unique::remove_duplicates(&index, &opts.index, &mut sink)?;
-    seal_order(&index, &mut order)?;
-    // The sidecars: block-max bounds and near-duplicate clusters, side by
-    // side on the otherwise idle pool (their sorts use it too). The
-    // clusters need no bounds, so they start while the last early bounds
-    // are still being written (the final bounds pass waits for those).
+        })
+    }
+
+    /// After the last file: later copies of a docid removed, then the
+    /// sidecars written; returns the build's statistics.
+    fn finish(
+        mut self,
+        pool: &rayon::ThreadPool,
+        index: &Index,
+        opts: &BuildOptions,
+        started: Instant,
+    ) -> Result<BuildStats> {
+        self.writer.wait_merging_threads()?;
+        seal_order(index, &mut self.order)?;
+        // Later copies of a docid go (crate::unique), before any sidecar is
+        // written: the early bounds may be of segments this replaces.
+        self.early.take();
+        let mut sink = BuildDups {
+            out: &mut self.out,
+            files: &mut self.completed,
+            log: Vec::new(),
+        };
+        remove_duplicates(index, &opts.index, &mut sink)?;
+        seal_order(index, &mut self.order)?;
+        let dups = write_sidecars(pool, index, opts, &mut self.early, &mut self.early_keys)?;
+        let mut stats = final_stats(opts, &self.completed, started);
+        stats.near_duplicates = dups;
+        stats.unique_docids = true;
+        Ok(stats)
+    }
+}
+
+/// The sidecars: block-max bounds and near-duplicate clusters, side by
+/// side on the otherwise idle pool (their sorts use it too). The clusters
+/// need no bounds, so they start while the last early bounds are still
+/// being written (the final bounds pass waits for those). Returns what
+/// the clustering found.
+fn write_sidecars(
+    pool: &rayon::ThreadPool,
+    index: &Index,
+    opts: &BuildOptions,
+    early: &mut Background<()>,
+    early_keys: &mut Background<Option<EarlyKeys>>,
+) -> Result<Option<sieve_format::stats::ClusterSummary>> {
     let (bounds, dups) = pool.install(|| {
         rayon::join(
             || {
                 early.take();
-                crate::bounds::write_index_bounds(&opts.index, &index)
+                sieve_format::bounds::write_index_bounds(&opts.index, index)
             },
             || {
                 opts.near_duplicates
                     .then(|| {
                         crate::dedup::write_index_dups_from(
                             &opts.index,
-                            &index,
+                            index,
                             crate::dedup::RUN_LINES,
                             early_keys.take().flatten(),
                         )
@@ -241,14 +281,7 @@ pub fn build(opts: &BuildOptions, progress: &dyn Progress) -> Result<BuildStats>
         )
     });
     bounds?;
-    let dups = dups?;
-    let mut stats = final_stats(opts, &completed, started);
-    stats.near_duplicates = dups;
-    stats.unique_docids = true;
-    write_json(&opts.index.join(STATS), &stats)?;
-    // The very last step: the index is whole.
-    write_state(&opts.index, &mut manifest, BuildState::Finished)?;
-    Ok(stats)
+    dups
 }
 
 /// A thread of the build's own beside the pool, whose result (when it
@@ -294,17 +327,17 @@ impl<T> Drop for Background<T> {
 
 /// Writes the block-max bounds of the segments committed so far on the
 /// thread `early` while the build goes on (so that the final pass has only
-/// the last segment left; see [`crate::bounds::write_committed_bounds`]).
+/// the last segment left; see [`sieve_format::bounds::write_committed_bounds`]).
 /// At most one such thread runs; a commit that finds it still busy starts
 /// none (the next one, or the final pass, does those segments). Errors are
 /// left to the final pass, which checks every sidecar.
-fn start_early_bounds(early: &mut Background<()>, dir: &std::path::Path, index: &Index) {
+fn start_early_bounds(early: &mut Background<()>, dir: &Path, index: &Index) {
     if early.busy() {
         return;
     }
     let (dir, index) = (dir.to_path_buf(), index.clone());
     early.start("sieve-bounds", move || {
-        let _ = crate::bounds::write_committed_bounds(&dir, &index);
+        let _ = sieve_format::bounds::write_committed_bounds(&dir, &index);
     });
 }
 
@@ -318,8 +351,8 @@ fn start_early_bounds(early: &mut Background<()>, dir: &std::path::Path, index: 
 /// the keys to the final pass. The keys read hold temporary files inside
 /// the index directory, removed when they are dropped.
 fn start_early_keys(
-    early: &mut Background<Option<crate::dedup::EarlyKeys>>,
-    dir: &std::path::Path,
+    early: &mut Background<Option<EarlyKeys>>,
+    dir: &Path,
     index: &Index,
     segments: Vec<tantivy::index::SegmentMeta>,
 ) {
@@ -328,7 +361,7 @@ fn start_early_keys(
     }
     let (dir, index) = (dir.to_path_buf(), index.clone());
     early.start("sieve-keys", move || {
-        crate::dedup::EarlyKeys::read(&dir, &index, &segments, crate::dedup::RUN_LINES).ok()
+        EarlyKeys::read(&dir, &index, &segments, crate::dedup::RUN_LINES).ok()
     });
 }
 
@@ -366,30 +399,15 @@ impl CommitGroup {
 fn open_or_create(
     opts: &BuildOptions,
     manifest: &Manifest,
-) -> Result<(Index, Checkpoint, Manifest, DirLock)> {
-    // A damaged manifest is named as such, not as a foreign directory.
-    if opts.resume && opts.index.join(MANIFEST).is_file() {
-        read_manifest(&opts.index)?;
-    }
-    // A non-empty directory is refused unless it holds a valid manifest, or
-    // only the unfinished manifest of a build killed while writing it
-    // (overwritten below).
-    let lock = claim_dir(&opts.index, |found| {
-        read_manifest(&opts.index).is_ok() || only_unfinished(found, MANIFEST)
-    })?;
+) -> Result<(Index, Checkpoint, Manifest, sieve_format::lock::DirLock)> {
+    let lock = claim_output(opts, MANIFEST)?;
     if !opts.index.join("meta.json").exists() {
         let mut manifest = manifest.clone();
         write_state(&opts.index, &mut manifest, BuildState::Building)?;
         let index = Index::create_in_dir(&opts.index, build_schema())?;
         return Ok((index, Checkpoint::default(), manifest, lock));
     }
-    if !opts.resume {
-        return Err(Error::IndexExists {
-            path: opts.index.clone(),
-        });
-    }
-    let mut old = read_manifest(&opts.index)?;
-    check_resume(&opts.index, &old, manifest)?;
+    let mut old = resumed_manifest(opts, MANIFEST, manifest, |_| Ok(()))?;
     let index = Index::open_in_dir(&opts.index)?;
     let payload = index.load_metas()?.payload.unwrap_or_default();
     let checkpoint = Checkpoint::from_payload(&payload, &opts.index.join("meta.json"))?;
@@ -399,148 +417,18 @@ fn open_or_create(
     Ok((index, checkpoint, old, lock))
 }
 
-/// The build's outputs beside the index: the losses log and the
-/// quarantine, both cut back to the last commit.
-pub(crate) struct Outputs {
-    losses_path: std::path::PathBuf,
-    losses: BufWriter<File>,
-    losses_len: u64,
-    qname: Option<String>,
-    quarantine: Option<Quarantine>,
-}
-
-impl Outputs {
-    /// Opens the losses log and the quarantine, cut back to `checkpoint`; a
-    /// resume must keep the same quarantine directory.
-    pub(crate) fn open(opts: &BuildOptions, checkpoint: &Checkpoint) -> Result<Self> {
-        // Losses log, cut back to what the last commit saw.
-        let losses_path = opts.index.join(LOSSES);
-        let losses_file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&losses_path)
-            .map_err(io_err(&losses_path))?;
-        losses_file
-            .set_len(checkpoint.losses_len)
-            .map_err(io_err(&losses_path))?;
-        let mut losses = BufWriter::new(losses_file);
-        let mut losses_len = checkpoint.losses_len;
-        // Input entries skipped while expanding the inputs, logged once,
-        // before the first commit.
-        if checkpoint.completed.is_empty() {
-            let mut log = Vec::new();
-            for s in &opts.skipped_inputs {
-                let line = LossLine {
-                    detail: Some(&s.reason),
-                    ..LossLine::new(&s.path, 0, None, "skipped_input")
-                };
-                log_loss(&mut log, &line);
-            }
-            losses.write_all(&log).map_err(io_err(&losses_path))?;
-            losses_len += log.len() as u64;
-        }
-        // Quarantine, cut back likewise; a resume must keep the same directory.
-        let qname = opts
-            .quarantine
-            .as_ref()
-            .map(|q| q.to_string_lossy().into_owned());
-        if !checkpoint.completed.is_empty() && checkpoint.quarantine != qname {
-            return Err(Error::ResumeQuarantine {
-                path: opts.index.clone(),
-                had: checkpoint.quarantine.as_deref().unwrap_or("none").into(),
-                has: qname.as_deref().unwrap_or("none").into(),
-            });
-        }
-        let quarantine = match &opts.quarantine {
-            Some(dir) => Some(Quarantine::open(
-                dir,
-                checkpoint.quarantine_len,
-                opts.resume,
-                opts.crawl.keep_limit(),
-            )?),
-            None => None,
-        };
-        Ok(Outputs {
-            losses,
-            losses_path,
-            losses_len,
-            qname,
-            quarantine,
-        })
-    }
-
-    /// Indexes input number `i` (`path`, named `name`) and appends its
-    /// losses; returns its statistics.
-    pub(crate) fn index_file(
-        &mut self,
-        pipeline: &Pipeline<'_>,
-        feed: FeedRx,
-        writer: &mut dyn DocWriter,
-        name: &str,
-        i: usize,
-    ) -> Result<FileStats> {
-        let mut fs = FileStats {
-            path: name.to_string(),
-            ..Default::default()
-        };
-        let mut log = Vec::new();
-        if let Some(q) = &mut self.quarantine {
-            q.start_file(name, i);
-        }
-        let mut sink = FileSink {
-            name: name.to_string(),
-            writer,
-            fs: &mut fs,
-            log: &mut log,
-            quarantine: self.quarantine.as_mut(),
-        };
-        write_file(pipeline, feed, &mut sink)?;
-        let io = io_err(&self.losses_path);
-        self.losses.write_all(&log).map_err(&io)?;
-        self.losses.flush().map_err(&io)?;
-        self.losses_len += log.len() as u64;
-        if let Some(q) = &mut self.quarantine {
-            fs.quarantined = q.end_file()?;
-        }
-        Ok(fs)
-    }
-
-    /// Appends lines to the losses log (after a file, before its
-    /// checkpoint).
-    pub(crate) fn append_losses(&mut self, log: &[u8]) -> Result<()> {
-        let io = io_err(&self.losses_path);
-        self.losses.write_all(log).map_err(&io)?;
-        self.losses.flush().map_err(&io)?;
-        self.losses_len += log.len() as u64;
-        Ok(())
-    }
-
-    /// The checkpoint after `completed`: their statistics and the committed
-    /// lengths of the losses log and the quarantine.
-    pub(crate) fn checkpoint(&self, completed: &[FileStats]) -> Checkpoint {
-        Checkpoint {
-            completed: completed.to_vec(),
-            losses_len: self.losses_len,
-            quarantine: self.qname.clone(),
-            quarantine_len: self
-                .quarantine
-                .as_ref()
-                .map_or(0, Quarantine::committed_len),
-        }
-    }
-
-    /// Commits the writer with the checkpoint of `completed` as payload.
-    fn commit(
-        &self,
-        writer: &mut IndexWriter<SieveDocument>,
-        completed: &[FileStats],
-    ) -> Result<()> {
-        let payload = serde_json::to_string(&self.checkpoint(completed)).unwrap_or_default();
-        let mut prepared = writer.prepare_commit()?;
-        prepared.set_payload(&payload);
-        prepared.commit()?;
-        Ok(())
-    }
+/// Commits `writer` with the checkpoint of `completed` (the lengths of
+/// `out`'s losses log and quarantine with them) as payload.
+fn commit(
+    out: &Outputs,
+    writer: &mut IndexWriter<SieveDocument>,
+    completed: &[FileStats],
+) -> Result<()> {
+    let payload = serde_json::to_string(&out.checkpoint(completed)).unwrap_or_default();
+    let mut prepared = writer.prepare_commit()?;
+    prepared.set_payload(&payload);
+    prepared.commit()?;
+    Ok(())
 }
 
 /// Where a build's later copies of a docid go: a `duplicate_docid` line
@@ -552,10 +440,10 @@ struct BuildDups<'a> {
     log: Vec<u8>,
 }
 
-impl crate::unique::DupSink for BuildDups<'_> {
-    fn skipped(&mut self, d: &crate::unique::Duplicate) -> Result<()> {
-        crate::unique::log_duplicate(&mut self.log, d);
-        crate::unique::count_duplicate(self.files, d);
+impl DupSink for BuildDups<'_> {
+    fn skipped(&mut self, d: &Duplicate) -> Result<()> {
+        log_duplicate(&mut self.log, d);
+        count_duplicate(self.files, d);
         if self.log.len() >= 1 << 20 {
             self.out.append_losses(&std::mem::take(&mut self.log))?;
         }
@@ -568,47 +456,12 @@ impl crate::unique::DupSink for BuildDups<'_> {
     }
 }
 
-/// The statistics of the completed files, in input order, with totals.
-pub(crate) fn final_stats(
-    opts: &BuildOptions,
-    completed: &[FileStats],
-    started: Instant,
-) -> BuildStats {
-    let mut files = Vec::with_capacity(completed.len());
-    for p in &opts.inputs {
-        let name = p.to_string_lossy();
-        if let Some(f) = completed.iter().find(|f| f.path == name) {
-            files.push(f.clone());
-        }
-    }
-    let mut totals = FileStats {
-        path: "(all)".into(),
-        ..Default::default()
-    };
-    for f in &files {
-        totals.add(f);
-    }
-    let failed_files = files.iter().filter_map(FileStats::failure).collect();
-    let spam_without_doc = opts
-        .spam
-        .as_ref()
-        .map(|m| (m.len() as u64).saturating_sub(totals.spam_scored));
-    BuildStats {
-        totals,
-        files,
-        failed_files,
-        skipped_inputs: opts.skipped_inputs.clone(),
-        spam_without_doc,
-        near_duplicates: None,
-        unique_docids: false,
-        seconds: started.elapsed().as_secs_f64(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Error;
     use crate::options::NoProgress;
+    use sieve_format::manifest::read_manifest;
 
     #[test]
     fn commit_groups_close_at_the_byte_mark() {
@@ -648,7 +501,7 @@ mod tests {
         assert_eq!(m.state, Some(BuildState::Building));
         assert_eq!(state(), Some(BuildState::Building));
         assert_eq!(std::fs::read(index.join(STATS)).expect("stats"), before);
-        assert!(!crate::manifest::build_finished(&index, &m));
+        assert!(!sieve_format::manifest::build_finished(&index, &m));
         drop(lock);
         build(&opts, &NoProgress).expect("resume");
         assert_eq!(state(), Some(BuildState::Finished));
@@ -667,11 +520,11 @@ mod tests {
         build(&opts, &NoProgress).expect("build");
         let mut legacy = read_manifest(&index).expect("manifest");
         legacy.state = None;
-        assert!(crate::manifest::build_finished(&index, &legacy));
+        assert!(sieve_format::manifest::build_finished(&index, &legacy));
         std::fs::write(index.join(STATS), b"{}").expect("damage");
-        assert!(!crate::manifest::build_finished(&index, &legacy));
+        assert!(!sieve_format::manifest::build_finished(&index, &legacy));
         std::fs::remove_file(index.join(STATS)).expect("remove");
-        assert!(!crate::manifest::build_finished(&index, &legacy));
+        assert!(!sieve_format::manifest::build_finished(&index, &legacy));
     }
 
     #[test]

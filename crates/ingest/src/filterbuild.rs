@@ -33,20 +33,21 @@ use std::fs::File;
 use std::io::{BufRead, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use sieve_filters::docfilter::{
-    FilterCounts, FilterHeader, FilterWriter, ListKind, Thresholds,
-};
+use sieve_filters::docfilter::{FilterCounts, FilterHeader, FilterWriter, ListKind, Thresholds};
 use sieve_filters::docstats::StatsColumns;
 use sieve_filters::spam::SpamMap;
 use sieve_filters::utf8::ErrorClass;
 use sieve_filters::utf8::Utf8Counts;
+use sieve_format::dups::SegmentDups;
+use sieve_format::extsort::{SortedRuns, merge_sorted_lines};
+use sieve_format::index::{docid_column, open_index};
+use sieve_format::outfile::OutFile;
+use sieve_format::schema::RuleColumns;
+use tantivy::SegmentReader;
+use tantivy::columnar::StrColumn;
 
-use crate::extsort::{SortedRuns, merge_sorted_lines};
 use crate::error::io_err;
-use crate::index::{docid_column, open_index};
 use crate::options::BuildOptions;
-use crate::outfile::OutFile;
-use crate::schema::RuleColumns;
 use crate::spamfile::{RUN_LINES, open_text};
 use crate::{Error, Result, RuleInput};
 
@@ -144,84 +145,36 @@ fn from_spam(spec: &FilterSpec<'_>, out: &Path) -> Result<FilterHeader> {
         spec.sources.clone(),
     )
     .map_err(|e| filt_err(out, e))?;
-    let sink = OutFile::create(out)?;
-    let mut w = FilterWriter::new(sink, &header).map_err(|e| filt_err(out, e))?;
-    let mut err = None;
-    map.for_each(|docid, p| {
-        if err.is_none() && header.lists(spec.thresholds.keeps(Some(p), &none, 0)) {
-            err = w.insert(docid).err();
+    write_filter(out, &header, |w| {
+        let mut err = None;
+        map.for_each(|docid, p| {
+            if err.is_none() && header.lists(spec.thresholds.keeps(Some(p), &none, 0)) {
+                err = w.insert(docid).err();
+            }
+        });
+        match err {
+            Some(e) => Err(filt_err(out, e)),
+            None => Ok(()),
         }
-    });
-    if let Some(e) = err {
-        return Err(filt_err(out, e));
-    }
-    let (sink, _) = w.finish().map_err(|e| filt_err(out, e))?;
-    sink.commit()?;
+    })?;
     Ok(header)
 }
 
+/// The filter over every live document of the index in `dir` (see the
+/// module docs): pass 1 decides each document and spills each segment's
+/// kept and excluded docids; pass 2 merges the stored list's runs into
+/// the FST.
 fn from_index(spec: &FilterSpec<'_>, dir: &Path, out: &Path) -> Result<FilterHeader> {
     let (index, _) = open_index(dir)?;
     let searcher = index.reader()?.searcher();
     let tmp = tempfile::tempdir().map_err(io_err(out))?;
-    // Pass 1: decide every document; spill each segment's kept and
-    // excluded docids (sorted: ordinal order is docid order).
     let mut counts = FilterCounts::default();
     let mut runs: Vec<(PathBuf, PathBuf)> = Vec::new();
     for (s, seg) in searcher.segment_readers().iter().enumerate() {
-        let cols = RuleColumns::open(seg)?;
-        let dups = if spec.thresholds.drop_near_duplicates {
-            Some(crate::dedup::SegmentDups::open(dir, seg)?)
-        } else {
-            None
-        };
-        let ids = docid_column(seg, dir)?;
-        let n_ords = ids.num_terms();
-        // 0 = no live doc with this ordinal, 1 = kept, 2 = excluded.
-        let mut decision = vec![0u8; n_ords];
-        let mut buf = String::new();
-        for doc in 0..seg.max_doc() {
-            let Some(ord) = ids.term_ords(doc).next() else {
-                continue;
-            };
-            let spam = match spec.spam {
-                Some(m) => {
-                    buf.clear();
-                    ids.ord_to_str(ord, &mut buf).map_err(io_err(dir))?;
-                    m.get(&buf)
-                }
-                None => cols.spam(doc),
-            };
-            counts.considered += 1;
-            if spam.is_none() {
-                counts.unscored += 1;
-            }
-            let dup = dups.as_ref().is_some_and(|d| d.is_duplicate(doc));
-            let keep = spec
-                .thresholds
-                .keeps_doc(spam, &cols.counts(doc), cols.bytes(doc), dup);
-            decision[ord as usize] = if keep { 1 } else { 2 };
-            if keep {
-                counts.kept += 1;
-            } else {
-                counts.excluded += 1;
-            }
-        }
+        let (ids, decision) = decide_segment(spec, dir, seg, &mut counts)?;
         let kept_path = tmp.path().join(format!("kept-{s}.txt"));
         let excl_path = tmp.path().join(format!("excluded-{s}.txt"));
-        let mut kw = BufWriter::new(File::create(&kept_path).map_err(io_err(&kept_path))?);
-        let mut ew = BufWriter::new(File::create(&excl_path).map_err(io_err(&excl_path))?);
-        for (ord, d) in decision.iter().enumerate() {
-            if *d == 0 {
-                continue;
-            }
-            buf.clear();
-            ids.ord_to_str(ord as u64, &mut buf).map_err(io_err(dir))?;
-            let w = if *d == 1 { &mut kw } else { &mut ew };
-            writeln!(w, "{buf}").map_err(io_err(&kept_path))?;
-        }
-        kw.flush().map_err(io_err(&kept_path))?;
-        ew.flush().map_err(io_err(&excl_path))?;
+        spill_decisions(&ids, &decision, dir, &kept_path, &excl_path)?;
         runs.push((kept_path, excl_path));
     }
     let header = FilterHeader::new(
@@ -241,14 +194,103 @@ fn from_index(spec: &FilterSpec<'_>, dir: &Path, out: &Path) -> Result<FilterHea
             }
         })
         .collect();
-    let sink = OutFile::create(out)?;
-    let mut w = FilterWriter::new(sink, &header).map_err(|e| filt_err(out, e))?;
-    merge_sorted_lines(&chosen, |line| {
-        w.insert(line.as_bytes()).map_err(|e| filt_err(out, e))
+    write_filter(out, &header, |w| {
+        merge_sorted_lines(&chosen, |line| {
+            w.insert(line.as_bytes()).map_err(|e| filt_err(out, e))
+        })
     })?;
+    Ok(header)
+}
+
+/// Pass 1 over one segment of the index in `dir`: its docid column, and
+/// the decision for each of the column's ordinals (0: no live document
+/// with it, 1: kept, 2: excluded), counted in `counts`.
+fn decide_segment(
+    spec: &FilterSpec<'_>,
+    dir: &Path,
+    seg: &SegmentReader,
+    counts: &mut FilterCounts,
+) -> Result<(StrColumn, Vec<u8>)> {
+    let cols = RuleColumns::open(seg)?;
+    let dups = if spec.thresholds.drop_near_duplicates {
+        Some(SegmentDups::open(dir, seg)?)
+    } else {
+        None
+    };
+    let ids = docid_column(seg, dir)?;
+    let mut decision = vec![0u8; ids.num_terms()];
+    let mut buf = String::new();
+    for doc in 0..seg.max_doc() {
+        let Some(ord) = ids.term_ords(doc).next() else {
+            continue;
+        };
+        let spam = match spec.spam {
+            Some(m) => {
+                buf.clear();
+                ids.ord_to_str(ord, &mut buf).map_err(io_err(dir))?;
+                m.get(&buf)
+            }
+            None => cols.spam(doc),
+        };
+        counts.considered += 1;
+        if spam.is_none() {
+            counts.unscored += 1;
+        }
+        let dup = dups.as_ref().is_some_and(|d| d.is_duplicate(doc));
+        let keep = spec
+            .thresholds
+            .keeps_doc(spam, &cols.counts(doc), cols.bytes(doc), dup);
+        decision[ord as usize] = if keep { 1 } else { 2 };
+        if keep {
+            counts.kept += 1;
+        } else {
+            counts.excluded += 1;
+        }
+    }
+    Ok((ids, decision))
+}
+
+/// Writes the docids of `ids` decided kept to `kept_path` and those
+/// excluded to `excl_path`, a line each in ordinal order (which is docid
+/// order: each file is sorted).
+fn spill_decisions(
+    ids: &StrColumn,
+    decision: &[u8],
+    dir: &Path,
+    kept_path: &Path,
+    excl_path: &Path,
+) -> Result<()> {
+    let mut buf = String::new();
+    let mut kw = BufWriter::new(File::create(kept_path).map_err(io_err(kept_path))?);
+    let mut ew = BufWriter::new(File::create(excl_path).map_err(io_err(excl_path))?);
+    for (ord, d) in decision.iter().enumerate() {
+        if *d == 0 {
+            continue;
+        }
+        buf.clear();
+        ids.ord_to_str(ord as u64, &mut buf).map_err(io_err(dir))?;
+        let w = if *d == 1 { &mut kw } else { &mut ew };
+        writeln!(w, "{buf}").map_err(io_err(kept_path))?;
+    }
+    kw.flush().map_err(io_err(kept_path))?;
+    ew.flush().map_err(io_err(excl_path))?;
+    Ok(())
+}
+
+/// Writes the filter file `out` with `header`, its docids inserted by
+/// `fill` in sorted order; `out` is left as it was when `fill` fails (the
+/// temporary file is dropped uncommitted).
+fn write_filter(
+    out: &Path,
+    header: &FilterHeader,
+    fill: impl FnOnce(&mut FilterWriter<OutFile>) -> Result<()>,
+) -> Result<()> {
+    let sink = OutFile::create(out)?;
+    let mut w = FilterWriter::new(sink, header).map_err(|e| filt_err(out, e))?;
+    fill(&mut w)?;
     let (sink, _) = w.finish().map_err(|e| filt_err(out, e))?;
     sink.commit()?;
-    Ok(header)
+    Ok(())
 }
 
 /// Refuses a rule the stats TSV `path` (with columns `cols`) cannot
@@ -284,51 +326,24 @@ fn duplicates(n: u64) -> String {
     format!("{n} docid(s) appear on more than one line (docids must be unique)")
 }
 
+/// The filter over every line of the stats TSV `path` (see the module
+/// docs): the docids kept and excluded are sorted externally, the list
+/// not stored is merged only to count its distinct docids, the stored
+/// one into the FST; a docid on two lines is an error.
 fn from_tsv(spec: &FilterSpec<'_>, path: &Path, out: &Path) -> Result<FilterHeader> {
     let input = |detail: String| Error::Input {
         path: path.to_path_buf(),
         detail,
     };
-    let mut r = open_text(path)?;
-    let mut line = Vec::new();
-    r.read_until(b'\n', &mut line).map_err(io_err(path))?;
-    let cols = StatsColumns::from_header(&line).map_err(|e| input(e.to_string()))?;
-    check_tsv_columns(spec, path, &cols)?;
+    let (mut r, cols) = open_tsv(spec, path)?;
     let tmp = tempfile::tempdir().map_err(io_err(out))?;
     let mut kept = SortedRuns::new(tmp.path(), "kept", RUN_LINES);
     let mut excluded = SortedRuns::new(tmp.path(), "excluded", RUN_LINES);
-    let mut counts = FilterCounts::default();
-    let mut line_no = 1u64;
-    loop {
-        line.clear();
-        if r.read_until(b'\n', &mut line).map_err(io_err(path))? == 0 {
-            break;
-        }
-        line_no += 1;
-        let Some(row) = cols
-            .parse(&line, line_no)
-            .map_err(|e| input(e.to_string()))?
-        else {
-            continue;
-        };
-        let docid = std::str::from_utf8(row.docid)
-            .map_err(|_| input(format!("line {line_no}: the docid is not UTF-8")))?;
-        let spam = match spec.spam {
-            Some(m) => m.get(docid),
-            None => row.spam,
-        };
-        counts.considered += 1;
-        if spam.is_none() {
-            counts.unscored += 1;
-        }
-        if spec.thresholds.keeps(spam, &row.counts, row.bytes) {
-            counts.kept += 1;
-            kept.push(docid.to_string())?;
-        } else {
-            counts.excluded += 1;
-            excluded.push(docid.to_string())?;
-        }
-    }
+    let lists = Lists {
+        kept: &mut kept,
+        excluded: &mut excluded,
+    };
+    let counts = read_tsv_rows(spec, path, &mut r, &cols, lists)?;
     let header = FilterHeader::new(
         spec.thresholds.clone(),
         counts,
@@ -360,20 +375,89 @@ fn from_tsv(spec: &FilterSpec<'_>, path: &Path, out: &Path) -> Result<FilterHead
     if distinct != other_expected {
         return Err(input(duplicates(other_expected - distinct)));
     }
-    let sink = OutFile::create(out)?;
-    let mut w = FilterWriter::new(sink, &header).map_err(|e| filt_err(out, e))?;
-    let mut written = 0u64;
-    merge_sorted_lines(&chosen, |docid| {
-        written += 1;
-        w.insert(docid.as_bytes()).map_err(|e| filt_err(out, e))
+    write_filter(out, &header, |w| {
+        let mut written = 0u64;
+        merge_sorted_lines(&chosen, |docid| {
+            written += 1;
+            w.insert(docid.as_bytes()).map_err(|e| filt_err(out, e))
+        })?;
+        if written != expected {
+            return Err(input(duplicates(expected - written)));
+        }
+        Ok(())
     })?;
-    if written != expected {
-        // `w` is dropped uncommitted: its temporary file goes, `out` stays.
-        return Err(input(duplicates(expected - written)));
-    }
-    let (sink, _) = w.finish().map_err(|e| filt_err(out, e))?;
-    sink.commit()?;
     Ok(header)
+}
+
+/// Opens the stats TSV `path` and reads its header line, refusing a rule
+/// it cannot decide; returns the reader after the header, and the
+/// columns.
+fn open_tsv(spec: &FilterSpec<'_>, path: &Path) -> Result<(Box<dyn BufRead>, StatsColumns)> {
+    let mut r = open_text(path)?;
+    let mut line = Vec::new();
+    r.read_until(b'\n', &mut line).map_err(io_err(path))?;
+    let cols = StatsColumns::from_header(&line).map_err(|e| Error::Input {
+        path: path.to_path_buf(),
+        detail: e.to_string(),
+    })?;
+    check_tsv_columns(spec, path, &cols)?;
+    Ok((r, cols))
+}
+
+/// Where the docids of a stats TSV go, by decision.
+struct Lists<'a> {
+    kept: &'a mut SortedRuns,
+    excluded: &'a mut SortedRuns,
+}
+
+/// Reads the lines of the stats TSV `path` after its header (from `r`,
+/// with columns `cols`), deciding each line's docid into one of `lists`;
+/// returns the counts.
+fn read_tsv_rows(
+    spec: &FilterSpec<'_>,
+    path: &Path,
+    r: &mut dyn BufRead,
+    cols: &StatsColumns,
+    lists: Lists<'_>,
+) -> Result<FilterCounts> {
+    let input = |detail: String| Error::Input {
+        path: path.to_path_buf(),
+        detail,
+    };
+    let mut line = Vec::new();
+    let mut counts = FilterCounts::default();
+    let mut line_no = 1u64;
+    loop {
+        line.clear();
+        if r.read_until(b'\n', &mut line).map_err(io_err(path))? == 0 {
+            break;
+        }
+        line_no += 1;
+        let Some(row) = cols
+            .parse(&line, line_no)
+            .map_err(|e| input(e.to_string()))?
+        else {
+            continue;
+        };
+        let docid = std::str::from_utf8(row.docid)
+            .map_err(|_| input(format!("line {line_no}: the docid is not UTF-8")))?;
+        let spam = match spec.spam {
+            Some(m) => m.get(docid),
+            None => row.spam,
+        };
+        counts.considered += 1;
+        if spam.is_none() {
+            counts.unscored += 1;
+        }
+        if spec.thresholds.keeps(spam, &row.counts, row.bytes) {
+            counts.kept += 1;
+            lists.kept.push(docid.to_string())?;
+        } else {
+            counts.excluded += 1;
+            lists.excluded.push(docid.to_string())?;
+        }
+    }
+    Ok(counts)
 }
 
 /// Writes the per-document statistics of the index in `dir` as a stats TSV
@@ -382,10 +466,10 @@ fn from_tsv(spec: &FilterSpec<'_>, path: &Path, out: &Path) -> Result<FilterHead
 /// as `unfinished` says.
 pub fn write_stats_tsv(
     dir: &Path,
-    unfinished: crate::index::Unfinished,
+    unfinished: sieve_format::index::Unfinished,
     out: &mut impl Write,
 ) -> Result<u64> {
-    let (index, _) = crate::index::open_index_with(dir, unfinished)?;
+    let (index, _) = sieve_format::index::open_index_with(dir, unfinished)?;
     let searcher = index.reader()?.searcher();
     writeln!(out, "{}", sieve_filters::docstats::header_line()).map_err(io_err(dir))?;
     let mut n = 0u64;

@@ -5,30 +5,44 @@
 //! near-duplicate clustering, the quarantine of what is not indexed,
 //! Parquet output, and the spam and filter files a build consults.
 //!
-//! The modules, from the bottom up (each uses only modules above it in
-//! this list, besides [`error`]):
+//! # Roles
 //!
-//! * [`options`]: [`options::BuildOptions`], caps, the time-budget mode,
-//!   the thread check and progress callbacks.
-//! * [`manifest`]: the manifest of `sieve-format` and the record of a
-//!   build's options in it.
-//! * [`spamfile`]: Waterloo spam rankings to an in-memory FST map.
-//! * [`filterbuild`]: building docid filter files (and loading one into
-//!   [`options::BuildOptions`]).
+//! One entry point per command of `sieve-index`: [`build::build`] (crawl
+//! files to an index), [`extract::extract`] (the same pipeline writing a
+//! document corpus), [`shard`] (one shard of a distributed build, and
+//! merging shards), [`filterbuild`] and [`spamfile`] (the filter files and
+//! spam maps a build or a search consults), [`dedup`] (near-duplicate
+//! clusters of an index) and [`summary`] (what a build prints). Each takes
+//! its options as plain values ([`options::BuildOptions`]) and reports
+//! progress through [`options::Progress`].
+//!
+//! The modules, from the bottom up (each uses only modules above it in
+//! this list, besides `error`; those without a link are private):
+//!
 //! * [`order`]: input-order segments: order-preserving merges and the
 //!   final segment list of a build.
-//! * [`quarantine`]: the bytes of everything not indexed.
-//! * `losses`, `pipeline` and `readahead` (private): the losses log, the
-//!   per-document work of a build and the writer's per-file sink, and the
-//!   reader threads that read and process files ahead of the writer.
-//! * [`dedup`]: near-duplicate band keys and clustering by external sorts
-//!   (the column itself is `sieve_format::dups`).
-//! * [`unique`]: later copies of a docid removed after a build or merge.
+//! * [`options`]: [`options::BuildOptions`], caps, the time-budget mode,
+//!   the thread check and progress callbacks.
+//! * `manifest`: a build's options as the manifest records them
+//!   ([`sieve_format::manifest`]).
+//! * [`spamfile`]: Waterloo spam rankings to an FST map.
+//! * [`filterbuild`]: building docid filter files (and loading one into
+//!   [`options::BuildOptions`]).
+//! * `quarantine`, `losses`: the bytes of everything not indexed; the
+//!   losses log.
 //! * [`parquetfile`]: one input's documents as a Parquet file.
-//! * [`build`]: the build driver (open or resume, a commit per group of files).
-//! * [`extract`]: the same pipeline writing a document corpus instead of an index.
-//! * [`shard`]: one shard of a distributed build, and merging shards.
-//! * [`summary`]: the human summary of build statistics.
+//! * `record`: one document as `extract` writes it.
+//! * [`dedup`]: near-duplicate band keys and their clustering by external
+//!   sorts (the column itself is [`sieve_format::dups`]).
+//! * `unique`: later copies of a docid removed after a build or merge.
+//! * `pipeline`, `readahead`: the per-document work of a build and the
+//!   writer's per-file sink; the reader threads that read and process
+//!   files ahead of the writer.
+//! * `run`: what `build` and `extract` share: the manifest of a run,
+//!   claiming or resuming its directory, the worker pool, the losses log
+//!   and the quarantine cut back to the last checkpoint, the final
+//!   statistics.
+//! * [`build`], [`extract`], [`shard`], [`summary`]: the commands.
 //!
 //! Every fallible function returns [`Error`], whose variants carry the
 //! evidence; errors of the crawl readers and of the index files keep their
@@ -41,30 +55,25 @@
 //! println!("{} documents", stats.totals.indexed);
 //! ```
 
-// The layers below, under the names this crate's modules use.
-use sieve_analysis as analysis;
-use sieve_crawl as crawl;
-use sieve_crawl::inputs;
-use sieve_format::{bounds, document, extsort, index, jsonfile, lock, outfile, schema, stats};
-use sieve_text::{charset, html};
-
 pub mod build;
 pub mod dedup;
-pub mod error;
+mod error;
 pub mod extract;
 pub mod filterbuild;
 mod losses;
-pub mod manifest;
+mod manifest;
 pub mod options;
 pub mod order;
 pub mod parquetfile;
 mod pipeline;
-pub mod quarantine;
+mod quarantine;
 mod readahead;
+mod record;
+mod run;
 pub mod shard;
 pub mod spamfile;
 pub mod summary;
-pub mod unique;
+mod unique;
 
 pub use error::Error;
 pub use error::RuleInput;

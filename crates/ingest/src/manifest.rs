@@ -1,9 +1,8 @@
-//! The manifest of an index (`sieve.json`, see `sieve_format::manifest`),
-//! and the record of a build's options in it.
-
-pub use sieve_format::manifest::*;
+//! The record of a build's options in the manifest of an index
+//! (`sieve.json`, [`sieve_format::manifest`]).
 
 use sieve_analysis::{Stemmer, Stopwords};
+use sieve_format::manifest::ManifestOptions;
 use sieve_text::charset::CharsetMode;
 
 use crate::options::BuildOptions;

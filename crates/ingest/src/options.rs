@@ -11,19 +11,19 @@ use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use sieve_analysis::AnalyzerConfig;
+use sieve_crawl::CrawlOptions;
+use sieve_crawl::inputs::SkippedInput;
 use sieve_filters::docfilter::DocFilter;
 use sieve_filters::spam::SpamMap;
+use sieve_text::charset::CharsetMode;
+use sieve_text::html::{HtmlOptions, TextMode};
 
-use crate::analysis::AnalyzerConfig;
-use crate::charset::CharsetMode;
-use crate::crawl::CrawlOptions;
-use crate::html::{HtmlOptions, TextMode};
-use crate::inputs::SkippedInput;
 use crate::{Error, Result};
 
 /// Everything [`crate::build::build`] needs.
 pub struct BuildOptions {
-    /// Input files, in processing order (see [`crate::inputs::expand_inputs`]).
+    /// Input files, in processing order (see [`sieve_crawl::inputs::expand_inputs`]).
     pub inputs: Vec<PathBuf>,
     /// The index directory.
     pub index: PathBuf,
@@ -36,7 +36,7 @@ pub struct BuildOptions {
     /// HTML caps.
     pub html: HtmlOptions,
     /// Which text of a page is kept: all visible text (the default) or the
-    /// main content ([`crate::html::extract_text`]).
+    /// main content ([`sieve_text::html::extract_text`]).
     pub text: TextMode,
     /// Compute near-duplicate band keys and clusters ([`crate::dedup`];
     /// default on).
@@ -65,7 +65,7 @@ pub struct BuildOptions {
     /// [`crate::order`]).
     pub max_merge_docs: u32,
     /// Write what is not indexed (and documents that hit a cap) here (see
-    /// [`crate::quarantine`]). Costs a copy of each document's body while it
+    /// the `quarantine` module). Costs a copy of each document's body while it
     /// is processed, and up to the record cap per skipped record in flight.
     pub quarantine: Option<PathBuf>,
     /// Time budget per document (decode, clean, extract, analyse); `None`
@@ -75,7 +75,7 @@ pub struct BuildOptions {
     /// What to do with a document over its time budget.
     pub doc_timeout: DocTimeout,
     /// Input entries skipped while expanding the inputs (see
-    /// [`crate::inputs`]): recorded in `stats.json` and `losses.jsonl`.
+    /// [`sieve_crawl::inputs`]): recorded in `stats.json` and `losses.jsonl`.
     pub skipped_inputs: Vec<SkippedInput>,
 }
 

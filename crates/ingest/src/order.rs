@@ -33,12 +33,12 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+use sieve_format::document::SieveDocument;
+use sieve_format::index::{stored_str, stored_u64};
+use sieve_format::schema::{OFFSET, SOURCE};
 use tantivy::index::{SegmentId, SegmentMeta};
 use tantivy::{Directory, Index, IndexWriter, SegmentReader, TantivyDocument};
 
-use crate::document::SieveDocument;
-use crate::index::{stored_str, stored_u64};
-use crate::schema::{OFFSET, SOURCE};
 use crate::{Error, Result};
 
 /// Segments merged at once.

@@ -5,7 +5,7 @@
 //! # Columns
 //!
 //! The fields of the JSON records, in the same order and with the same
-//! names (from [`crate::schema`]): `docid` (string), `url` (string, null
+//! names (from [`sieve_format::schema`]): `docid` (string), `url` (string, null
 //! when the record has none), `source` (string), `offset` (uint64),
 //! `charset` (string), `charset_source` (string), `errors` (a group of the
 //! seven uint64 UTF-8 error counts, named by
@@ -51,12 +51,12 @@ use parquet::file::writer::{SerializedFileWriter, SerializedRowGroupWriter};
 use parquet::schema::parser::parse_message_type;
 use parquet::schema::types::ColumnPath;
 use sieve_filters::utf8::{ErrorClass, Utf8Counts};
-
-use crate::error::io_err;
-use crate::schema::{
+use sieve_format::schema::{
     CHARSET, CHARSET_SOURCE, DOCID, ERRORS, HTML, HTTP_HEADERS, OFFSET, SOURCE, SPAM, TEXT, TITLE,
     URL, WARC_HEADERS,
 };
+
+use crate::error::io_err;
 use crate::{Error, Result};
 
 /// A row group is written once it holds this many documents.

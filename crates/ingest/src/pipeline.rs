@@ -6,21 +6,21 @@
 
 use std::time::Instant;
 
+use sieve_analysis::EnglishAnalyzer;
+use sieve_crawl::Error as CrawlError;
+use sieve_crawl::{Anomaly, AnomalyKind, CrawlEvent, Markup, RawDoc, Skip, SkipReason};
 use sieve_filters::utf8::{Counting, ErrorClass, Utf8Counts};
+use sieve_format::document::{IndexDoc, SieveDocument};
+use sieve_format::schema::Fields;
+use sieve_format::stats::FileStats;
+use sieve_text::charset::{CharsetMode, Decoded, decode, decode_utf8};
+use sieve_text::html::{Extracted, extract_text, plain_text};
 use tantivy::IndexWriter;
 
-use crate::analysis::EnglishAnalyzer;
-use crate::charset::{decode, decode_utf8};
-use crate::crawl::{Anomaly, AnomalyKind, CrawlEvent, Markup, RawDoc, Skip};
-use crate::document::{IndexDoc, SieveDocument};
-use crate::html::{extract_text, plain_text};
 use crate::losses::{LossLine, file_error, log_loss};
 use crate::options::{BuildOptions, Cap, CapHits, DocTimeout, Progress};
 use crate::quarantine::{Content, Item, Quarantine};
-use crate::schema::Fields;
-use crate::stats::FileStats;
-use sieve_crawl::Error as CrawlError;
-
+use crate::record::{Record, RecordSpec};
 use crate::{Error, Result};
 
 /// What the workers made of one document.
@@ -35,7 +35,7 @@ pub(crate) enum Made {
     /// An analysed tantivy document.
     Index(Box<SieveDocument>),
     /// An `extract` record.
-    Record(Box<crate::extract::Record>),
+    Record(Box<Record>),
 }
 
 /// Where the documents of a file go: the index writer, or the output file
@@ -70,16 +70,19 @@ pub(crate) struct Processed {
     body_truncated: bool,
 }
 
-/// Per-document figures for the statistics.
+/// Per-document figures for the statistics (and the index).
 struct DocFacts {
     counts: Utf8Counts,
     atire_extra: u64,
+    /// The key of the source that decided the charset.
     source: &'static str,
+    /// Its code, as the index stores it.
+    source_code: u64,
     encoding: &'static str,
     disagree: bool,
     truncated: bool,
     html_capped: bool,
-    spam: bool,
+    spam: Option<u8>,
 }
 
 /// Processes one document (in a worker).
@@ -104,8 +107,11 @@ pub(crate) fn process(raw: RawDoc, source: &str, p: &Pipeline<'_>) -> Processed 
     }
 }
 
+/// Decodes, extracts and (for an index) analyses one document, or says
+/// why it is lost, recording the caps it hits in `caps`: the build's hot
+/// path, its steps and their allocations in this order.
 fn process_doc(
-    raw: RawDoc,
+    mut raw: RawDoc,
     source: &str,
     p: &Pipeline<'_>,
     deadline: Option<Instant>,
@@ -118,17 +124,7 @@ fn process_doc(
         return Outcome::Lost("filtered");
     }
     let late = || deadline.is_some_and(|d| Instant::now() >= d);
-    let decoded = if raw.utf8 {
-        decode_utf8(raw.body, opts.charset, Counting::Exact)
-    } else {
-        decode(
-            raw.body,
-            raw.http_charset.as_deref(),
-            raw.url.as_deref(),
-            opts.charset,
-            Counting::Exact,
-        )
-    };
+    let decoded = decode_body(&mut raw, opts.charset);
     if opts.doc_timeout == DocTimeout::Skip && late() {
         caps.set(Cap::TimeBudget, true);
         return Outcome::Lost("time_budget");
@@ -153,14 +149,8 @@ fn process_doc(
             None
         }
     };
-    caps.set(Cap::HtmlDepth, text.depth_capped);
-    caps.set(Cap::TextBytes, text.text_truncated);
-    caps.set(Cap::TimeBudget, text.timed_out);
-    if text.timed_out && opts.doc_timeout == DocTimeout::Skip {
-        return Outcome::Lost("time_budget");
-    }
-    if text.title.trim().is_empty() && text.body.trim().is_empty() {
-        return Outcome::Lost("empty_text");
+    if let Some(reason) = text_caps(&text, opts.doc_timeout, caps) {
+        return Outcome::Lost(reason);
     }
     let spam = opts.spam.as_ref().and_then(|m| m.get(&raw.docid));
     let minhash = if opts.near_duplicates {
@@ -172,13 +162,71 @@ fn process_doc(
         counts,
         atire_extra,
         source: decoded.source.key(),
+        source_code: decoded.source.code(),
         encoding: decoded.encoding.name(),
         disagree: decoded.disagree,
         truncated: raw.truncated,
         html_capped: text.depth_capped || text.text_truncated,
-        spam: spam.is_some(),
+        spam,
     };
-    let doc = IndexDoc {
+    let timed_out = text.timed_out;
+    let heads = raw.heads.take();
+    let doc = index_doc(raw, source, text, &facts, minhash);
+    let made = match p.extract {
+        Some(x) => Made::Record(Box::new(Record::new(doc, facts.source, x, heads, html))),
+        None => Made::Index(Box::new(doc.into_document(p.fields, p.analyzer))),
+    };
+    if opts.doc_timeout == DocTimeout::Skip && !timed_out && late() {
+        caps.set(Cap::TimeBudget, true);
+        return Outcome::Lost("time_budget");
+    }
+    Outcome::Doc(made, facts)
+}
+
+/// Decodes the body of `raw` (taken out of it) to text: a UTF-8 record
+/// (JSON lines) with the cleaner alone, any other through charset
+/// detection; UTF-8 errors counted exactly.
+fn decode_body(raw: &mut RawDoc, mode: CharsetMode) -> Decoded {
+    let body = std::mem::take(&mut raw.body);
+    if raw.utf8 {
+        decode_utf8(body, mode, Counting::Exact)
+    } else {
+        decode(
+            body,
+            raw.http_charset.as_deref(),
+            raw.url.as_deref(),
+            mode,
+            Counting::Exact,
+        )
+    }
+}
+
+/// Records in `caps` the caps the extraction of `text` hit; returns why
+/// the document is lost, if it is: timed out (with `timeout` skipping),
+/// or no title and no text.
+fn text_caps(text: &Extracted, timeout: DocTimeout, caps: &mut CapHits) -> Option<&'static str> {
+    caps.set(Cap::HtmlDepth, text.depth_capped);
+    caps.set(Cap::TextBytes, text.text_truncated);
+    caps.set(Cap::TimeBudget, text.timed_out);
+    if text.timed_out && timeout == DocTimeout::Skip {
+        return Some("time_budget");
+    }
+    if text.title.trim().is_empty() && text.body.trim().is_empty() {
+        return Some("empty_text");
+    }
+    None
+}
+
+/// The document `raw` (from the input `source`) with its extracted `text`,
+/// the figures of its decoding and its band keys.
+fn index_doc(
+    raw: RawDoc,
+    source: &str,
+    text: Extracted,
+    facts: &DocFacts,
+    minhash: Vec<u64>,
+) -> IndexDoc {
+    IndexDoc {
         docid: raw.docid,
         url: raw.url,
         title: text.title,
@@ -191,30 +239,15 @@ fn process_doc(
         gz_member: raw.span.member,
         record_crc: raw.span.crc,
         bytes: raw.original_len,
-        counts,
-        atire_extra,
-        charset: decoded.encoding.name().to_string(),
-        charset_source: decoded.source.code(),
-        charset_disagree: decoded.disagree,
+        counts: facts.counts,
+        atire_extra: facts.atire_extra,
+        charset: facts.encoding.to_string(),
+        charset_source: facts.source_code,
+        charset_disagree: facts.disagree,
         truncated: raw.truncated,
-        spam,
+        spam: facts.spam,
         minhash,
-    };
-    let made = match p.extract {
-        Some(x) => Made::Record(Box::new(crate::extract::Record::new(
-            doc,
-            decoded.source.key(),
-            x,
-            raw.heads,
-            html,
-        ))),
-        None => Made::Index(Box::new(doc.into_document(p.fields, p.analyzer))),
-    };
-    if opts.doc_timeout == DocTimeout::Skip && !text.timed_out && late() {
-        caps.set(Cap::TimeBudget, true);
-        return Outcome::Lost("time_budget");
     }
-    Outcome::Doc(made, facts)
 }
 
 /// Bytes an event carries (for batching).
@@ -237,7 +270,7 @@ pub(crate) struct Pipeline<'a> {
     /// Progress callbacks.
     pub(crate) progress: &'a dyn Progress,
     /// `extract`: make output records instead of analysed documents.
-    pub(crate) extract: Option<&'a crate::extract::RecordSpec>,
+    pub(crate) extract: Option<&'a RecordSpec>,
 }
 
 /// Where the results of one file go: the writer, the file's statistics,
@@ -384,8 +417,8 @@ impl FileSink<'_> {
         // What was wrong: the line's fault, or the docid rule broken
         // (`whitespace: U+00A0 at byte 2`).
         let detail = match &s.reason {
-            crate::crawl::SkipReason::MalformedLine(why) => Some(why.clone()),
-            crate::crawl::SkipReason::BadDocid(fault) => Some(fault.to_string()),
+            SkipReason::MalformedLine(why) => Some(why.clone()),
+            SkipReason::BadDocid(fault) => Some(fault.to_string()),
             _ => None,
         };
         log_loss(
@@ -468,5 +501,5 @@ fn count_doc(fs: &mut FileStats, f: &DocFacts) {
     fs.charset_disagree += u64::from(f.disagree);
     fs.truncated += u64::from(f.truncated);
     fs.html_capped += u64::from(f.html_capped);
-    fs.spam_scored += u64::from(f.spam);
+    fs.spam_scored += u64::from(f.spam.is_some());
 }

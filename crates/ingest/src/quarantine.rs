@@ -48,8 +48,8 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use sieve_format::lock::{DirLock, claim_dir};
 
-use crate::lock::{DirLock, claim_dir};
 use crate::{Error, Result};
 
 /// Name of the index of a quarantine directory.
@@ -124,11 +124,11 @@ pub struct Quarantine {
 
 impl Quarantine {
     /// Checks, creating nothing, that [`Quarantine::open`] would accept
-    /// `dir`: no foreign files (see [`crate::lock::check_claimable`]) and,
+    /// `dir`: no foreign files (see [`sieve_format::lock::check_claimable`]) and,
     /// unless `resume`, no quarantine in it already. A build calls this
     /// before it creates its index directory.
     pub fn precheck(dir: &Path, resume: bool) -> Result<()> {
-        crate::lock::check_claimable(dir, |found| found.iter().any(|f| f == INDEX))?;
+        sieve_format::lock::check_claimable(dir, |found| found.iter().any(|f| f == INDEX))?;
         Self::check_existing(dir, resume).map(|_| ())
     }
 
@@ -152,7 +152,7 @@ impl Quarantine {
     /// are cut at `max_bytes`.
     ///
     /// The directory's last component is created (0750) if missing, and it
-    /// is locked for the life of the returned value ([`crate::lock`]). A
+    /// is locked for the life of the returned value ([`sieve_format::lock`]). A
     /// non-empty directory without [`INDEX`] is refused, naming what it
     /// holds; a new build never writes over an existing file.
     pub fn open(dir: &Path, committed_len: u64, resume: bool, max_bytes: usize) -> Result<Self> {

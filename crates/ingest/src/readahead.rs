@@ -4,12 +4,12 @@
 //! build's own thread) takes the results file by file, batch by batch, in
 //! input order.
 //!
-//! Before reading ahead, each file had one reader thread and the writer waited
-//! for every batch: the workers idled while the writer added a batch's
+//! With one reader thread per file and a writer that waits for every
+//! batch, the workers idled while the writer added a batch's
 //! documents, while a file was committed and while the next file's first
-//! batch was read (1.66 of 2 cores busy at `--threads 2`). Now:
+//! batch was read (1.66 of 2 cores busy at `--threads 2`). Instead:
 //!
-//! * a reader thread per file reads and parses records ([`crate::crawl`])
+//! * a reader thread per file reads and parses records ([`sieve_crawl`])
 //!   into batches of at most [`BATCH_DOCS`] documents or [`BATCH_BYTES`]
 //!   bytes, spawns one pool job per batch that processes its documents
 //!   ([`crate::pipeline::process`]), and queues the batch with the pending
@@ -41,7 +41,8 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
-use crate::crawl::{CrawlEvent, CrawlReader, RawDoc};
+use sieve_crawl::{CrawlEvent, CrawlReader, RawDoc};
+
 use crate::pipeline::{FileSink, Pipeline, Processed, event_bytes, process};
 use crate::{Error, Result};
 
@@ -327,7 +328,7 @@ fn read_file<'env>(
     let mut crawl_opts = pipeline.opts.crawl.clone();
     crawl_opts.keep_skipped |= pipeline.opts.quarantine.is_some();
     crawl_opts.keep_heads |= pipeline.extract.is_some_and(|x| x.full);
-    let reader: CrawlReader = match crate::crawl::open(path, &crawl_opts) {
+    let reader: CrawlReader = match sieve_crawl::open(path, &crawl_opts) {
         Ok(r) => r,
         Err(e) => {
             tx.send(Feed::Open(e.into()));
@@ -400,7 +401,7 @@ fn send_batch<'env>(
 
 /// Writes the batches of one file, read and processed ahead, into `sink`,
 /// in record order. A file that cannot be opened or read to its end is
-/// named in [`crate::stats::FileStats::error`], not an error.
+/// named in [`sieve_format::stats::FileStats::error`], not an error.
 pub(crate) fn write_file(
     pipeline: &Pipeline<'_>,
     feed: FeedRx,

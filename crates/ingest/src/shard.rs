@@ -21,14 +21,17 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use sieve_format::index::{LOSSES, STATS, create_private_dir, open_index, write_json};
+use sieve_format::manifest::{BuildState, MANIFEST, Manifest, build_finished, read_manifest};
+use sieve_format::stats::{BuildStats, ClusterSummary, FileStats};
+use sieve_format::unique::Duplicate;
+use tantivy::Index;
 use tantivy::directory::MmapDirectory;
 
 use crate::build;
 use crate::error::io_err as io;
-use crate::index::{LOSSES, STATS, create_private_dir, open_index, write_json};
-use crate::manifest::{BuildState, MANIFEST, Manifest, build_finished, read_manifest};
 use crate::options::{BuildOptions, NoProgress};
-use crate::stats::{BuildStats, FileStats};
+use crate::unique::{DupSink, count_duplicate, log_duplicate, remove_duplicates};
 use crate::{Error, Result};
 
 /// What [`build_shard`] did.
@@ -52,7 +55,7 @@ fn finished(dir: &Path) -> bool {
 
 /// Reads the `stats.json` of a finished shard (or any index) in `dir`.
 pub fn read_stats(dir: &Path) -> Result<BuildStats> {
-    Ok(crate::jsonfile::read_json(&dir.join(STATS))?)
+    Ok(sieve_format::jsonfile::read_json(&dir.join(STATS))?)
 }
 
 /// Builds the shard `out` from `opts.inputs` (single-threaded; `opts.index`
@@ -139,7 +142,8 @@ pub fn build_shard(mut opts: BuildOptions, out: &Path) -> Result<ShardRecord> {
 
 /// Merges finished shards into one index at `out` (which must not exist).
 /// All shards must have been built with the same options, and have
-/// finished (an unfinished shard is refused, [`Error::Unfinished`]); the
+/// finished (an unfinished shard is refused,
+/// [`Error::Unfinished`](sieve_format::Error::Unfinished)); the
 /// merged manifest lists every input and says `finished`, and `stats.json`
 /// sums the shards' figures.
 pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
@@ -155,6 +159,54 @@ pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
             detail: "the merged index directory already exists".into(),
         });
     }
+    let Shards {
+        manifests,
+        indexes,
+        mut files,
+    } = open_shards(shards)?;
+    let tmp = out.with_file_name(format!(
+        ".{}.merge-tmp-{}",
+        out.file_name()
+            .map_or("merged".into(), |n| n.to_string_lossy()),
+        std::process::id()
+    ));
+    create_private_dir(&tmp)?;
+    let dir = MmapDirectory::open(&tmp).map_err(|e| Error::Input {
+        path: tmp.clone(),
+        detail: e.to_string(),
+    })?;
+    let index = tantivy::indexer::merge_indices(&indexes, dir)?;
+    merge_losses(shards, &tmp, &index, &mut files)?;
+    sieve_format::bounds::write_index_bounds(&tmp, &index)?;
+    let near_duplicates = match manifests[0].options.minhash {
+        Some(_) => Some(crate::dedup::write_index_dups(
+            &tmp,
+            &index,
+            crate::dedup::RUN_LINES,
+        )?),
+        None => None,
+    };
+    let mut merged = manifests[0].clone();
+    merged.inputs = manifests.iter().flat_map(|m| m.inputs.clone()).collect();
+    let stats = merged_stats(files, near_duplicates);
+    write_json(&tmp.join(STATS), &stats)?;
+    merged.state = Some(BuildState::Finished);
+    write_json(&tmp.join(MANIFEST), &merged)?;
+    std::fs::rename(&tmp, out).map_err(io(out))?;
+    Ok(stats)
+}
+
+/// The finished shards of a merge: their manifests, indexes and per-file
+/// statistics, in shard order.
+struct Shards {
+    manifests: Vec<Manifest>,
+    indexes: Vec<Index>,
+    files: Vec<FileStats>,
+}
+
+/// Opens the finished `shards`, refusing one built with other options or
+/// another schema than the first.
+fn open_shards(shards: &[PathBuf]) -> Result<Shards> {
     let mut manifests: Vec<Manifest> = Vec::new();
     let mut indexes = Vec::new();
     let mut files: Vec<FileStats> = Vec::new();
@@ -175,25 +227,28 @@ pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
         files.extend(read_stats(s)?.files);
         manifests.push(m);
     }
-    let tmp = out.with_file_name(format!(
-        ".{}.merge-tmp-{}",
-        out.file_name()
-            .map_or("merged".into(), |n| n.to_string_lossy()),
-        std::process::id()
-    ));
-    create_private_dir(&tmp)?;
-    let dir = MmapDirectory::open(&tmp).map_err(|e| Error::Input {
-        path: tmp.clone(),
-        detail: e.to_string(),
-    })?;
-    let index = tantivy::indexer::merge_indices(&indexes, dir)?;
-    // The shards' losses in shard order, then the later copies of docids
-    // that the shards share (crate::unique).
+    Ok(Shards {
+        manifests,
+        indexes,
+        files,
+    })
+}
+
+/// Writes the losses log of the merged `index` (in `tmp`): the shards'
+/// losses in shard order, then the later copies of docids that the
+/// shards share ([`crate::unique`]), which are removed from the index and
+/// counted in `files`.
+fn merge_losses(
+    shards: &[PathBuf],
+    tmp: &Path,
+    index: &Index,
+    files: &mut Vec<FileStats>,
+) -> Result<()> {
     let losses = tmp.join(LOSSES);
     let mut sink = MergeDups {
-        losses: crate::index::create_file(&losses)?,
+        losses: sieve_format::index::create_file(&losses)?,
         path: &losses,
-        files: &mut files,
+        files,
     };
     for s in shards {
         let theirs = s.join(LOSSES);
@@ -202,41 +257,24 @@ pub fn merge_shards(shards: &[PathBuf], out: &Path) -> Result<BuildStats> {
             std::io::copy(&mut f, &mut sink.losses).map_err(io(&losses))?;
         }
     }
-    crate::unique::remove_duplicates(&index, &tmp, &mut sink)?;
+    remove_duplicates(index, tmp, &mut sink)?;
     sink.losses.flush().map_err(io(&losses))?;
-    crate::bounds::write_index_bounds(&tmp, &index)?;
-    let near_duplicates = match manifests[0].options.minhash {
-        Some(_) => Some(crate::dedup::write_index_dups(
-            &tmp,
-            &index,
-            crate::dedup::RUN_LINES,
-        )?),
-        None => None,
-    };
-    let mut merged = manifests[0].clone();
-    merged.inputs = manifests.iter().flat_map(|m| m.inputs.clone()).collect();
-    let mut totals = FileStats {
-        path: "(all)".into(),
-        ..Default::default()
-    };
-    for f in &files {
-        totals.add(f);
-    }
-    let stats = BuildStats {
+    Ok(())
+}
+
+/// The statistics of a merged index: the shards' `files` and their
+/// totals, with the clusters found over all of them.
+fn merged_stats(files: Vec<FileStats>, near_duplicates: Option<ClusterSummary>) -> BuildStats {
+    BuildStats {
         failed_files: files.iter().filter_map(FileStats::failure).collect(),
-        totals,
+        totals: crate::run::totals(&files),
         files,
         skipped_inputs: Vec::new(),
         spam_without_doc: None,
         near_duplicates,
         unique_docids: true,
         seconds: 0.0,
-    };
-    write_json(&tmp.join(STATS), &stats)?;
-    merged.state = Some(BuildState::Finished);
-    write_json(&tmp.join(MANIFEST), &merged)?;
-    std::fs::rename(&tmp, out).map_err(io(out))?;
-    Ok(stats)
+    }
 }
 
 /// Where a merge's later copies of a docid go: the merged index's
@@ -247,12 +285,12 @@ struct MergeDups<'a> {
     files: &'a mut Vec<FileStats>,
 }
 
-impl crate::unique::DupSink for MergeDups<'_> {
-    fn skipped(&mut self, d: &crate::unique::Duplicate) -> Result<()> {
+impl DupSink for MergeDups<'_> {
+    fn skipped(&mut self, d: &Duplicate) -> Result<()> {
         let mut log = Vec::new();
-        crate::unique::log_duplicate(&mut log, d);
+        log_duplicate(&mut log, d);
         self.losses.write_all(&log).map_err(io(self.path))?;
-        crate::unique::count_duplicate(self.files, d);
+        count_duplicate(self.files, d);
         Ok(())
     }
 

@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 
 use flate2::read::MultiGzDecoder;
 use sieve_filters::spam::{SpamMapBuilder, parse_line};
+use sieve_format::extsort::{SortedRuns, merge_sorted_lines};
+use sieve_format::index::create_file;
 
-use crate::extsort::{SortedRuns, merge_sorted_lines};
-use crate::index::create_file;
 use crate::options::BuildOptions;
 use crate::{Error, Result};
 

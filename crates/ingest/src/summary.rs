@@ -4,8 +4,8 @@
 use std::io::Write;
 
 use sieve_filters::utf8::ErrorClass;
-
-use crate::stats::BuildStats;
+use sieve_format::stats::{BuildStats, FileStats};
+use sieve_format::unique::DUPLICATE_DOCID;
 
 /// `x` rounded to three significant figures, for rates read by people
 /// (`39.8283` gives `39.8`, `1234.5` gives `1230`, `0.012345` gives
@@ -44,11 +44,37 @@ pub fn summary(stats: &BuildStats, out: &mut impl Write) -> std::io::Result<()> 
         t.indexed,
         stats.seconds
     )?;
-    if !t.skipped.is_empty() {
-        let s: Vec<String> = t.skipped.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        writeln!(out, "records not indexed, by reason: {}", s.join(" "))?;
+    write_losses(t, out)?;
+    write_encodings(t, out)?;
+    if let Some(d) = &stats.near_duplicates {
+        writeln!(
+            out,
+            "near-duplicates: {} documents in {} clusters of two or more; {} are copies of their cluster's representative (smallest docid)",
+            d.clustered, d.clusters, d.duplicates
+        )?;
     }
-    if let Some(n) = t.skipped.get(crate::unique::DUPLICATE_DOCID) {
+    for f in &stats.failed_files {
+        writeln!(out, "FAILED (read in part or not at all): {f}")?;
+    }
+    Ok(())
+}
+
+/// `key=value` pairs joined by spaces.
+fn pairs<K: std::fmt::Display, V: std::fmt::Display>(
+    map: impl IntoIterator<Item = (K, V)>,
+) -> String {
+    let s: Vec<String> = map.into_iter().map(|(k, v)| format!("{k}={v}")).collect();
+    s.join(" ")
+}
+
+/// The lines of what was not indexed, or not whole: records skipped (and
+/// the later copies of docids among them), framing anomalies, caps hit,
+/// records quarantined; each only when there is any.
+fn write_losses(t: &FileStats, out: &mut impl Write) -> std::io::Result<()> {
+    if !t.skipped.is_empty() {
+        writeln!(out, "records not indexed, by reason: {}", pairs(&t.skipped))?;
+    }
+    if let Some(n) = t.skipped.get(DUPLICATE_DOCID) {
         writeln!(
             out,
             "duplicate docids: {n} later record{} skipped, the first record with each docid kept (each in losses.jsonl, naming both)",
@@ -56,25 +82,29 @@ pub fn summary(stats: &BuildStats, out: &mut impl Write) -> std::io::Result<()> 
         )?;
     }
     if !t.anomalies.is_empty() {
-        let s: Vec<String> = t
-            .anomalies
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
         writeln!(
             out,
             "framing anomalies (damage stepped over while reading; {} bytes affected): {}",
             t.anomaly_bytes,
-            s.join(" ")
+            pairs(&t.anomalies)
         )?;
     }
     if !t.caps.is_empty() {
-        let s: Vec<String> = t.caps.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        writeln!(out, "size caps hit (each in losses.jsonl): {}", s.join(" "))?;
+        writeln!(
+            out,
+            "size caps hit (each in losses.jsonl): {}",
+            pairs(&t.caps)
+        )?;
     }
     if t.quarantined > 0 {
         writeln!(out, "quarantined records: {}", t.quarantined)?;
     }
+    Ok(())
+}
+
+/// The lines of the UTF-8 errors per class (occurrences and documents)
+/// and of the sources that decided the charsets.
+fn write_encodings(t: &FileStats, out: &mut impl Write) -> std::io::Result<()> {
     let e: Vec<String> = ErrorClass::ALL
         .iter()
         .map(|c| {
@@ -91,28 +121,12 @@ pub fn summary(stats: &BuildStats, out: &mut impl Write) -> std::io::Result<()> 
         "UTF-8 errors, class=occurrences/documents: {}",
         e.join(" ")
     )?;
-    let c: Vec<String> = t
-        .charset_sources
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
     writeln!(
         out,
         "charset decided by: {} (declared charsets disagreed in {} documents)",
-        c.join(" "),
+        pairs(&t.charset_sources),
         t.charset_disagree
-    )?;
-    if let Some(d) = &stats.near_duplicates {
-        writeln!(
-            out,
-            "near-duplicates: {} documents in {} clusters of two or more; {} are copies of their cluster's representative (smallest docid)",
-            d.clustered, d.clusters, d.duplicates
-        )?;
-    }
-    for f in &stats.failed_files {
-        writeln!(out, "FAILED (read in part or not at all): {f}")?;
-    }
-    Ok(())
+    )
 }
 
 #[cfg(test)]

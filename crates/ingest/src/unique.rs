@@ -24,9 +24,9 @@
 //! 1. every live document's docid (the docid field's terms, streamed per
 //!    segment with their postings) is hashed to 128 bits and written with
 //!    its place in index order (segment ordinal, document) as a record of
-//!    three integers to sorted runs ([`crate::extsort`]);
+//!    three integers to sorted runs ([`sieve_format::extsort`]);
 //! 2. the runs are merged: records with one hash are adjacent, in index
-//!    order ([`DupFinder`]). The docids of such a group are read from the
+//!    order ([`DupFinder`](sieve_format::unique::DupFinder)). The docids of such a group are read from the
 //!    document store and compared as strings, so a hash collision removes
 //!    nothing: the check is exact;
 //! 3. the later copies are logged, deleted with a query over their exact
@@ -40,8 +40,9 @@
 //!    token total of a merged segment that had deleted documents from the
 //!    quantised field norms. So a search of an index from which copies
 //!    were removed (its `stats.json` counts `duplicate_docid` skips) sums
-//!    the exact per-document token counts instead ([`check_unique`],
-//!    [`exact_token_totals`]): one pass over two fast fields, only for
+//!    the exact per-document token counts instead
+//!    ([`check_unique`](sieve_format::unique::check_unique),
+//!    [`exact_token_totals`](sieve_format::unique::exact_token_totals)): one pass over two fast fields, only for
 //!    such an index.
 //!
 //! # Memory
@@ -53,22 +54,23 @@
 //! distinct docids. The run files (24 bytes per document) go to a temporary
 //! directory inside the index directory.
 
-pub use sieve_format::unique::*;
-
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use sieve_format::extsort::{SortedRuns, merge_sorted_lines};
+use sieve_format::stats::FileStats;
+use sieve_format::unique::{
+    DUPLICATE_DOCID, Duplicate, Place, RUN_RECORDS, address, find_duplicates, hash128,
+};
 use tantivy::index::SegmentId;
 use tantivy::query::{
     BitSetDocSet, ConstScorer, EmptyScorer, EnableScoring, Explanation, Query, Scorer, Weight,
 };
 use tantivy::{DocId, Index, Score, SegmentReader};
 
-use crate::extsort::SortedRuns;
 use crate::losses::{LossLine, log_loss};
-use crate::stats::FileStats;
 use crate::{Error, Result};
 
 /// What a build or merge does with each later copy found, and what it
@@ -202,8 +204,51 @@ pub(crate) fn extract_duplicates(
         .prefix(".docids-")
         .tempdir_in(dir)
         .map_err(crate::error::io_err(dir))?;
-    let mut runs = SortedRuns::new(tmp.path(), "docids", EXTRACT_RUN_LINES);
-    for i in 0..inputs.len() {
+    let sorted = sort_extract_docids(dir, inputs.len(), tmp.path())?;
+    let mut copies = ExtractCopies {
+        names: inputs
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect(),
+        files,
+        log,
+        group: Vec::new(),
+        found: 0,
+    };
+    let mut hash = String::new();
+    merge_sorted_lines(&sorted, |line| {
+        let mut parts = line.splitn(4, '\t');
+        let (Some(h), Some(i), Some(offset), Some(docid)) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Ok::<(), Error>(());
+        };
+        if h != hash {
+            copies.flush();
+            hash = h.to_string();
+        }
+        copies.group.push((
+            i.parse().unwrap_or(0),
+            offset.parse().unwrap_or(0),
+            docid.to_string(),
+        ));
+        Ok(())
+    })?;
+    copies.flush();
+    for p in &sorted {
+        let _ = std::fs::remove_file(p);
+    }
+    Ok(copies.found)
+}
+
+/// The docid lists of the `inputs` inputs of the extract in `dir` as
+/// sorted runs in `tmp`: one line per document, `hash<TAB>input<TAB>
+/// offset<TAB>docid` (the hash in hexadecimal, input and offset padded),
+/// so that equal docids are adjacent and in input order. Returns the run
+/// files.
+fn sort_extract_docids(dir: &Path, inputs: usize, tmp: &Path) -> Result<Vec<PathBuf>> {
+    let mut runs = SortedRuns::new(tmp, "docids", EXTRACT_RUN_LINES);
+    for i in 0..inputs {
         let p = extract_docids_path(dir, i);
         if !p.is_file() {
             continue;
@@ -222,74 +267,61 @@ pub(crate) fn extract_duplicates(
             ))?;
         }
     }
-    let sorted = runs.finish()?;
-    let names: Vec<String> = inputs
-        .iter()
-        .map(|p| p.to_string_lossy().into_owned())
-        .collect();
-    let mut group: Vec<(usize, u64, String)> = Vec::new();
-    let mut hash = String::new();
-    let mut found = 0u64;
-    let mut flush = |group: &mut Vec<(usize, u64, String)>, log: &mut Vec<u8>| {
-        let mut firsts: Vec<&(usize, u64, String)> = Vec::new();
-        for g in group.iter() {
-            match firsts.iter().find(|f| f.2 == g.2) {
-                Some(k) => {
-                    let d = Duplicate {
-                        docid: g.2.clone(),
-                        kept: Place {
-                            file: names[k.0].clone(),
-                            offset: k.1,
-                        },
-                        skipped: Place {
-                            file: names[g.0].clone(),
-                            offset: g.1,
-                        },
-                        at: 0,
-                    };
-                    let line = LossLine {
-                        detail: Some("extract writes every copy: this one is in the output too"),
-                        ..duplicate_line(&d)
-                    };
-                    log_loss(log, &line);
-                    if let Some(f) = files.iter_mut().find(|f| f.path == d.skipped.file) {
-                        f.duplicate_docids += 1;
+    Ok(runs.finish()?)
+}
+
+/// The later copies of docids in an extract, found group by group of
+/// documents with one docid hash (input ordinal, offset, docid; in input
+/// order).
+struct ExtractCopies<'a> {
+    /// The inputs, as given.
+    names: Vec<String>,
+    files: &'a mut [FileStats],
+    log: &'a mut Vec<u8>,
+    group: Vec<(usize, u64, String)>,
+    found: u64,
+}
+
+impl ExtractCopies<'_> {
+    /// Logs and counts every document of the group whose docid one before
+    /// it has (hashes may collide: docids are compared), then starts a
+    /// new group.
+    fn flush(&mut self) {
+        if self.group.len() > 1 {
+            let mut firsts: Vec<&(usize, u64, String)> = Vec::new();
+            for g in &self.group {
+                match firsts.iter().find(|f| f.2 == g.2) {
+                    Some(k) => {
+                        let d = Duplicate {
+                            docid: g.2.clone(),
+                            kept: Place {
+                                file: self.names[k.0].clone(),
+                                offset: k.1,
+                            },
+                            skipped: Place {
+                                file: self.names[g.0].clone(),
+                                offset: g.1,
+                            },
+                            at: 0,
+                        };
+                        let line = LossLine {
+                            detail: Some(
+                                "extract writes every copy: this one is in the output too",
+                            ),
+                            ..duplicate_line(&d)
+                        };
+                        log_loss(self.log, &line);
+                        if let Some(f) = self.files.iter_mut().find(|f| f.path == d.skipped.file) {
+                            f.duplicate_docids += 1;
+                        }
+                        self.found += 1;
                     }
-                    found += 1;
+                    None => firsts.push(g),
                 }
-                None => firsts.push(g),
             }
         }
-        group.clear();
-    };
-    crate::extsort::merge_sorted_lines(&sorted, |line| {
-        let mut parts = line.splitn(4, '\t');
-        let (Some(h), Some(i), Some(offset), Some(docid)) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
-            return Ok::<(), Error>(());
-        };
-        if h != hash {
-            if group.len() > 1 {
-                flush(&mut group, &mut *log);
-            }
-            group.clear();
-            hash = h.to_string();
-        }
-        group.push((
-            i.parse().unwrap_or(0),
-            offset.parse().unwrap_or(0),
-            docid.to_string(),
-        ));
-        Ok(())
-    })?;
-    if group.len() > 1 {
-        flush(&mut group, &mut *log);
+        self.group.clear();
     }
-    for p in &sorted {
-        let _ = std::fs::remove_file(p);
-    }
-    Ok(found)
 }
 
 /// A query matching exactly the given doc ids of the given segments (the
@@ -332,7 +364,8 @@ impl Weight for Docs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::{DOCID, OFFSET, SOURCE};
+    use sieve_format::schema::{DOCID, OFFSET, SOURCE};
+    use sieve_format::unique::{DupFinder, check_unique};
     use tantivy::TantivyDocument;
 
     /// The synthetic docid of item `i` among `n`: every 1000th item (from
@@ -385,9 +418,9 @@ mod tests {
     /// An index with `docs` (docid, source, offset) in one segment each
     /// committed group, as an index built before duplicates were removed.
     fn old_index(dir: &Path, groups: &[&[(&str, &str, u64)]]) -> Index {
-        let index = Index::create_in_dir(dir, crate::schema::build_schema()).unwrap();
+        let index = Index::create_in_dir(dir, sieve_format::schema::build_schema()).unwrap();
         let analyzer = crate::options::BuildOptions::new(Vec::new(), dir.to_path_buf()).analyzer;
-        crate::schema::register_analyzers(&index, analyzer);
+        sieve_format::schema::register_analyzers(&index, analyzer);
         let schema = index.schema();
         let f = |n| schema.get_field(n).unwrap();
         let mut w: tantivy::IndexWriter = index.writer_with_num_threads(1, 15 << 20).unwrap();

@@ -1,5 +1,5 @@
 //! The encoding-error report: the paper's Table 1 and Figure 5 for any
-//! index built by [`crate::build`], with significance tests and charset
+//! index built by `sieve_ingest::build`, with significance tests and charset
 //! statistics.
 //!
 //! [`write_report`] streams once over the index's **fast fields only**
@@ -14,8 +14,9 @@
 //!
 //! # Files written into the output directory
 //!
-//! * `table1.tsv`, `table1.md`: for each [`ErrorClass`] (in
-//!   [`ErrorClass::ALL`] order) the total number of occurrences and the
+//! * `table1.tsv`, `table1.md`: for each
+//!   [`ErrorClass`](sieve_filters::utf8::ErrorClass) (in
+//!   [`ErrorClass::ALL`](sieve_filters::utf8::ErrorClass::ALL) order) the total number of occurrences and the
 //!   number of documents containing it at least once, then a `total` row
 //!   (sum of occurrences; documents containing any class) and the number of
 //!   documents and body bytes. With [`ReportOptions::atire_counts`], two more
@@ -30,7 +31,7 @@
 //!   and that proportion (`NA` for a bin without documents), then
 //!   `near_duplicates` and `near_duplicate_rate`: how many of the bin's
 //!   documents are near-duplicates of another document (members of a
-//!   near-duplicate cluster other than its representative, [`crate::dedup`])
+//!   near-duplicate cluster other than its representative, [`sieve_format::dups`])
 //!   and that share (`NA` for a bin without documents; both `NA` for an
 //!   index without cluster columns). Documents without a spam score are
 //!   left out (their number is [`ReportSummary::unscored`]).
@@ -45,11 +46,11 @@
 //!   `figure5-deciles.svg`, `figure5-cumulative.svg` or
 //!   `figure5-cumulative-deciles.svg`; a line chart of the proportions or
 //!   cumulative percentages, one series per class, linear or (with
-//!   [`ReportOptions::log_y`]) logarithmic y axis; see [`figure`] for what
+//!   [`ReportOptions::log_y`]) logarithmic y axis; see `figure.rs` for what
 //!   it draws. When it has nothing to show, a warning says why, in the
 //!   figure, in `table1.md` and in [`ReportSummary::warnings`].
 //! * `near-duplicates-by-percentile.tsv` (or `-by-decile.tsv`), for an
-//!   index with near-duplicate clusters ([`crate::dedup`]): per spam bin,
+//!   index with near-duplicate clusters ([`sieve_format::dups`]): per spam bin,
 //!   the scored documents, how many of them are near-duplicates of another
 //!   document (members of a cluster other than its representative) and
 //!   that rate (`NA` for an empty bin): the duplicate rate next to Figure
@@ -70,7 +71,8 @@
 //!   are computed exactly from the 100-bin percentile histograms of the two
 //!   groups (ties get midranks). A statistic that is undefined (a group too
 //!   small, zero variance) is written `NA`.
-//! * `charsets.tsv`: per charset source ([`CharsetSource::key`], in code
+//! * `charsets.tsv`: per charset source
+//!   ([`CharsetSource::key`](sieve_text::charset::CharsetSource::key), in code
 //!   order; `unrecorded` for code 0, `code_N` for unknown codes) the number
 //!   of documents and how many of them had disagreeing declared charsets.
 //!
@@ -78,13 +80,12 @@
 //! (statistics in scientific notation outside 1e-4..1e6), p-values in
 //! scientific notation with six decimals, or `<2.2e-308` when the p-value
 //! is below the smallest normal `f64` (it underflowed).
-
 //!
 //! # Layout
 //!
-//! [`tally`] reads the fast fields into counters, [`significance`] holds
-//! the two tests, [`tables`] formats the TSV and Markdown files and
-//! [`figure`] (with [`axis`]) draws Figure 5; this module writes them.
+//! `tally` reads the fast fields into counters, `significance` holds the
+//! two tests, `tables` formats the TSV and Markdown files and `figure`
+//! (with `axis`) draws Figure 5; this module writes them.
 
 mod axis;
 mod figure;
@@ -101,8 +102,8 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use sieve_filters::spam::SpamMap;
+use sieve_format::index::open_index_with;
 
-use crate::index::open_index_with;
 use crate::{Error, Result};
 
 pub use figure::{FIGURE5_TITLE, figure_title};
@@ -139,7 +140,7 @@ pub struct ReportOptions {
     /// rankings): no report file may be one of them.
     pub inputs: Vec<PathBuf>,
     /// Whether an index whose build did not finish is refused or read.
-    pub unfinished: crate::index::Unfinished,
+    pub unfinished: sieve_format::index::Unfinished,
 }
 
 /// What [`write_report`] did.
@@ -218,13 +219,13 @@ pub fn write_report(
     // and clustered (a missing or damaged column of one segment of such an
     // index is an error).
     let with_dups =
-        manifest.options.minhash.is_some() && index_dir.join(crate::dedup::DUPS_DIR).is_dir();
+        manifest.options.minhash.is_some() && index_dir.join(sieve_format::dups::DUPS_DIR).is_dir();
     let tallies: Vec<Tally> = searcher
         .segment_readers()
         .par_iter()
         .map(|segment| {
             let dups = if with_dups {
-                Some(crate::dedup::SegmentDups::open(index_dir, segment)?)
+                Some(sieve_format::dups::SegmentDups::open(index_dir, segment)?)
             } else {
                 None
             };
@@ -286,7 +287,7 @@ pub fn write_report(
 
 /// Refuses any of `made` that is the index's or one of `inputs`, then
 /// creates `out_dir` and writes each file (complete or absent:
-/// [`crate::outfile`]); returns their paths.
+/// [`sieve_format::outfile`]); returns their paths.
 fn write_files(
     index_dir: &Path,
     out_dir: &Path,
@@ -296,7 +297,7 @@ fn write_files(
     let mut all: Vec<&Path> = vec![index_dir];
     all.extend(inputs.iter().map(PathBuf::as_path));
     for (path, _) in &made {
-        crate::outfile::refuse_same_file(path, &all)?;
+        sieve_format::outfile::refuse_same_file(path, &all)?;
     }
     std::fs::create_dir_all(out_dir).map_err(|source| Error::Io {
         path: out_dir.to_path_buf(),
@@ -304,7 +305,7 @@ fn write_files(
     })?;
     let mut files = Vec::with_capacity(made.len());
     for (path, text) in made {
-        crate::outfile::write_atomic(&path, text.as_bytes())?;
+        sieve_format::outfile::write_atomic(&path, text.as_bytes())?;
         files.push(path);
     }
     Ok(files)

@@ -3,6 +3,9 @@
 //! What sieve shows people: figures, tables and pages. Nothing here
 //! changes an index or a run.
 //!
+//! From the bottom up (each module uses only those above it, besides
+//! `error`):
+//!
 //! * [`svg`]: hand-written SVG shared by every figure (Okabe–Ito colours,
 //!   dashes, markers, escaping, round ticks).
 //! * [`encoding`]: the encoding-error report of "Malformed UTF-8 and Spam"
@@ -25,15 +28,9 @@
 //! assert!(s.starts_with("<svg"));
 //! ```
 
-// The layers below, under the names this crate's modules use.
-use sieve_analysis as analysis;
-use sieve_crawl as crawl;
-use sieve_format::{dups as dedup, index, manifest, outfile, schema};
-use sieve_text::{charset, html};
-
 mod comparison;
 pub mod encoding;
-pub mod error;
+mod error;
 mod page;
 pub mod show;
 pub mod svg;

@@ -9,18 +9,17 @@
 //!
 //! Each document stores its input file (`source`, the path as the build
 //! was given it), its decompressed offset and length, and for gzip input
-//! the gzip member it starts in (see [`crate::schema`]). The file is looked
+//! the gzip member it starts in (see [`sieve_format::schema`]). The file is looked
 //! up in the manifest's input list (a merged index lists every shard's
 //! inputs), found at its canonical path or at the path as given, and
 //! refused unless its size and modification time are those the manifest
 //! recorded ([`Error::SourceChanged`]; [`Error::SourceMissing`] when it is
-//! gone). The record is then read with [`crate::crawl::open_span`] and its
+//! gone). The record is then read with [`sieve_crawl::open_span`] and its
 //! CRC-32 compared with the one the build stored (`record_crc`): a file
 //! rewritten with the same size and its modification time put back is
 //! refused ([`Error::RecordChanged`]) rather than shown as the record. An
 //! index of schema version 3 has no checksum: [`Shown::checked`] says that
 //! only the size and time were checked. A
-//! per-record gzip member (ClueWeb's layout) is decompressed alone; a
 //! per-record gzip member (ClueWeb's layout) is decompressed alone; a
 //! one-stream gzip file is decompressed from its start up to the record,
 //! which costs time in proportion to the record's offset
@@ -40,20 +39,21 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use sieve_analysis::EnglishAnalyzer;
+use sieve_crawl::{
+    CrawlEvent, CrawlOptions, Markup, MemberPos, RawDoc, Span, SpanRead, SpanReader,
+};
 use sieve_filters::utf8::{Counting, ErrorClass};
+use sieve_format::index::{Unfinished, open_index_with};
+use sieve_format::manifest::{MANIFEST, Manifest, ManifestOptions, analyzer_config};
+use sieve_format::schema::{Fields, error_field_name};
+use sieve_text::charset::{CharsetMode, CharsetSource, Decoded, decode, decode_utf8};
+use sieve_text::html::{Extracted, HtmlOptions, extract, plain_text};
 use tantivy::collector::DocSetCollector;
 use tantivy::query::TermQuery;
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{DocAddress, IndexReader, TantivyDocument, Term};
 
-use crate::analysis::EnglishAnalyzer;
-use crate::charset::{CharsetMode, CharsetSource, decode, decode_utf8};
-use crate::crawl::{self, CrawlEvent, Markup, MemberPos, Span, SpanReader};
-use crate::html::{HtmlOptions, extract, plain_text};
-use crate::index::{Unfinished, open_index_with};
-use crate::crawl::CrawlOptions;
-use crate::manifest::{MANIFEST, Manifest, ManifestOptions, analyzer_config};
-use crate::schema::{Fields, error_field_name};
 use crate::{Error, Result};
 
 /// One document as `show` prints it.
@@ -133,7 +133,7 @@ impl Checked {
 struct Record {
     doc: TantivyDocument,
     bytes: Vec<u8>,
-    info: crawl::SpanRead,
+    info: SpanRead,
     file: PathBuf,
     source: String,
     checked: Checked,
@@ -253,7 +253,7 @@ impl ShowIndex {
             }
             for c in candidates {
                 let p = PathBuf::from(&c);
-                match crate::manifest::input_info(&p) {
+                match sieve_format::manifest::input_info(&p) {
                     Ok(now) if now.size == info.size && now.mtime == info.mtime => return Ok(p),
                     Ok(now) => {
                         changed.get_or_insert(Error::SourceChanged {
@@ -284,7 +284,7 @@ impl ShowIndex {
     fn read_record(&self, docid: &str, addr: DocAddress) -> Result<Record> {
         let (doc, span, source) = self.stored(addr)?;
         let file = self.locate(docid, &source)?;
-        let mut reader: SpanReader = crawl::open_span(&file, &span)?;
+        let mut reader: SpanReader = sieve_crawl::open_span(&file, &span)?;
         let mut bytes = Vec::new();
         reader.read_to_end(&mut bytes).map_err(|source| Error::Io {
             path: file.clone(),
@@ -320,7 +320,7 @@ impl ShowIndex {
     /// Writes the original bytes of every record with `docid` to `out`, in
     /// index order, each checked before any is written; returns what
     /// reading each cost and what was checked.
-    pub fn raw(&self, docid: &str, out: &mut dyn Write) -> Result<Vec<(crawl::SpanRead, Checked)>> {
+    pub fn raw(&self, docid: &str, out: &mut dyn Write) -> Result<Vec<(SpanRead, Checked)>> {
         let records = self
             .find(docid)?
             .into_iter()
@@ -347,51 +347,86 @@ impl ShowIndex {
         Ok(shown)
     }
 
+    /// The document at `addr` (with `docid`): its record read again,
+    /// checked, its text extracted again, and what the index holds.
     fn show_one(&self, docid: &str, addr: DocAddress) -> Result<Shown> {
+        let mut record = self.read_record(docid, addr)?;
+        let raw = self.reread(docid, &mut record)?;
+        let text = self.extract_again(raw);
+        let mut scratch = Vec::new();
+        let tokens = self.analyzer.analyze_into(&text.title, &mut scratch)
+            + self.analyzer.analyze_into(&text.body, &mut scratch);
+        let fast = self.fast_facts(addr);
         let Record {
             doc,
-            bytes,
             info,
             file,
             source,
             checked,
-        } = self.read_record(docid, addr)?;
+            ..
+        } = record;
+        Ok(Shown {
+            docid: docid.to_string(),
+            source,
+            file: file.to_string_lossy().into_owned(),
+            offset: info_offset(&doc, &self.fields),
+            record_len: info.len,
+            gz_member: info.member.map(|m| m.compressed).or(info.compressed_from),
+            decompressed_before: info.skipped,
+            record_id: str_of(&doc, self.fields.record_id),
+            url: str_of(&doc, self.fields.url),
+            language: str_of(&doc, self.fields.language),
+            charset: str_of(&doc, self.fields.charset).unwrap_or_default(),
+            charset_source: fast.charset_source,
+            charset_disagree: fast.charset_disagree,
+            utf8_errors: fast.utf8_errors,
+            spam: fast.spam,
+            title: text.title,
+            text: text.body,
+            tokens: tokens as u64,
+            indexed_tokens: fast.indexed_tokens,
+            checked: checked.text(),
+        })
+    }
+
+    /// The document `docid` of `record`, read again from its bytes (taken
+    /// out of it) as its file is read (the format detected from the
+    /// file's start), with the build's reading options.
+    fn reread(&self, docid: &str, record: &mut Record) -> Result<RawDoc> {
         let opts = crawl_options(&self.manifest.options);
-        // The record is read as its file is (detected from the file's start).
-        let format = crawl::open(&file, &opts)?.format();
-        let events = crawl::from_reader_as(
-            &file.to_string_lossy(),
-            std::io::Cursor::new(bytes),
+        let format = sieve_crawl::open(&record.file, &opts)?.format();
+        let events = sieve_crawl::from_reader_as(
+            &record.file.to_string_lossy(),
+            std::io::Cursor::new(std::mem::take(&mut record.bytes)),
             &opts,
             format,
         )?;
-        let mut raw = None;
         for ev in events {
             match ev? {
-                CrawlEvent::Doc(d) if d.docid == docid => {
-                    raw = Some(d);
-                    break;
-                }
+                CrawlEvent::Doc(d) if d.docid == docid => return Ok(d),
                 _ => {}
             }
         }
-        let Some(raw) = raw else {
-            return Err(Error::Input {
-                path: file,
-                detail: format!(
-                    "the record at offset {} ({} bytes) no longer reads as document {docid}",
-                    info_offset(&doc, &self.fields),
-                    info.len
-                ),
-            });
-        };
+        Err(Error::Input {
+            path: record.file.clone(),
+            detail: format!(
+                "the record at offset {} ({} bytes) no longer reads as document {docid}",
+                info_offset(&record.doc, &self.fields),
+                record.info.len
+            ),
+        })
+    }
+
+    /// The title and text of `raw`, decoded and extracted again with the
+    /// build's charset mode and HTML caps (no time budget).
+    fn extract_again(&self, raw: RawDoc) -> Extracted {
         let o = &self.manifest.options;
         let mode = if o.charset == "utf8" {
             CharsetMode::ForceUtf8
         } else {
             CharsetMode::Auto
         };
-        let decoded = if raw.utf8 {
+        let decoded: Decoded = if raw.utf8 {
             decode_utf8(raw.body, mode, Counting::Exact)
         } else {
             decode(
@@ -406,13 +441,14 @@ impl ShowIndex {
             max_depth: o.max_html_depth,
             max_text_bytes: o.max_text_bytes,
         };
-        let text = match raw.markup {
+        match raw.markup {
             Markup::Html => extract(&decoded.text, &html),
             Markup::Text => plain_text(&decoded.text, &html),
-        };
-        let mut scratch = Vec::new();
-        let tokens = self.analyzer.analyze_into(&text.title, &mut scratch)
-            + self.analyzer.analyze_into(&text.body, &mut scratch);
+        }
+    }
+
+    /// What the fast fields hold about the document at `addr`.
+    fn fast_facts(&self, addr: DocAddress) -> FastFacts {
         let ff = self
             .reader
             .searcher()
@@ -420,41 +456,36 @@ impl ShowIndex {
             .fast_fields()
             .clone();
         let fast = |name: &str| -> Option<u64> { ff.u64(name).ok()?.first(addr.doc_id) };
-        let code = fast(crate::schema::CHARSET_SOURCE).unwrap_or(0);
-        let disagree = ff
-            .bool(crate::schema::CHARSET_DISAGREE)
+        let code = fast(sieve_format::schema::CHARSET_SOURCE).unwrap_or(0);
+        let charset_disagree = ff
+            .bool(sieve_format::schema::CHARSET_DISAGREE)
             .ok()
             .and_then(|c| c.first(addr.doc_id))
             .unwrap_or(false);
-        let spam = fast(crate::schema::SPAM).filter(|&s| s != crate::schema::NO_SPAM_SCORE);
+        let spam =
+            fast(sieve_format::schema::SPAM).filter(|&s| s != sieve_format::schema::NO_SPAM_SCORE);
         let utf8_errors = ErrorClass::ALL
             .iter()
             .map(|c| (c.key().to_string(), fast(error_field_name(*c)).unwrap_or(0)))
             .collect();
-        Ok(Shown {
-            docid: docid.to_string(),
-            source,
-            file: file.to_string_lossy().into_owned(),
-            offset: info_offset(&doc, &self.fields),
-            record_len: info.len,
-            gz_member: info.member.map(|m| m.compressed).or(info.compressed_from),
-            decompressed_before: info.skipped,
-            record_id: str_of(&doc, self.fields.record_id),
-            url: str_of(&doc, self.fields.url),
-            language: str_of(&doc, self.fields.language),
-            charset: str_of(&doc, self.fields.charset).unwrap_or_default(),
+        FastFacts {
             charset_source: CharsetSource::from_code(code)
                 .map_or_else(|| format!("unknown ({code})"), |s| s.key().to_string()),
-            charset_disagree: disagree,
-            utf8_errors,
+            charset_disagree,
             spam,
-            title: text.title,
-            text: text.body,
-            tokens: tokens as u64,
-            indexed_tokens: fast(crate::schema::BODY_TOKENS).unwrap_or(0),
-            checked: checked.text(),
-        })
+            utf8_errors,
+            indexed_tokens: fast(sieve_format::schema::BODY_TOKENS).unwrap_or(0),
+        }
     }
+}
+
+/// What the fast fields of a document hold, as [`Shown`] says it.
+struct FastFacts {
+    charset_source: String,
+    charset_disagree: bool,
+    spam: Option<u64>,
+    utf8_errors: Vec<(String, u64)>,
+    indexed_tokens: u64,
 }
 
 fn info_offset(doc: &TantivyDocument, fields: &Fields) -> u64 {
@@ -640,4 +671,3 @@ fn crawl_options(o: &ManifestOptions) -> CrawlOptions {
         ..Default::default()
     }
 }
-

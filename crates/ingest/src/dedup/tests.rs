@@ -2,9 +2,15 @@
 //! ([`sieve_filters::minhash::cluster`]), with tiny sorted runs so that
 //! every merge path and long chains (many rounds) are exercised.
 
-use super::*;
-use proptest::prelude::*;
 use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+use sieve_format::document::IndexDoc;
+use sieve_format::dups::{Role, read_segment_dups};
+use sieve_format::testing;
+use tantivy::{Index, SegmentReader};
+
+use super::*;
 
 /// Clusters `docs` with [`Clusterer`] (runs of `run_lines` lines) and
 /// returns each document's representative docid, and the summary.
@@ -140,7 +146,10 @@ fn index_lines(dir: &Path, index: &Index) -> Vec<String> {
         use tantivy::schema::Value;
         let store = seg.get_store_reader(1).unwrap();
         let doc: tantivy::TantivyDocument = store.get(0).unwrap();
-        let f = index.schema().get_field(crate::schema::OFFSET).unwrap();
+        let f = index
+            .schema()
+            .get_field(sieve_format::schema::OFFSET)
+            .unwrap();
         doc.get_first(f).and_then(|v| v.as_u64()).unwrap()
     };
     segs.sort_by_key(|s| first(s));
@@ -161,49 +170,12 @@ fn index_lines(dir: &Path, index: &Index) -> Vec<String> {
 /// A new index in `dir` of `docs` (docid, band keys; made up), committed
 /// in `segments` segments.
 fn made_up_index(dir: &Path, docs: &[(String, Vec<u64>)], segments: usize) -> Index {
-    use crate::analysis::{AnalyzerConfig, EnglishAnalyzer};
-    use crate::document::{IndexDoc, SieveDocument};
-    use crate::schema::{Fields, build_schema, register_analyzers};
-    let index = Index::create_in_dir(dir, build_schema()).unwrap();
-    register_analyzers(&index, AnalyzerConfig::default());
-    let fields = Fields::from_schema(&index.schema()).unwrap();
-    let analyzer = EnglishAnalyzer::new(AnalyzerConfig::default());
-    let mut w: tantivy::IndexWriter<SieveDocument> =
-        index.writer_with_num_threads(1, 15_000_000).unwrap();
-    w.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
-    let per = docs.len().div_ceil(segments.max(1)).max(1);
-    for (i, (docid, keys)) in docs.iter().enumerate() {
-        let doc = IndexDoc {
-            docid: docid.clone(),
-            url: None,
-            title: String::new(),
-            body: "made up".into(),
-            source: "made up".into(),
-            offset: i as u64,
-            record_id: None,
-            language: None,
-            record_len: 0,
-            gz_member: None,
-            record_crc: None,
-            bytes: 0,
-            counts: Default::default(),
-            charset: "UTF-8".into(),
-            charset_source: 0,
-            charset_disagree: false,
-            truncated: false,
-            spam: None,
-            atire_extra: 0,
-            minhash: keys.clone(),
-        };
-        w.add_document(doc.into_document(&fields, &analyzer))
-            .unwrap();
-        if (i + 1) % per == 0 {
-            w.commit().unwrap();
-        }
-    }
-    w.commit().unwrap();
-    drop(w);
-    index
+    let docs = docs.iter().enumerate().map(|(i, (docid, keys))| IndexDoc {
+        offset: i as u64,
+        minhash: keys.clone(),
+        ..testing::doc(docid, "made up")
+    });
+    testing::index_in_dir(dir, docs, segments)
 }
 
 /// The final passes of a build (block-max bounds on a one-thread pool,
@@ -262,8 +234,8 @@ fn final_passes_map_at_most_two_segments_at_a_time() {
             if round >= 3 && samples.load(Ordering::Relaxed) > 0 {
                 break;
             }
-            std::fs::remove_dir_all(dir.join(crate::bounds::BOUNDS_DIR)).ok();
-            pool.install(|| crate::bounds::write_index_bounds(dir, &index))
+            std::fs::remove_dir_all(dir.join(sieve_format::bounds::BOUNDS_DIR)).ok();
+            pool.install(|| sieve_format::bounds::write_index_bounds(dir, &index))
                 .unwrap();
             write_index_dups(dir, &index, 500).unwrap();
             // The keys a build reads early, one segment at a time too.

@@ -8,12 +8,12 @@ use std::path::Path;
 use resvg::tiny_skia;
 use sieve_filters::spam::{SpamMap, SpamMapBuilder};
 use sieve_filters::utf8::{ErrorClass, Utf8Counts};
+use sieve_format::document::IndexDoc;
 
 use super::figure::{COLOURS, DASHES, MARKERS, notes};
 use super::tally::CLASSES;
 use super::tests::{assert_well_formed, build_index, doc, hand_built, line, read};
 use super::*;
-use sieve_format::document::IndexDoc;
 
 /// Builds an index of `docs` (one segment) and writes its report with
 /// `opts`; returns the output directory (inside `tmp`) and the summary.

@@ -5,10 +5,10 @@
 use std::fmt::Write as _;
 
 use sieve_filters::utf8::ErrorClass;
+use sieve_text::charset::CharsetSource;
 
 use super::significance::{MannWhitney, Welch, moments};
 use super::tally::{CLASSES, PERCENTILES, Tally};
-use crate::charset::CharsetSource;
 
 fn ratio(num: u64, den: u64) -> String {
     if den == 0 {

@@ -7,13 +7,14 @@ use std::sync::Arc;
 
 use sieve_filters::spam::SpamMap;
 use sieve_filters::utf8::ErrorClass;
-use tantivy::SegmentReader;
-use tantivy::columnar::{Column, ColumnIndex, ColumnValues};
-
-use crate::schema::{
+use sieve_format::dups::SegmentDups;
+use sieve_format::schema::{
     ATIRE_EXTRA, BYTES, CHARSET_DISAGREE, CHARSET_SOURCE, DOCID, NO_SPAM_SCORE, SPAM,
     error_field_name,
 };
+use tantivy::SegmentReader;
+use tantivy::columnar::{Column, ColumnIndex, ColumnValues};
+
 use crate::{Error, Result};
 
 /// Documents read from each fast field at a time.
@@ -156,13 +157,12 @@ fn spam_by_ord(
     segment: &SegmentReader,
     spam: &SpamMap<Vec<u8>>,
 ) -> Result<(Vec<u8>, Arc<dyn ColumnValues<u64>>)> {
-    let docids = segment
-        .fast_fields()
-        .str(DOCID)?
-        .ok_or_else(|| Error::Format(sieve_format::Error::Schema {
+    let docids = segment.fast_fields().str(DOCID)?.ok_or_else(|| {
+        Error::Format(sieve_format::Error::Schema {
             expected: DOCID,
             detail: "docid is not a fast field".into(),
-        }))?;
+        })
+    })?;
     let dict = docids.dictionary();
     let mut table = vec![NO_SPAM_SCORE as u8; dict.num_terms()];
     let mut stream = dict.stream().map_err(tantivy::TantivyError::from)?;
@@ -240,66 +240,30 @@ impl Tally {
     }
 }
 
-/// Reads one segment's fast fields into a [`Tally`].
+/// Reads one segment's fast fields into a [`Tally`], a block of
+/// [`BLOCK_DOCS`] documents at a time.
 pub(super) fn scan_segment(
     segment: &SegmentReader,
     spam: Option<&SpamMap<Vec<u8>>>,
-    dups: Option<&crate::dedup::SegmentDups>,
+    dups: Option<&SegmentDups>,
 ) -> Result<Tally> {
-    let ff = segment.fast_fields();
-    let u64_col = |name: &str, default: u64| -> Result<Arc<dyn ColumnValues<u64>>> {
-        Ok(dense(ff.u64(name)?, default))
-    };
-    let mut errs = Vec::with_capacity(CLASSES);
-    for class in ErrorClass::ALL {
-        errs.push(u64_col(error_field_name(class), 0)?);
-    }
-    let atire = u64_col(ATIRE_EXTRA, 0)?;
-    let bytes = u64_col(BYTES, 0)?;
-    let source = u64_col(CHARSET_SOURCE, 0)?;
-    let disagree = dense(ff.bool(CHARSET_DISAGREE)?, false);
-    let (spam_table, spam_col) = match spam {
-        Some(map) => {
-            let (table, ords) = spam_by_ord(segment, map)?;
-            (Some(table), ords)
-        }
-        None => (None, u64_col(SPAM, NO_SPAM_SCORE)?),
-    };
+    let cols = Columns::open(segment, spam)?;
     let alive = segment.alive_bitset();
-
     let mut t = Tally::default();
     let mut near = dups.map(|_| [0u64; PERCENTILES]);
     let max_doc = segment.max_doc() as usize;
-    let mut err_buf = vec![[0u64; BLOCK_DOCS]; CLASSES];
-    let mut atire_buf = [0u64; BLOCK_DOCS];
-    let mut bytes_buf = [0u64; BLOCK_DOCS];
-    let mut source_buf = [0u64; BLOCK_DOCS];
-    let mut disagree_buf = [false; BLOCK_DOCS];
-    let mut spam_buf = [0u64; BLOCK_DOCS];
+    let mut block = Block::new();
     let mut start = 0usize;
     while start < max_doc {
         let len = BLOCK_DOCS.min(max_doc - start);
-        for (col, buf) in errs.iter().zip(err_buf.iter_mut()) {
-            col.get_range(start as u64, &mut buf[..len]);
-        }
-        atire.get_range(start as u64, &mut atire_buf[..len]);
-        bytes.get_range(start as u64, &mut bytes_buf[..len]);
-        source.get_range(start as u64, &mut source_buf[..len]);
-        disagree.get_range(start as u64, &mut disagree_buf[..len]);
-        spam_col.get_range(start as u64, &mut spam_buf[..len]);
+        block.read(&cols, start, len);
         for i in 0..len {
             if let Some(a) = alive
                 && !a.is_alive((start + i) as u32)
             {
                 continue;
             }
-            let percentile = match &spam_table {
-                Some(table) => usize::try_from(spam_buf[i])
-                    .ok()
-                    .and_then(|ord| table.get(ord))
-                    .map_or(NO_SPAM_SCORE as usize, |p| usize::from(*p)),
-                None => usize::try_from(spam_buf[i]).unwrap_or(usize::MAX),
-            };
+            let percentile = cols.percentile(block.spam[i]);
             if let (Some(n), Some(d)) = (near.as_mut(), dups)
                 && d.is_duplicate((start + i) as u32)
             {
@@ -308,17 +272,122 @@ pub(super) fn scan_segment(
                     None => t.near_duplicates_unscored += 1,
                 }
             }
-            t.add(&DocRow {
-                bytes: bytes_buf[i],
-                percentile,
-                errs: std::array::from_fn(|c| err_buf[c][i]),
-                atire_extra: atire_buf[i],
-                source: source_buf[i],
-                disagree: disagree_buf[i],
-            });
+            t.add(&block.row(i, percentile));
         }
         start += len;
     }
     t.near_duplicates = near;
     Ok(t)
+}
+
+/// The fast fields a tally reads, as dense per-document columns.
+struct Columns {
+    /// Occurrences per error class, in [`ErrorClass::ALL`] order.
+    errs: Vec<Arc<dyn ColumnValues<u64>>>,
+    atire: Arc<dyn ColumnValues<u64>>,
+    bytes: Arc<dyn ColumnValues<u64>>,
+    source: Arc<dyn ColumnValues<u64>>,
+    disagree: Arc<dyn ColumnValues<bool>>,
+    /// With a spam override: the percentile of each docid ordinal, and
+    /// `spam` holds ordinals instead of percentiles.
+    spam_table: Option<Vec<u8>>,
+    spam: Arc<dyn ColumnValues<u64>>,
+}
+
+impl Columns {
+    /// The columns of `segment`, spam percentiles from `spam` when given.
+    fn open(segment: &SegmentReader, spam: Option<&SpamMap<Vec<u8>>>) -> Result<Columns> {
+        let ff = segment.fast_fields();
+        let u64_col = |name: &str, default: u64| -> Result<Arc<dyn ColumnValues<u64>>> {
+            Ok(dense(ff.u64(name)?, default))
+        };
+        let mut errs = Vec::with_capacity(CLASSES);
+        for class in ErrorClass::ALL {
+            errs.push(u64_col(error_field_name(class), 0)?);
+        }
+        let atire = u64_col(ATIRE_EXTRA, 0)?;
+        let bytes = u64_col(BYTES, 0)?;
+        let source = u64_col(CHARSET_SOURCE, 0)?;
+        let disagree = dense(ff.bool(CHARSET_DISAGREE)?, false);
+        let (spam_table, spam) = match spam {
+            Some(map) => {
+                let (table, ords) = spam_by_ord(segment, map)?;
+                (Some(table), ords)
+            }
+            None => (None, u64_col(SPAM, NO_SPAM_SCORE)?),
+        };
+        Ok(Columns {
+            errs,
+            atire,
+            bytes,
+            source,
+            disagree,
+            spam_table,
+            spam,
+        })
+    }
+
+    /// The spam percentile of a document whose `spam` column value is
+    /// `value`; [`PERCENTILES`] or more for an unscored one.
+    #[inline]
+    fn percentile(&self, value: u64) -> usize {
+        match &self.spam_table {
+            Some(table) => usize::try_from(value)
+                .ok()
+                .and_then(|ord| table.get(ord))
+                .map_or(NO_SPAM_SCORE as usize, |p| usize::from(*p)),
+            None => usize::try_from(value).unwrap_or(usize::MAX),
+        }
+    }
+}
+
+/// One block of documents' values, as read from the [`Columns`].
+struct Block {
+    errs: Vec<[u64; BLOCK_DOCS]>,
+    atire: [u64; BLOCK_DOCS],
+    bytes: [u64; BLOCK_DOCS],
+    source: [u64; BLOCK_DOCS],
+    disagree: [bool; BLOCK_DOCS],
+    spam: [u64; BLOCK_DOCS],
+}
+
+impl Block {
+    /// An empty block.
+    fn new() -> Block {
+        Block {
+            errs: vec![[0u64; BLOCK_DOCS]; CLASSES],
+            atire: [0u64; BLOCK_DOCS],
+            bytes: [0u64; BLOCK_DOCS],
+            source: [0u64; BLOCK_DOCS],
+            disagree: [false; BLOCK_DOCS],
+            spam: [0u64; BLOCK_DOCS],
+        }
+    }
+
+    /// Reads the values of the `len` documents from doc id `start`.
+    #[inline]
+    fn read(&mut self, cols: &Columns, start: usize, len: usize) {
+        for (col, buf) in cols.errs.iter().zip(self.errs.iter_mut()) {
+            col.get_range(start as u64, &mut buf[..len]);
+        }
+        cols.atire.get_range(start as u64, &mut self.atire[..len]);
+        cols.bytes.get_range(start as u64, &mut self.bytes[..len]);
+        cols.source.get_range(start as u64, &mut self.source[..len]);
+        cols.disagree
+            .get_range(start as u64, &mut self.disagree[..len]);
+        cols.spam.get_range(start as u64, &mut self.spam[..len]);
+    }
+
+    /// The figures of the block's `i`-th document, of spam `percentile`.
+    #[inline]
+    fn row(&self, i: usize, percentile: usize) -> DocRow {
+        DocRow {
+            bytes: self.bytes[i],
+            percentile,
+            errs: std::array::from_fn(|c| self.errs[c][i]),
+            atire_extra: self.atire[i],
+            source: self.source[i],
+            disagree: self.disagree[i],
+        }
+    }
 }

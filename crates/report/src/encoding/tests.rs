@@ -1,39 +1,25 @@
 //! Tests of the whole report: hand-built indexes, the golden files of the
 //! bundled samples, deleted documents, spam maps and the figure.
 
-use super::figure::COLOURS;
-use super::tally::CLASSES;
-use super::*;
-use crate::analysis::{AnalyzerConfig, EnglishAnalyzer};
-use crate::charset::CharsetSource;
-use sieve_format::document::IndexDoc;
-use crate::manifest::{MANIFEST, Manifest, ManifestOptions};
-use crate::schema::DOCID;
-use crate::schema::{Fields, SCHEMA_VERSION, build_schema, register_analyzers};
 use sieve_filters::spam::SpamMapBuilder;
 use sieve_filters::utf8::ErrorClass;
 use sieve_filters::utf8::Utf8Counts;
+use sieve_format::document::IndexDoc;
+use sieve_format::manifest::{MANIFEST, Manifest, ManifestOptions};
+use sieve_format::schema::DOCID;
+use sieve_format::schema::{Fields, SCHEMA_VERSION, build_schema};
+use sieve_text::charset::CharsetSource;
 use tantivy::{Index, IndexWriter, Term};
+
+use super::figure::COLOURS;
+use super::tally::CLASSES;
+use super::*;
 
 /// Writes `batches` of documents (one commit, hence usually one
 /// segment, per batch) into a new index with a manifest in `dir`.
 pub(super) fn build_index(dir: &Path, batches: Vec<Vec<IndexDoc>>) -> Index {
     let index = Index::create_in_dir(dir, build_schema()).expect("create index");
-    register_analyzers(&index, AnalyzerConfig::default());
-    let fields = Fields::from_schema(&index.schema()).expect("fields");
-    let analyzer = EnglishAnalyzer::new(AnalyzerConfig::default());
-    let mut writer: IndexWriter<sieve_format::document::SieveDocument> =
-        index.writer_with_num_threads(1, 50 << 20).expect("writer");
-    writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
-    for batch in batches {
-        for doc in batch {
-            writer
-                .add_document(doc.into_document(&fields, &analyzer))
-                .expect("add");
-        }
-        writer.commit().expect("commit");
-    }
-    writer.wait_merging_threads().expect("merge threads");
+    let index = sieve_format::testing::write_batches(index, batches);
     let manifest = Manifest {
         tool: "sieve-index test".into(),
         schema_version: SCHEMA_VERSION,
@@ -49,17 +35,17 @@ pub(super) fn build_index(dir: &Path, batches: Vec<Vec<IndexDoc>>) -> Index {
             doc_timeout: "skip".into(),
             filter: None,
             spam: None,
-            docid_header: crate::crawl::DEFAULT_DOCID_HEADERS.join(","),
-            json_fields: crate::crawl::JsonFields::default(),
-            tsv_columns: crate::crawl::CrawlOptions::default().tsv_columns,
+            docid_header: sieve_crawl::DEFAULT_DOCID_HEADERS.join(","),
+            json_fields: sieve_crawl::JsonFields::default(),
+            tsv_columns: sieve_crawl::CrawlOptions::default().tsv_columns,
             text: "all".into(),
             minhash: None,
             output: None,
         },
         inputs: Vec::new(),
-        state: Some(crate::manifest::BuildState::Finished),
+        state: Some(sieve_format::manifest::BuildState::Finished),
     };
-    crate::index::write_json(&dir.join(MANIFEST), &manifest).expect("manifest");
+    sieve_format::index::write_json(&dir.join(MANIFEST), &manifest).expect("manifest");
     index
 }
 
@@ -506,7 +492,7 @@ fn golden_report_for_bundled_samples_with_made_up_spam() {
     let stats = build(&BuildOptions::new(inputs, idx.clone()), &NoProgress).expect("build");
 
     // Made-up scores for the docids in the index.
-    let (index, _) = crate::index::open_index(&idx).expect("open");
+    let (index, _) = sieve_format::index::open_index(&idx).expect("open");
     let searcher = index.reader().expect("reader").searcher();
     let mut docids = Vec::new();
     for seg in searcher.segment_readers() {

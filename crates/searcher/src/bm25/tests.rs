@@ -4,11 +4,10 @@ use super::*;
 use crate::stats::{GlobalStats, SubsetStats};
 use proptest::prelude::*;
 use sieve_analysis::{AnalyzerConfig, EnglishAnalyzer};
-use sieve_format::document::{IndexDoc, SieveDocument};
-use sieve_format::schema::{Fields, build_schema, register_analyzers};
+use sieve_format::schema::Fields;
+use sieve_format::testing;
 use tantivy::collector::TopDocs;
 use tantivy::fieldnorm::FieldNormReader;
-use tantivy::indexer::NoMergePolicy;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{Index, IndexWriter, Term};
@@ -17,51 +16,11 @@ fn analyzer() -> EnglishAnalyzer {
     EnglishAnalyzer::new(AnalyzerConfig::default())
 }
 
-fn index_doc(docid: &str, body: &str) -> IndexDoc {
-    IndexDoc {
-        docid: docid.to_string(),
-        url: None,
-        title: String::new(),
-        body: body.to_string(),
-        source: "test".into(),
-        offset: 0,
-        record_id: None,
-        language: None,
-        record_len: 0,
-        gz_member: None,
-        record_crc: None,
-        bytes: body.len() as u64,
-        counts: Default::default(),
-        charset: "UTF-8".into(),
-        charset_source: 0,
-        charset_disagree: false,
-        truncated: false,
-        spam: None,
-        atire_extra: 0,
-        minhash: Vec::new(),
-    }
-}
-
 /// An in-RAM index of `docs`, committed in `segments` roughly equal
 /// segments (never merged).
 pub(super) fn build(docs: &[(String, String)], segments: usize) -> Index {
-    let index = Index::create_in_ram(build_schema());
-    register_analyzers(&index, AnalyzerConfig::default());
-    let fields = Fields::from_schema(&index.schema()).unwrap();
-    let mut writer: IndexWriter<SieveDocument> =
-        index.writer_with_num_threads(1, 15_000_000).unwrap();
-    writer.set_merge_policy(Box::new(NoMergePolicy));
-    let per = docs.len().div_ceil(segments.max(1)).max(1);
-    for chunk in docs.chunks(per) {
-        for (id, body) in chunk {
-            writer
-                .add_document(index_doc(id, body).into_document(&fields, &analyzer()))
-                .unwrap();
-        }
-        writer.commit().unwrap();
-    }
-    writer.wait_merging_threads().unwrap();
-    index
+    let docs = docs.iter().map(|(id, body)| testing::doc(id, body));
+    testing::index_in_ram(docs, segments)
 }
 
 pub(super) fn shard(name: &str, index: &Index) -> Shard {
