@@ -4,7 +4,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
 . scripts/setup.sh
-step() { printf '\n==> %s\n' "$*"; }
+# Each step prints its start time since the script began, so a slow step
+# shows in the log (CI's and yours).
+step() { printf '\n==> [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 step "Python venv (evaluation oracles pytrec_eval, ir_measures, scipy; maturin, pandas, pytest, pyterrier)"
 bash scripts/setup-python.sh
@@ -24,3 +26,4 @@ PATH="$PWD/.venv/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev --locked" \
   .venv/bin/python -m pip install --quiet --no-build-isolation --no-deps --disable-pip-version-check ./python
 SIEVE_BIN_DIR="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug" \
   .venv/bin/python -m pytest python/tests -q -p no:cacheprovider
+step "done"
