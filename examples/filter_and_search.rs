@@ -67,6 +67,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .into_iter()
         .map(|selection| RunVariant {
             params: Bm25Params { k1: 0.9, b: 0.4 },
+            qld: None,
             selection,
             tag: if selection.is_some() { "spam70" } else { "all" }.into(),
         })

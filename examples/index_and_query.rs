@@ -42,6 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (_, topics) = parse_topics(format!("1:{query}\n").as_bytes())?;
     let variant = RunVariant {
         params: Bm25Params { k1: 0.9, b: 0.4 },
+        qld: None,
         selection: None,
         tag: "example".into(),
     };

@@ -643,7 +643,7 @@ sieve_test!(outputs_say_what_their_numbers_mean, |dir| {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("searched 1 topics for each of 1 run (one per k1, b and filter)"),
+        err.contains("searched 1 topics for each of 1 run (one per model setting and filter)"),
         "{err}"
     );
 });

@@ -21,6 +21,7 @@ mod integrity_dups;
 mod integrity_outputs;
 mod integrity_small;
 mod integrity_unfinished;
+mod models;
 mod near_duplicates;
 mod pipeline;
 mod queries;

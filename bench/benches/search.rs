@@ -351,6 +351,7 @@ fn main() {
     // prepared batch (its selections' membership words built once).
     let rv = |selection: Option<usize>| RunVariant {
         params: p,
+        qld: None,
         selection,
         tag: String::new(),
     };

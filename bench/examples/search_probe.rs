@@ -65,6 +65,7 @@ fn main() {
         .collect();
     let one = [RunVariant {
         params: Bm25Params { k1: 0.9, b: 0.4 },
+        qld: None,
         selection: Some(0),
         tag: String::new(),
     }];

@@ -84,6 +84,14 @@ pub struct RunArgs {
     /// BM25 b (comma-separated list: one run per value).
     #[arg(long, value_delimiter = ',', default_value = "0.4")]
     pub b: Vec<f32>,
+    /// Retrieval models (comma-separated list of bm25, qld): BM25 runs one
+    /// per k1 and b, query likelihood with Dirichlet smoothing (Anserini's
+    /// -qld) one per --mu.
+    #[arg(long, value_delimiter = ',', default_value = "bm25")]
+    pub model: Vec<String>,
+    /// QLD's Dirichlet prior (comma-separated list: one qld run per value).
+    #[arg(long, value_delimiter = ',', default_value = "1000")]
+    pub mu: Vec<f32>,
     #[command(flatten)]
     pub hits: Hits,
     /// Run tag (with several runs, a suffix names each setting).

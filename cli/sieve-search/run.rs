@@ -9,7 +9,9 @@ use sieve_analysis::EnglishAnalyzer;
 use sieve_filters::docfilter::Unscored;
 use sieve_searcher::batch::{DocSelection, RunResults};
 use sieve_searcher::queries::TopicQueries;
-use sieve_searcher::runspec::{MIN_SPAM_PERCENTILE, PlannedRun, RunSpec, SelectionSpec};
+use sieve_searcher::runspec::{
+    MIN_SPAM_PERCENTILE, ModelName, PlannedRun, RunSpec, SelectionSpec,
+};
 use sieve_searcher::topics::read_topics;
 use sieve_searcher::twostage;
 
@@ -40,7 +42,7 @@ pub fn cmd_run(a: RunArgs) -> Result<()> {
     let runs = spec.runs()?;
     if runs.len() > 1 && spec.output_dir.is_none() {
         anyhow::bail!(
-            "{} runs requested (k1 x b x filters): give --output-dir DIR for their files",
+            "{} runs requested (models' settings x filters): give --output-dir DIR for their files",
             runs.len()
         );
     }
@@ -51,7 +53,7 @@ pub fn cmd_run(a: RunArgs) -> Result<()> {
     let elapsed = started.elapsed().as_secs_f64();
     write_runs(&spec, &runs, &results)?;
     eprintln!(
-        "searched {} topics for each of {} run{} (one per k1, b and filter) in {:.3}s ({:.2} ms per topic, all runs)",
+        "searched {} topics for each of {} run{} (one per model setting and filter) in {:.3}s ({:.2} ms per topic, all runs)",
         topics.len(),
         runs.len(),
         if runs.len() == 1 { "" } else { "s" },
@@ -61,11 +63,17 @@ pub fn cmd_run(a: RunArgs) -> Result<()> {
     Ok(())
 }
 
-/// The runs `a` asks for: BM25 settings times document selections.
+/// The runs `a` asks for: model settings times document selections.
 fn run_spec(a: &RunArgs, hits: usize) -> Result<RunSpec> {
     Ok(RunSpec {
         selections: selections(a)?,
         tag: a.tag.clone(),
+        models: a
+            .model
+            .iter()
+            .map(|m| ModelName::parse(m))
+            .collect::<Result<_, _>>()?,
+        mu: a.mu.clone(),
         k1: a.k1.clone(),
         b: a.b.clone(),
         stats: a.stats.mode(),

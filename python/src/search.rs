@@ -405,6 +405,9 @@ impl NativeIndex {
         .selections()?;
         let spec = RunSpec {
             tag: req.tag,
+            // BM25 only: the Python API has no model choice yet.
+            models: Vec::new(),
+            mu: Vec::new(),
             k1: req.k1,
             b: req.b,
             selections,

@@ -31,12 +31,12 @@ use sieve_format::index::{Unfinished, open_index_with};
 use sieve_format::manifest::analyzer_config;
 use sieve_format::schema::{Fields, RuleColumns, TextField};
 use tantivy::columnar::StrColumn;
-use tantivy::query::Bm25StatisticsProvider;
 use tantivy::{DocId, SegmentReader};
 
 use crate::bm25::{BagOfWords, Bm25Params, Hit, Membership, Shard, Subset, Variant, search_with};
 use crate::queries::TopicQueries;
-use crate::stats::{FamilyMember, GlobalStats, SubsetFamily};
+use crate::stats::{CollectionStats, FamilyMember, GlobalStats, SubsetFamily};
+use crate::weighted::{Model, ModelVariant, QldParams, WeightedQuery, search_weighted};
 use crate::{Error, Result};
 
 /// Which collection statistics a filtered run uses.
@@ -331,12 +331,25 @@ pub fn count_kept(shards: &[Shard], subset: &Subset) -> u64 {
 /// One output run of a batch.
 #[derive(Debug, Clone)]
 pub struct RunVariant {
-    /// BM25 parameters.
+    /// BM25 parameters (unused when `qld` is given).
     pub params: Bm25Params,
+    /// `Some`: the run scores with query likelihood with Dirichlet
+    /// smoothing ([`crate::weighted`]) instead of BM25.
+    pub qld: Option<QldParams>,
     /// Index into the batch's selections (`None`: every document).
     pub selection: Option<usize>,
     /// The run tag.
     pub tag: String,
+}
+
+impl RunVariant {
+    /// The run's retrieval model.
+    pub fn model(&self) -> Model {
+        match self.qld {
+            Some(q) => Model::Qld(q),
+            None => Model::Bm25(self.params),
+        }
+    }
 }
 
 /// The results of one variant: `(topic id, hits)` in topic order.
@@ -365,7 +378,7 @@ pub struct QueryPlan<'a> {
     /// elsewhere); `None`: the sum over `shards` ([`GlobalStats`]).
     /// Statistics recomputed over a selection ([`StatsMode::Filtered`])
     /// need every shard at hand, so they cannot be combined with it.
-    pub global: Option<&'a (dyn Bm25StatisticsProvider + Sync)>,
+    pub global: Option<&'a dyn CollectionStats>,
     /// Hits per topic and run.
     pub hits: usize,
 }
@@ -376,7 +389,7 @@ impl QueryPlan<'_> {
     /// has `selections` selections.
     fn check(&self, selections: usize) -> Result<()> {
         for v in self.variants {
-            v.params.validate()?;
+            v.model().validate()?;
         }
         if self.global.is_some() && self.stats_mode == StatsMode::Filtered && selections > 0 {
             return Err(Error::InvalidParameter {
@@ -447,7 +460,7 @@ impl<'a> Prepared<'a> {
     /// [`QueryPlan::global`] and [`QueryPlan::stats_mode`].
     pub fn new(plan: QueryPlan<'a>, subsets: &'a [Subset]) -> Result<Prepared<'a>> {
         for v in plan.variants {
-            v.params.validate()?;
+            v.model().validate()?;
             if let Some(i) = v.selection
                 && i >= subsets.len()
             {
@@ -477,45 +490,80 @@ impl<'a> Prepared<'a> {
         })
     }
 
-    /// The top hits of `query` for every run, in run order, in one pass
-    /// over the postings ([`crate::bm25::search`]).
+    /// The top hits of `query` for every run, in run order: the BM25 runs
+    /// in one pass over the postings ([`crate::bm25::search`]), the other
+    /// models in another ([`crate::weighted::search_weighted`]).
     pub fn search(&self, query: &BagOfWords) -> Result<Vec<Vec<Hit>>> {
         let variants = self.plan.variants;
         let members: Vec<Option<FamilyMember<'_, 'a>>> = variants
             .iter()
             .map(|v| Some(self.filtered.as_ref()?.member(v.selection?)))
             .collect();
-        let global: &dyn Bm25StatisticsProvider = match self.plan.global {
+        let global: &dyn CollectionStats = match self.plan.global {
             Some(g) => g,
             None => &self.summed,
         };
-        let vs: Vec<Variant<'_>> = variants
+        let stats_of: Vec<&dyn CollectionStats> = members
             .iter()
-            .zip(&members)
-            .map(|(v, member)| Variant {
-                params: v.params,
-                stats: match member {
-                    Some(m) => m,
-                    None => global,
-                },
-                subset: v.selection.map(|i| &self.subsets[i]),
+            .map(|m| match m {
+                Some(m) => m as &dyn CollectionStats,
+                None => global,
             })
             .collect();
-        // Each variant's subset is `subsets[selection]`, from which the
-        // membership was built: `search_with`'s condition holds.
-        let selection_of: Vec<Option<usize>> = variants.iter().map(|v| v.selection).collect();
-        let selections = self
-            .membership
-            .as_ref()
-            .map(|m| (m, selection_of.as_slice()));
-        search_with(
-            self.plan.shards,
-            self.plan.field,
-            query,
-            &vs,
-            self.plan.hits,
-            selections,
-        )
+        let (bm25, other): (Vec<usize>, Vec<usize>) =
+            (0..variants.len()).partition(|&i| variants[i].qld.is_none());
+        let mut out: Vec<Vec<Hit>> = vec![Vec::new(); variants.len()];
+        if !bm25.is_empty() {
+            let vs: Vec<Variant<'_>> = bm25
+                .iter()
+                .map(|&i| Variant {
+                    params: variants[i].params,
+                    stats: stats_of[i],
+                    subset: variants[i].selection.map(|s| &self.subsets[s]),
+                })
+                .collect();
+            // Each variant's subset is `subsets[selection]`, from which the
+            // membership was built: `search_with`'s condition holds.
+            let selection_of: Vec<Option<usize>> =
+                bm25.iter().map(|&i| variants[i].selection).collect();
+            let selections = self
+                .membership
+                .as_ref()
+                .map(|m| (m, selection_of.as_slice()));
+            let hits = search_with(
+                self.plan.shards,
+                self.plan.field,
+                query,
+                &vs,
+                self.plan.hits,
+                selections,
+            )?;
+            for (&i, h) in bm25.iter().zip(hits) {
+                out[i] = h;
+            }
+        }
+        if !other.is_empty() {
+            let vs: Vec<ModelVariant<'_>> = other
+                .iter()
+                .map(|&i| ModelVariant {
+                    model: variants[i].model(),
+                    stats: stats_of[i],
+                    subset: variants[i].selection.map(|s| &self.subsets[s]),
+                })
+                .collect();
+            let weighted = WeightedQuery::from_bag(query);
+            let hits = search_weighted(
+                self.plan.shards,
+                self.plan.field,
+                &weighted,
+                &vs,
+                self.plan.hits,
+            )?;
+            for (&i, h) in other.iter().zip(hits) {
+                out[i] = h;
+            }
+        }
+        Ok(out)
     }
 }
 

@@ -23,7 +23,10 @@
 //! each at a number of unique terms). [`run_batch`] searches them, every
 //! setting and selection of a topic in one pass over the postings ([`bm25`]:
 //! exact BM25 with MaxScore and block-max pruning), topics in parallel, the
-//! output in topic order. [`batch`] holds the plan, the selections (rules
+//! output in topic order. Runs of other models (query likelihood with
+//! Dirichlet smoothing) are scored by [`weighted`]: any weighted-term query,
+//! each term scored by a per-term model, exhaustively document at a time.
+//! [`batch`] holds the plan, the selections (rules
 //! over the index's fast fields, or a filter file) and the shards; [`stats`]
 //! the statistics (summed over shards, or recomputed over a selection);
 //! [`runspec`] turns the settings of `sieve-search run` into runs with their
@@ -41,7 +44,7 @@
 //! Every fallible function returns [`Error`], whose variants carry the
 //! evidence (path, line, expected and found values). No module cycles:
 //! `text` <- [`topics`], [`qrels`], [`run`]; [`bm25`] <- [`queries`] <-
-//! [`stats`] <- [`twostage`] <- [`batch`] <- [`runspec`]; [`bm25`] <-
+//! [`stats`] <- [`weighted`] <- [`twostage`] <- [`batch`] <- [`runspec`]; [`bm25`] <-
 //! [`docinfo`]; [`paired`]; [`qrels`], [`run`] <- [`eval`] <- [`compare`]
 //! <- [`sweep`] (also [`batch`]).
 //!
@@ -92,6 +95,7 @@ pub mod sweep;
 mod text;
 pub mod topics;
 pub mod twostage;
+pub mod weighted;
 
 pub use crate::batch::{QueryPlan, RunVariant, StatsMode, open_shards, run_batch};
 pub use crate::bm25::{Bm25Params, Hit};

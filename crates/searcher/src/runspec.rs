@@ -3,22 +3,25 @@
 //! with its tag and output file, and the writing of their results.
 //!
 //! Tags: with one run the tag is the base tag, plus `_SELECTION` when a
-//! selection is given; with several runs every tag is
-//! `TAG_k1-K1_b-B[_SELECTION]`, numbers written by [`num_label`]. Runs come
-//! in the order k1, then b, then selection (each in the order given).
+//! selection is given; with several runs every BM25 tag is
+//! `TAG_k1-K1_b-B[_SELECTION]` and every query-likelihood tag
+//! `TAG_qld_mu-MU[_SELECTION]`, numbers written by [`num_label`]. Runs come
+//! in the order model, then k1 and b (BM25) or mu (QLD), then selection
+//! (each in the order given).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use sieve_filters::docfilter::{DocFilter, Thresholds, Unscored};
 use sieve_format::schema::TextField;
-use tantivy::query::Bm25StatisticsProvider;
 
 use crate::Result;
 use crate::batch::{
     DocSelection, QueryPlan, RunResults, RunVariant, StatsMode, num_label, run_batch, run_path,
 };
 use crate::bm25::{Bm25Params, Hit, Shard};
+use crate::stats::CollectionStats;
+use crate::weighted::QldParams;
 use crate::queries::TopicQueries;
 use crate::run::RunWriter;
 
@@ -154,11 +157,39 @@ impl SelectionSpec<'_> {
 /// [`SelectionSpec::selections`].
 pub const MIN_SPAM_PERCENTILE: &str = "minimum spam percentile";
 
+/// A retrieval model of `sieve-search run --model`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelName {
+    /// BM25 (one run per k1 and b).
+    Bm25,
+    /// Query likelihood with Dirichlet smoothing (one run per mu).
+    Qld,
+}
+
+impl ModelName {
+    /// The model named `name` (`bm25` or `qld`).
+    pub fn parse(name: &str) -> Result<ModelName> {
+        match name {
+            "bm25" => Ok(ModelName::Bm25),
+            "qld" => Ok(ModelName::Qld),
+            other => Err(crate::Error::InvalidParameter {
+                name: "model",
+                expected: "bm25 or qld",
+                got: other.to_string(),
+            }),
+        }
+    }
+}
+
 /// The settings of a batch of runs (`sieve-search run`).
 #[derive(Debug, Default)]
 pub struct RunSpec {
     /// The base run tag.
     pub tag: String,
+    /// The models, in run order; empty means BM25 alone.
+    pub models: Vec<ModelName>,
+    /// Dirichlet priors: one QLD run per value (times selections).
+    pub mu: Vec<f32>,
     /// BM25 k1 values: one run per value (times b, times selections).
     pub k1: Vec<f32>,
     /// BM25 b values.
@@ -189,32 +220,56 @@ impl RunSpec {
     /// The runs, in the order of the module documentation, with their tags
     /// and output files. Invalid BM25 parameters are an error.
     pub fn runs(&self) -> Result<Vec<PlannedRun>> {
-        let several = self.k1.len() * self.b.len() * self.selections.len().max(1) > 1;
+        let models: &[ModelName] = if self.models.is_empty() {
+            &[ModelName::Bm25]
+        } else {
+            &self.models
+        };
+        // (parameters, the part of the tag naming them).
+        let mut settings: Vec<(Bm25Params, Option<QldParams>, String)> = Vec::new();
+        for model in models {
+            match model {
+                ModelName::Bm25 => {
+                    for &k1 in &self.k1 {
+                        for &b in &self.b {
+                            let label = format!("k1-{}_b-{}", num_label(k1), num_label(b));
+                            settings.push((Bm25Params { k1, b }.validate()?, None, label));
+                        }
+                    }
+                }
+                ModelName::Qld => {
+                    for &mu in &self.mu {
+                        let qld = QldParams { mu }.validate()?;
+                        let label = format!("qld_mu-{}", num_label(mu));
+                        settings.push((Bm25Params::ANSERINI, Some(qld), label));
+                    }
+                }
+            }
+        }
+        let several = settings.len() * self.selections.len().max(1) > 1;
         let sel_ids: Vec<Option<usize>> = if self.selections.is_empty() {
             vec![None]
         } else {
             (0..self.selections.len()).map(Some).collect()
         };
         let mut runs = Vec::new();
-        for &k1 in &self.k1 {
-            for &b in &self.b {
-                let params = Bm25Params { k1, b }.validate()?;
-                for &selection in &sel_ids {
-                    let mut tag = self.tag.clone();
-                    if several {
-                        tag = format!("{tag}_k1-{}_b-{}", num_label(k1), num_label(b));
-                    }
-                    if let Some(i) = selection {
-                        tag = format!("{tag}_{}", self.selections[i].name);
-                    }
-                    let output = self.output_path(&tag);
-                    let variant = RunVariant {
-                        params,
-                        selection,
-                        tag,
-                    };
-                    runs.push(PlannedRun { variant, output });
+        for (params, qld, label) in settings {
+            for &selection in &sel_ids {
+                let mut tag = self.tag.clone();
+                if several {
+                    tag = format!("{tag}_{label}");
                 }
+                if let Some(i) = selection {
+                    tag = format!("{tag}_{}", self.selections[i].name);
+                }
+                let output = self.output_path(&tag);
+                let variant = RunVariant {
+                    params,
+                    qld,
+                    selection,
+                    tag,
+                };
+                runs.push(PlannedRun { variant, output });
             }
         }
         Ok(runs)
@@ -238,7 +293,7 @@ impl RunSpec {
         runs: &[PlannedRun],
         shards: &[Shard],
         field: TextField,
-        global: Option<&(dyn Bm25StatisticsProvider + Sync)>,
+        global: Option<&dyn CollectionStats>,
         queries: &TopicQueries<'_>,
     ) -> Result<Vec<RunResults>> {
         let variants: Vec<RunVariant> = runs.iter().map(|r| r.variant.clone()).collect();
@@ -336,6 +391,27 @@ mod tests {
             tags(&spec(&[0.9], &[0.4, 0.75], &[])),
             ["sieve_k1-0.9_b-0.4", "sieve_k1-0.9_b-0.75"]
         );
+    }
+
+    #[test]
+    fn qld_runs_follow_bm25_runs_with_their_own_tags() {
+        let mut s = spec(&[0.9], &[0.4], &[]);
+        s.models = vec![ModelName::Bm25, ModelName::Qld];
+        s.mu = vec![1000.0, 2500.0];
+        assert_eq!(
+            tags(&s),
+            ["sieve_k1-0.9_b-0.4", "sieve_qld_mu-1000", "sieve_qld_mu-2500"]
+        );
+        let runs = s.runs().unwrap();
+        assert_eq!(runs[0].variant.qld, None);
+        assert_eq!(runs[2].variant.qld, Some(QldParams { mu: 2500.0 }));
+        s.models = vec![ModelName::Qld];
+        s.mu = vec![1000.0];
+        assert_eq!(tags(&s), ["sieve"]);
+        s.mu = vec![0.0];
+        assert!(s.runs().is_err());
+        assert!(ModelName::parse("bm26").is_err());
+        assert_eq!(ModelName::parse("qld").unwrap(), ModelName::Qld);
     }
 
     #[test]

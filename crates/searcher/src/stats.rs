@@ -1,7 +1,11 @@
-//! Collection statistics for BM25: global over shards, or over a subset.
+//! Collection statistics for BM25 and query likelihood: global over
+//! shards, or over a subset.
 //!
-//! Both types implement tantivy's [`Bm25StatisticsProvider`], which is what
-//! [`crate::bm25`] reads `N`, the total token count and `df` from.
+//! Every type implements tantivy's [`Bm25StatisticsProvider`], which is
+//! what [`crate::bm25`] reads `N`, the total token count and `df` from, and
+//! [`CollectionStats`], which adds a term's total frequency (`ttf`, the
+//! number of its occurrences in the field: what the collection language
+//! model of [`crate::weighted`] needs).
 //!
 //! * [`GlobalStats`] sums every shard's own statistics. Scoring each shard
 //!   with it gives the scores a single index over all the shards' documents
@@ -21,6 +25,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use tantivy::postings::Postings;
 use tantivy::query::Bm25StatisticsProvider;
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocSet, TERMINATED, Term};
@@ -28,18 +33,81 @@ use tantivy::{DocSet, TERMINATED, Term};
 use crate::bm25::{Shard, Subset};
 use sieve_format::schema::TextField;
 
+/// Collection statistics with total term frequencies: what every retrieval
+/// model of [`crate::weighted`] reads.
+pub trait CollectionStats: Bm25StatisticsProvider + Sync {
+    /// The number of occurrences of `term` in its field over the counted
+    /// documents (Lucene's `totalTermFreq`).
+    fn total_term_freq(&self, term: &Term) -> tantivy::Result<u64>;
+}
+
+/// The total frequency of `term` in the documents of `shards` that
+/// `keep(shard, segment, doc)` accepts, deleted documents skipped when
+/// `live_only`.
+fn count_term_freq(
+    shards: &[Shard],
+    term: &Term,
+    live_only: bool,
+    keep: &dyn Fn(usize, usize, u32) -> bool,
+) -> tantivy::Result<u64> {
+    let mut ttf = 0u64;
+    for (s, shard) in shards.iter().enumerate() {
+        for (g, segment) in shard.searcher.segment_readers().iter().enumerate() {
+            let inverted = segment.inverted_index(term.field())?;
+            let Some(mut postings) = inverted.read_postings(term, IndexRecordOption::WithFreqs)?
+            else {
+                continue;
+            };
+            let alive = if live_only {
+                segment.alive_bitset()
+            } else {
+                None
+            };
+            let mut doc = postings.doc();
+            while doc != TERMINATED {
+                if alive.is_none_or(|a| a.is_alive(doc)) && keep(s, g, doc) {
+                    ttf += u64::from(postings.term_freq());
+                }
+                doc = postings.advance();
+            }
+        }
+    }
+    Ok(ttf)
+}
+
 /// Sum of the shards' statistics (`N` counts deleted documents too, as
 /// tantivy's own statistics do; an index keeps none: the later copies of
 /// a docid that a build deletes are merged away, and the token totals of
 /// such an index are the exact ones of [`Shard::token_totals`]).
 pub struct GlobalStats<'a> {
     shards: &'a [Shard],
+    /// Total term frequencies counted so far.
+    term_freqs: Mutex<HashMap<Term, u64>>,
 }
 
 impl<'a> GlobalStats<'a> {
     /// Statistics over all of `shards`.
     pub fn new(shards: &'a [Shard]) -> Self {
-        GlobalStats { shards }
+        GlobalStats {
+            shards,
+            term_freqs: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl CollectionStats for GlobalStats<'_> {
+    /// Summed over every document of every shard, deleted ones included
+    /// (as `N` and `df` are, and as Lucene counts it).
+    fn total_term_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        if let Some(n) = self.term_freqs.lock().map_err(poisoned)?.get(term) {
+            return Ok(*n);
+        }
+        let n = count_term_freq(self.shards, term, false, &|_, _, _| true)?;
+        self.term_freqs
+            .lock()
+            .map_err(poisoned)?
+            .insert(term.clone(), n);
+        Ok(n)
     }
 }
 
@@ -190,6 +258,8 @@ pub struct SubsetFamily<'a> {
     subsets: &'a [Subset],
     members: Vec<SubsetStats<'a>>,
     doc_freqs: Mutex<HashMap<Term, Arc<[u64]>>>,
+    /// Total term frequencies counted so far, per (subset, term).
+    term_freqs: Mutex<HashMap<(usize, Term), u64>>,
 }
 
 impl<'a> SubsetFamily<'a> {
@@ -203,6 +273,7 @@ impl<'a> SubsetFamily<'a> {
                 .map(|s| SubsetStats::new(shards, s))
                 .collect::<crate::Result<_>>()?,
             doc_freqs: Mutex::new(HashMap::new()),
+            term_freqs: Mutex::new(HashMap::new()),
         })
     }
 
@@ -272,6 +343,23 @@ impl Bm25StatisticsProvider for FamilyMember<'_, '_> {
 
     fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
         Ok(self.family.doc_freqs(term)?[self.i])
+    }
+}
+
+impl CollectionStats for FamilyMember<'_, '_> {
+    /// Summed over the kept live documents.
+    fn total_term_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        let family = self.family;
+        let key = (self.i, term.clone());
+        if let Some(n) = family.term_freqs.lock().map_err(poisoned)?.get(&key) {
+            return Ok(*n);
+        }
+        let subset = &family.subsets[self.i];
+        let n = count_term_freq(family.shards, term, true, &|s, g, doc| {
+            subset[s][g].as_ref().is_none_or(|b| b.contains(doc))
+        })?;
+        family.term_freqs.lock().map_err(poisoned)?.insert(key, n);
+        Ok(n)
     }
 }
 

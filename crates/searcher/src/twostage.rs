@@ -5,7 +5,7 @@
 //! 1. **Statistics.** Each shard (or group of shards) reports the BM25
 //!    statistics of the analysed query terms of a topic file
 //!    ([`ShardStats::gather`]: `N`, the total token count of the searched
-//!    field and `df` per term). The reports are summed ([`ShardStats::sum`]):
+//!    field, `df` and total frequency `ttf` per term). The reports are summed ([`ShardStats::sum`]):
 //!    integers, so the sum is exact and independent of the order.
 //! 2. **Search.** Each shard is searched with the summed statistics
 //!    ([`GlobalStatsFile`], the [`crate::batch::QueryPlan::global`] of
@@ -25,13 +25,14 @@
 //! ```json
 //! {
 //!   "header": {
-//!     "format": "sieve-bm25-stats", "version": 2,
+//!     "format": "sieve-bm25-stats", "version": 3,
 //!     "stemmer": "porter", "stopwords": "lucene",
 //!     "search_field": "body", "topic_field": "title",
 //!     "topics": 6, "terms": 12, "topics_digest": "fnv1a64:d974d0ccfd9da94d"
 //!   },
 //!   "shards": 5, "num_docs": 44, "total_tokens": 26790,
 //!   "doc_freq": { "comput": 4, "from": 8, "home": 28, "research": 0, "web": 18 },
+//!   "total_term_freq": { "comput": 9, "from": 12, "home": 61, "research": 0, "web": 40 },
 //!   "sieve_seal": {"crc32": "1c9d3a07", "bytes": 512}
 //! }
 //! ```
@@ -41,7 +42,8 @@
 //! that precedes it. [`ShardStats::read`] checks them before parsing, so a
 //! truncated or damaged file is an error naming the expected and found
 //! length or checksum (edit or reformat a file and it no longer verifies).
-//! Version 1 files (no seal) are refused: regenerate them with this
+//! Version 1 files (no seal) and version 2 files (no `total_term_freq`,
+//! which query likelihood needs) are refused: regenerate them with this
 //! version (the statistics are cheap to gather again).
 //!
 //! The header says what the numbers are valid for: the analyser, the
@@ -70,14 +72,14 @@ use tantivy::schema::Field;
 
 use crate::bm25::{BagOfWords, Hit, Shard, trec_order};
 use crate::queries::{TopicQueries, analyse_topics};
-use crate::stats::GlobalStats;
+use crate::stats::{CollectionStats, GlobalStats};
 use crate::topics::{Topic, TopicField};
 use crate::{Error, Result};
 
 /// The `format` of a statistics file's header.
 pub const STATS_FORMAT: &str = "sieve-bm25-stats";
 /// The `version` of a statistics file's header.
-pub const STATS_VERSION: u32 = 2;
+pub const STATS_VERSION: u32 = 3;
 
 /// What a statistics file is valid for. Two files are summed, and a file is
 /// used for a run, only when their headers are equal.
@@ -228,6 +230,9 @@ pub struct ShardStats {
     pub total_tokens: u64,
     /// `df` of every analysed query term in the searched field.
     pub doc_freq: BTreeMap<String, u64>,
+    /// Total frequency (occurrences) of every analysed query term in the
+    /// searched field (version 3 on).
+    pub total_term_freq: BTreeMap<String, u64>,
 }
 
 impl ShardStats {
@@ -248,9 +253,11 @@ impl ShardStats {
         let handle = first.fields.text(field);
         let global = GlobalStats::new(shards);
         let mut doc_freq = BTreeMap::new();
+        let mut total_term_freq = BTreeMap::new();
         for term in distinct_terms(queries) {
-            let df = global.doc_freq(&Term::from_field_text(handle, term))?;
-            doc_freq.insert(term.to_string(), df);
+            let t = Term::from_field_text(handle, term);
+            doc_freq.insert(term.to_string(), global.doc_freq(&t)?);
+            total_term_freq.insert(term.to_string(), global.total_term_freq(&t)?);
         }
         Ok(ShardStats {
             header,
@@ -258,6 +265,7 @@ impl ShardStats {
             num_docs: global.total_num_docs()?,
             total_tokens: global.total_num_tokens(handle)?,
             doc_freq,
+            total_term_freq,
         })
     }
 
@@ -301,6 +309,14 @@ impl ShardStats {
             for (df, add) in total.doc_freq.values_mut().zip(part.doc_freq.values()) {
                 *df += add;
             }
+            // Same keys as doc_freq (checked when read).
+            for (ttf, add) in total
+                .total_term_freq
+                .values_mut()
+                .zip(part.total_term_freq.values())
+            {
+                *ttf += add;
+            }
         }
         Ok(total)
     }
@@ -323,9 +339,16 @@ impl ShardStats {
             return Err(Error::StatsFile {
                 path: path.to_path_buf(),
                 detail: format!(
-                    "format {} version {}; expected {STATS_FORMAT} version {STATS_VERSION}",
+                    "format {} version {}; expected {STATS_FORMAT} version {STATS_VERSION} \
+                     (regenerate it with this sieve-search global-stats)",
                     stats.header.format, stats.header.version
                 ),
+            });
+        }
+        if !stats.doc_freq.keys().eq(stats.total_term_freq.keys()) {
+            return Err(Error::StatsFile {
+                path: path.to_path_buf(),
+                detail: "total_term_freq does not have exactly the terms of doc_freq".into(),
             });
         }
         Ok(stats)
@@ -468,6 +491,22 @@ impl Bm25StatisticsProvider for GlobalStatsFile {
             .ok_or_else(|| {
                 tantivy::TantivyError::InvalidArgument(format!(
                     "{}: no doc_freq for term {term:?}",
+                    self.path.display()
+                ))
+            })
+    }
+}
+
+impl CollectionStats for GlobalStatsFile {
+    fn total_term_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        // `open` checked that every query term is present.
+        term.value()
+            .as_str()
+            .filter(|_| term.field() == self.field)
+            .and_then(|t| self.stats.total_term_freq.get(t).copied())
+            .ok_or_else(|| {
+                tantivy::TantivyError::InvalidArgument(format!(
+                    "{}: no total_term_freq for term {term:?}",
                     self.path.display()
                 ))
             })
@@ -643,6 +682,7 @@ mod tests {
             num_docs: n,
             total_tokens: 10 * n,
             doc_freq: dfs.iter().map(|(t, d)| (t.to_string(), *d)).collect(),
+            total_term_freq: dfs.iter().map(|(t, d)| (t.to_string(), 2 * d)).collect(),
         }
     }
 
@@ -654,6 +694,7 @@ mod tests {
         assert_eq!((s.shards, s.num_docs, s.total_tokens), (2, 8, 80));
         assert_eq!(s.doc_freq["web"], 3);
         assert_eq!(s.doc_freq["page"], 4);
+        assert_eq!(s.total_term_freq["web"], 6);
         let c = stats("y", 5, &[("web", 2), ("page", 4)]);
         let e = ShardStats::sum(&[("a".into(), a.clone()), ("c".into(), c)]).unwrap_err();
         assert!(

@@ -56,7 +56,7 @@ use crate::{Error, Result};
 mod membership;
 mod postings;
 mod segment;
-mod topk;
+pub(crate) mod topk;
 pub use membership::{MAX_SELECTIONS, Membership};
 use segment::{SegmentInput, score_segment};
 use topk::{Pool, SegmentNames, TopK};

@@ -35,12 +35,12 @@ use crate::{Error, Result};
 
 /// A document offered to a per-segment top k.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Candidate {
-    pub(super) score: Score,
+pub(crate) struct Candidate {
+    pub(crate) score: Score,
     /// Docid ordinal in the segment's sorted docid dictionary: comparing
     /// ordinals within a segment compares docids. Ordinals are below the
     /// segment's document count, a `u32`.
-    pub(super) ord: u32,
+    pub(crate) ord: u32,
 }
 
 /// `f32::total_cmp` as an unsigned key: `a.total_cmp(&b)` is
@@ -82,7 +82,7 @@ fn keep_best(buf: &mut Vec<u64>, k: usize) {
 
 /// The best `k` documents of one segment for one variant, at or above a
 /// floor carried from the segments before.
-pub(super) struct TopK {
+pub(crate) struct TopK {
     k: usize,
     /// Packed candidates, at most `limit`, none below `own`.
     buf: Vec<u64>,
@@ -95,7 +95,7 @@ pub(super) struct TopK {
 }
 
 impl TopK {
-    pub(super) fn new(k: usize, floor: Option<Score>) -> TopK {
+    pub(crate) fn new(k: usize, floor: Option<Score>) -> TopK {
         TopK {
             k,
             buf: Vec::with_capacity(k.min(1 << 15) * 2),
@@ -109,7 +109,7 @@ impl TopK {
     /// `k`-th best score seen so far (refreshed every `k` candidates), or
     /// the floor if higher.
     #[inline]
-    pub(super) fn threshold(&self) -> Option<Score> {
+    pub(crate) fn threshold(&self) -> Option<Score> {
         match (self.own, self.floor) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
@@ -119,7 +119,7 @@ impl TopK {
     /// Adds a candidate; true when the buffer was cut, the only time the
     /// [`TopK::threshold`] can change.
     #[inline]
-    pub(super) fn push(&mut self, c: Candidate) -> bool {
+    pub(crate) fn push(&mut self, c: Candidate) -> bool {
         if self.k == 0 || self.own.is_some_and(|t| c.score < t) {
             return false;
         }
@@ -150,14 +150,14 @@ impl TopK {
 }
 
 /// Where the docids of one searched segment are read.
-pub(super) struct SegmentNames<'a> {
+pub(crate) struct SegmentNames<'a> {
     /// The index, for errors.
-    pub(super) index: &'a str,
+    pub(crate) index: &'a str,
     /// The `docid` fast field.
-    pub(super) column: StrColumn,
+    pub(crate) column: StrColumn,
     /// The segment's sidecar, whose docid table reads any docid by
     /// decoding a few entries.
-    pub(super) table: Option<&'a SegmentBounds>,
+    pub(crate) table: Option<&'a SegmentBounds>,
 }
 
 impl SegmentNames<'_> {
@@ -221,7 +221,7 @@ impl Pooled {
 }
 
 /// One variant's candidates over all segments searched so far.
-pub(super) struct Pool {
+pub(crate) struct Pool {
     k: usize,
     /// None below `floor`.
     candidates: Vec<Pooled>,
@@ -231,7 +231,7 @@ pub(super) struct Pool {
 }
 
 impl Pool {
-    pub(super) fn new(k: usize) -> Pool {
+    pub(crate) fn new(k: usize) -> Pool {
         Pool {
             k,
             candidates: Vec::new(),
@@ -241,13 +241,13 @@ impl Pool {
     }
 
     /// The floor for the next segment (see the module docs).
-    pub(super) fn floor(&self) -> Option<Score> {
+    pub(crate) fn floor(&self) -> Option<Score> {
         self.floor
     }
 
     /// Takes a segment's top k, refreshes the floor, and drops the
     /// candidates below it (they have `k` better ones).
-    pub(super) fn add(&mut self, segment: u32, top: TopK) {
+    pub(crate) fn add(&mut self, segment: u32, top: TopK) {
         self.candidates.extend(top.into_best().map(|c| Pooled {
             key: pack(c),
             segment,
@@ -278,7 +278,7 @@ impl Pool {
 /// rank (descending), then segment and ordinal (one docid in several
 /// segments), each candidate packed into one `u128`: a total order, the same for
 /// any layout of the work.
-pub(super) fn finish(pools: Vec<Pool>, segments: &[SegmentNames<'_>]) -> Result<Vec<Vec<Hit>>> {
+pub(crate) fn finish(pools: Vec<Pool>, segments: &[SegmentNames<'_>]) -> Result<Vec<Vec<Hit>>> {
     let ks: Vec<usize> = pools.iter().map(|p| p.k).collect();
     let pools: Vec<Vec<Pooled>> = pools.into_iter().map(|p| p.candidates).collect();
     let (wanted, name_of) = distinct_places(&pools);

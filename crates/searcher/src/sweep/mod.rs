@@ -398,6 +398,7 @@ pub fn run(
         .iter()
         .map(|s| RunVariant {
             params: s.params,
+            qld: None,
             selection: s.selection,
             tag: s.tag.clone(),
         })
