@@ -220,7 +220,6 @@ fn ingest(e: &sieve_ingest::Error, ev: Evidence) -> (Class, Evidence) {
         E::Io { path, .. } => (Class::Input, ev.kind("Io").path(path)),
         E::Input { path, .. } => input(path, ev),
         E::IndexExists { path } => (Class::Refused, ev.kind("IndexExists").path(path)),
-        E::Foreign { path, .. } => (Class::Refused, ev.kind("Foreign").path(path)),
         E::ResumeQuarantine { path, .. } => {
             (Class::Refused, ev.kind("ResumeQuarantine").path(path))
         }
