@@ -42,12 +42,14 @@ pub fn parse_bands(
     path: &Path,
     mut f: impl FnMut(u32, &str, &[u64]) -> Result<()>,
 ) -> Result<()> {
-    let bad = |what: &'static str, expected: &str, found: &str| Error::Format(sieve_format::Error::NearDuplicates {
-        path: path.to_path_buf(),
-        what,
-        expected: expected.into(),
-        found: found.chars().take(120).collect(),
-    });
+    let bad = |what: &'static str, expected: &str, found: &str| {
+        Error::Format(sieve_format::Error::NearDuplicates {
+            path: path.to_path_buf(),
+            what,
+            expected: expected.into(),
+            found: found.chars().take(120).collect(),
+        })
+    };
     let mut lines = r.lines();
     let want = bands_header();
     let first = lines
