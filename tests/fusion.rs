@@ -76,7 +76,7 @@ sieve_test!(fuse_rrf_ties_missing_topics_and_depth, |dir| {
     assert!(out.status.success(), "{}", stderr(&out));
     // b: 2/62; a and d tie at 1/61 ("a" iterates first in Java's HashMap)
     assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stdout.clone()).unwrap(),
         "1 Q0 b 1 0.032258 sieve.fusion\n1 Q0 a 2 0.016393 sieve.fusion\n\
          1 Q0 d 3 0.016393 sieve.fusion\n1 Q0 c 4 0.015873 sieve.fusion\n\
          1 Q0 e 5 0.015873 sieve.fusion\n2 Q0 a 1 0.016393 sieve.fusion\n"
@@ -87,7 +87,7 @@ sieve_test!(fuse_rrf_ties_missing_topics_and_depth, |dir| {
         stderr(&out)
     );
     // --depth 1: only each topic's first line of each run
-    let got = ok(fuse(
+    let got = ok(&mut fuse(
         &dir,
         &["a.run", "b.run", "--depth", "1", "--method", "average"],
     ));
@@ -106,7 +106,7 @@ sieve_test!(fuse_several_methods_write_one_file_each, |dir| {
         &["a.run", "b.run", "--method", "rrf,average"],
     ));
     assert!(stderr(&out).contains("--output-dir"), "{}", stderr(&out));
-    ok(fuse(
+    ok(&mut fuse(
         &dir,
         &[
             "a.run",

@@ -45,7 +45,7 @@ fn round_half_up_scaled(digits: &[u8], exp: i32, places: i32) -> String {
         digits
             .iter()
             .copied()
-            .chain(std::iter::repeat(b'0').take(zeros))
+            .chain(std::iter::repeat_n(b'0', zeros))
             .collect()
     } else if keep < 0 {
         vec![b'0']

@@ -206,13 +206,17 @@ pub fn fuse(runs: &[FusionRun], p: &FuseParams) -> Result<Fused> {
     Ok(fused)
 }
 
+/// One topic of one run: its id and each (docid, contribution), in file
+/// order.
+type TopicContributions<'a> = (&'a String, Vec<(&'a str, f32)>);
+
 /// Each topic's (docid, contribution) of run `i` of `n`, in file order.
 fn contributions<'a>(
     run: &'a FusionRun,
     i: usize,
     n: usize,
     p: &FuseParams,
-) -> Result<Vec<(&'a String, Vec<(&'a str, f32)>)>> {
+) -> Result<Vec<TopicContributions<'a>>> {
     let scale = match p.method {
         Method::Rrf => None,
         Method::Interpolation if i == 0 => Some(p.alpha),
