@@ -42,8 +42,7 @@ pub fn repo() -> PathBuf {
 /// Lower-case alphabetic words of real text, most frequent first.
 pub fn vocabulary() -> Vec<String> {
     let mut texts: Vec<Vec<u8>> = Vec::new();
-    if let Some(d) =
-        sieve_testdata::shared_file("", "search bench vocabulary (CACM, WT10g sample)")
+    if let Some(d) = sieve_testdata::shared_file("", "search bench vocabulary (CACM, WT10g sample)")
     {
         for p in [
             "cacm/cacm.derived.trec",

@@ -17,8 +17,8 @@
 
 use std::path::PathBuf;
 
-use sieve_filters::utf8::{Utf8Counts, clean_in_place};
 use sieve_crawl::{CrawlEvent, CrawlOptions};
+use sieve_filters::utf8::{Utf8Counts, clean_in_place};
 use sieve_testdata::fixture;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -13,21 +13,21 @@
 //! cargo run --example filter_and_search
 //! ```
 
-use sieve_filters::docfilter::{DocFilter, Thresholds};
 use sieve_analysis::EnglishAnalyzer;
+use sieve_crawl::inputs::expand_inputs;
+use sieve_filters::docfilter::{DocFilter, Thresholds};
+use sieve_format::schema::TextField;
 use sieve_ingest::build::build;
 use sieve_ingest::filterbuild::{FilterSpec, build_filter};
-use sieve_crawl::inputs::expand_inputs;
 use sieve_ingest::options::{BuildOptions, NoProgress};
-use sieve_format::schema::TextField;
 use sieve_ingest::spamfile::load_spam_map;
-use sieve_testdata::fixture;
 use sieve_searcher::batch::{
     DocSelection, QueryPlan, RunVariant, StatsMode, open_shards, run_batch,
 };
 use sieve_searcher::bm25::Bm25Params;
 use sieve_searcher::queries::{DEFAULT_MAX_QUERY_TERMS, TopicQueries};
 use sieve_searcher::topics::{TopicField, parse_topics};
+use sieve_testdata::fixture;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tmp = tempfile::tempdir()?;

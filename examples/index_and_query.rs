@@ -13,15 +13,15 @@
 //! ```
 
 use sieve_analysis::EnglishAnalyzer;
-use sieve_ingest::build::build;
 use sieve_crawl::inputs::expand_inputs;
-use sieve_ingest::options::{BuildOptions, NoProgress};
 use sieve_format::schema::TextField;
-use sieve_testdata::fixture;
+use sieve_ingest::build::build;
+use sieve_ingest::options::{BuildOptions, NoProgress};
 use sieve_searcher::batch::{QueryPlan, RunVariant, StatsMode, open_shards, run_batch};
 use sieve_searcher::bm25::Bm25Params;
 use sieve_searcher::queries::{DEFAULT_MAX_QUERY_TERMS, TopicQueries};
 use sieve_searcher::topics::{TopicField, parse_topics};
+use sieve_testdata::fixture;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let query = std::env::args()

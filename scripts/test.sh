@@ -14,6 +14,8 @@ step "build (libraries, binaries, tests, benches, examples and the fuzz targets)
 # The fuzz targets are a workspace member (fuzz/): built here with the
 # dependencies everything else uses, not in a second target folder.
 cargo build --workspace --all-targets --locked
+step "rustfmt (the code is formatted)"
+cargo fmt --all --check
 step "clippy (warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 step "tests and doctests"

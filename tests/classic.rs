@@ -93,8 +93,7 @@ sieve_test!(cranfield_slice_as_shipped_matches_anserini, |dir| {
 });
 
 sieve_test!(cranfield_bm25_matches_anserini, |dir| {
-    let Some(cran) = sieve_testdata::shared_file("cranfield", "Cranfield vs Anserini")
-    else {
+    let Some(cran) = sieve_testdata::shared_file("cranfield", "Cranfield vs Anserini") else {
         return;
     };
     let (stats, eval, run) = build_run_eval(

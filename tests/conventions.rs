@@ -129,6 +129,18 @@ sieve_test!(help_shows_one_name_per_concept, |dir| {
         ("sieve-search", &["merge-runs"], &["--output"], &["--out"]),
         (
             "sieve-search",
+            &["fuse"],
+            &[
+                "--method",
+                "--weights",
+                "--min-max",
+                "--output",
+                "--output-dir",
+            ],
+            &["--out"],
+        ),
+        (
+            "sieve-search",
             &["compare"],
             &["P_10", "--measure", "--html", "--index"],
             &["P@10"],

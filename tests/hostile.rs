@@ -276,7 +276,11 @@ sieve_test!(time_budget_skips_or_truncates_and_is_counted, |dir| {
         let stats = read_json(&ix.join("stats.json"));
         // Exit 4 (an empty index) only when a stall capped both pages.
         let empty = stats["files"][0]["indexed"] == 0;
-        assert_eq!(out.status.code(), Some(if empty { 4 } else { 0 }), "{out:?}");
+        assert_eq!(
+            out.status.code(),
+            Some(if empty { 4 } else { 0 }),
+            "{out:?}"
+        );
         (
             stats,
             std::fs::read_to_string(ix.join("losses.jsonl")).unwrap(),

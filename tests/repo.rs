@@ -101,10 +101,17 @@ fn machine_prefix_is_detected_in_text() {
 /// (a tracker's issue, a work session, a helper or a branch) rather than
 /// what sieve does; built at run time so that this file does not hold them.
 fn organisation_words() -> Vec<String> {
-    ["iss|ue", "iss|ues", "st|op", "hel|per h", "bra|nch h", "bra|nch i"]
-        .iter()
-        .map(|w| w.replace('|', ""))
-        .collect()
+    [
+        "iss|ue",
+        "iss|ues",
+        "st|op",
+        "hel|per h",
+        "bra|nch h",
+        "bra|nch i",
+    ]
+    .iter()
+    .map(|w| w.replace('|', ""))
+    .collect()
 }
 
 /// The first place in `line` where one of `words` is followed by a space
@@ -139,7 +146,9 @@ fn names_organisation(line: &str, words: &[String]) -> Option<String> {
 fn no_issue_numbers_or_names_of_how_the_work_was_organised() {
     let root = repo_root();
     let words = organisation_words();
-    let ours = ["rs", "md", "sh", "py", "toml", "yml", "yaml", "html", "js", "css"];
+    let ours = [
+        "rs", "md", "sh", "py", "toml", "yml", "yaml", "html", "js", "css",
+    ];
     let mut hits = Vec::new();
     for path in repository_files(&root) {
         let rel = path.strip_prefix(&root).unwrap_or(&path);
@@ -218,6 +227,80 @@ fn setup_check_names_missing_python_and_perl() {
             no_python.contains("missing: python3 python3-venv python3-pip")
                 && !no_python.contains("perl"),
             "{no_python}"
+        );
+    }
+}
+
+/// The normal (non-dev, non-build) dependency closure of workspace
+/// package `name`, as package names, from `cargo metadata`'s resolve graph.
+fn normal_dependencies(name: &str) -> Vec<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--locked", "--offline"])
+        .current_dir(repo_root())
+        .output()
+        .expect("run cargo metadata");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let nodes = meta["resolve"]["nodes"].as_array().unwrap();
+    let name_of = |id: &str| id_name(&meta, id);
+    let start = nodes
+        .iter()
+        .find(|n| name_of(n["id"].as_str().unwrap()) == name);
+    let mut todo = vec![start.expect("package in the workspace")["id"].clone()];
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(id) = todo.pop() {
+        let node = nodes.iter().find(|n| n["id"] == id).unwrap();
+        for dep in node["deps"].as_array().unwrap() {
+            let normal = dep["dep_kinds"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|k| k["kind"].is_null());
+            if normal && seen.insert(name_of(dep["pkg"].as_str().unwrap())) {
+                todo.push(dep["pkg"].clone());
+            }
+        }
+    }
+    seen.into_iter().collect()
+}
+
+/// The package name of a `cargo metadata` package id.
+fn id_name(meta: &serde_json::Value, id: &str) -> String {
+    let packages = meta["packages"].as_array().unwrap();
+    let p = packages.iter().find(|p| p["id"] == id).unwrap();
+    p["name"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn searcher_compiles_no_crawl_reader_html_extractor_charset_detector_or_parquet() {
+    let deps = normal_dependencies("sieve-searcher");
+    assert!(
+        deps.iter().any(|d| d == "tantivy"),
+        "the walk found tantivy: {deps:?}"
+    );
+    // The walk does see these where they are: the ingest crate uses them.
+    let ingest = normal_dependencies("sieve-ingest");
+    for used in ["sieve-crawl", "chardetng", "parquet"] {
+        assert!(
+            ingest.iter().any(|d| d == used),
+            "{used} not found: {ingest:?}"
+        );
+    }
+    for banned in [
+        "sieve-crawl",
+        "sieve-text",
+        "sieve-ingest",
+        "chardetng",
+        "parquet",
+    ] {
+        assert!(
+            !deps.iter().any(|d| d == banned),
+            "sieve-searcher depends on {banned}: {deps:?}"
         );
     }
 }

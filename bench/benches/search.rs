@@ -45,13 +45,13 @@ use std::time::{Duration, Instant};
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
+use sieve_analysis::{AnalyzerConfig, EnglishAnalyzer};
 use sieve_bench::synth::{Corpus, bench_dir, topic_terms};
 use sieve_filters::docfilter::Unscored;
-use sieve_analysis::{AnalyzerConfig, EnglishAnalyzer};
-use sieve_ingest::build::build;
 use sieve_format::manifest::read_manifest;
-use sieve_ingest::options::{BuildOptions, NoProgress};
 use sieve_format::schema::TextField;
+use sieve_ingest::build::build;
+use sieve_ingest::options::{BuildOptions, NoProgress};
 use sieve_ingest::spamfile::{build_spam_map, open_spam_map};
 use sieve_searcher::batch::{
     DocSelection, Prepared, QueryPlan, RunVariant, StatsMode, open_shards, select, select_all,

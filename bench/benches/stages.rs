@@ -40,14 +40,14 @@ use std::time::Duration;
 use flate2::Compression;
 use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
-use sieve_bench::{mb_per_s, median};
-use sieve_filters::utf8::{Counting, clean_in_place};
 use sieve_analysis::{AnalyzerConfig, EnglishAnalyzer};
-use sieve_text::charset::{CharsetMode, decode, decode_utf8};
+use sieve_bench::{mb_per_s, median};
 use sieve_crawl::{CrawlEvent, CrawlOptions, RawDoc, from_reader};
+use sieve_filters::utf8::{Counting, clean_in_place};
 use sieve_format::document::IndexDoc;
-use sieve_text::html::{HtmlOptions, extract, plain_text};
 use sieve_format::schema::{Fields, build_schema, register_analyzers};
+use sieve_text::charset::{CharsetMode, decode, decode_utf8};
+use sieve_text::html::{HtmlOptions, extract, plain_text};
 
 /// Documents (at least) added before the index stage's one commit.
 const INDEX_DOCS: usize = 3000;

@@ -10,12 +10,12 @@
 
 use std::path::Path;
 
+use sieve_crawl::{CrawlEvent, CrawlOptions, open};
 use sieve_filters::minhash::{cluster, jaccard, shingles};
 use sieve_filters::utf8::Counting;
-use sieve_text::charset::{CharsetMode, decode};
-use sieve_crawl::{CrawlEvent, CrawlOptions, open};
 use sieve_format::dups::PARAMS;
 use sieve_ingest::dedup::band_keys;
+use sieve_text::charset::{CharsetMode, decode};
 use sieve_text::html::{HtmlOptions, TextMode, extract_text};
 
 fn main() {

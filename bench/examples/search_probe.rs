@@ -25,9 +25,9 @@
 use std::io::{BufWriter, Write};
 use std::time::{Duration, Instant};
 
+use sieve_analysis::EnglishAnalyzer;
 use sieve_bench::synth::{index_dir, topic_terms};
 use sieve_filters::docfilter::Unscored;
-use sieve_analysis::EnglishAnalyzer;
 use sieve_format::schema::TextField;
 use sieve_searcher::batch::{Prepared, QueryPlan, RunVariant, StatsMode, open_shards, select};
 use sieve_searcher::bm25::{BagOfWords, Bm25Params, Hit, Variant, search};

@@ -16,8 +16,8 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 
-use sieve_bench::synth::{Corpus, topic_terms};
 use sieve_analysis::{AnalyzerConfig, EnglishAnalyzer};
+use sieve_bench::synth::{Corpus, topic_terms};
 
 /// `s` as a JSON string (the analyser's terms are plain, but be exact).
 fn json_string(s: &str, out: &mut String) {

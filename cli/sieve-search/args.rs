@@ -57,6 +57,14 @@ pub enum Cmd {
     /// `run --global-stats`) into the best K hits per topic, ties broken as
     /// in one index (score descending, docid descending).
     MergeRuns(MergeRunsArgs),
+    /// Fuse two or more runs into one, byte for byte as Anserini 1.7.1's
+    /// FuseRuns: reciprocal rank fusion (rrf), interpolation of two runs,
+    /// average or weighted sums, optionally of min-max normalised scores.
+    /// Refused: fewer than 2 runs, an empty run, a malformed line, a
+    /// document twice in one topic of a run, non-finite scores, weights or
+    /// alpha, and an output that is an input. A topic missing from a run
+    /// contributes nothing from it (stderr says how many each run lacks).
+    Fuse(FuseArgs),
 }
 
 // The arguments of each subcommand, in `Cmd` order.
@@ -371,6 +379,81 @@ pub struct MergeRunsArgs {
     /// Output run file (default stdout).
     #[arg(long, alias = "out", value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// `fuse`.
+#[derive(clap::Args)]
+pub struct FuseArgs {
+    /// The run files (TREC format), in order: interpolation weights the
+    /// first by alpha, `--weights` are taken in this order.
+    #[arg(required = true, value_name = "RUN")]
+    pub runs: Vec<PathBuf>,
+    /// Fusion method; a comma-separated list writes one run per method
+    /// (then give --output-dir).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "rrf")]
+    pub method: Vec<FuseMethod>,
+    /// rrf: a line ranked r (the rank column) contributes 1/(K + r)
+    /// [default: 60].
+    #[arg(long, value_name = "K")]
+    pub rrf_k: Option<u32>,
+    /// interpolation: the first run's scores x ALPHA plus the second's x
+    /// (1 - ALPHA) [default: 0.5].
+    #[arg(long)]
+    pub alpha: Option<f64>,
+    /// weighted: one weight per run, comma-separated (`0.7,0.3`).
+    #[arg(long, value_delimiter = ',', value_name = "W,W")]
+    pub weights: Vec<f64>,
+    /// Min-max normalise each run's scores per topic before fusing
+    /// (Anserini's -min_max_normalization; rrf does not read scores).
+    #[arg(long)]
+    pub min_max: bool,
+    /// Lines of each topic of each run considered: the first N in file
+    /// order (Anserini caps instead the contributions a document sums;
+    /// the same output when N is at least the number of runs and every
+    /// run's lines per topic).
+    #[arg(long, default_value_t = 1000, value_name = "N",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub depth: usize,
+    /// Hits per topic in the fused run.
+    #[arg(long, short = 'k', default_value_t = 1000,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub hits: usize,
+    /// Run tag (with several methods, `_METHOD` is appended).
+    #[arg(long, default_value = "sieve.fusion")]
+    pub tag: String,
+    /// Output run file (one method; default stdout).
+    #[arg(
+        long,
+        alias = "out",
+        value_name = "FILE",
+        conflicts_with = "output_dir"
+    )]
+    pub output: Option<PathBuf>,
+    /// Directory for the fused runs (TAG.run names).
+    #[arg(long, value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
+}
+
+/// The values of `fuse --method`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FuseMethod {
+    Rrf,
+    Interpolation,
+    Average,
+    Weighted,
+}
+
+impl FuseMethod {
+    /// The library's method.
+    pub fn method(self) -> sieve_searcher::fusion::Method {
+        use sieve_searcher::fusion::Method;
+        match self {
+            FuseMethod::Rrf => Method::Rrf,
+            FuseMethod::Interpolation => Method::Interpolation,
+            FuseMethod::Average => Method::Average,
+            FuseMethod::Weighted => Method::Weighted,
+        }
+    }
 }
 
 // The groups of flags several subcommands share.

@@ -3,12 +3,13 @@
 //! A thin command line over the `sieve_searcher` library: the flags are
 //! declared in [`args`]; one handler per subcommand, in [`mod@run`] (run,
 //! topics), [`eval`] (eval, compare), [`sweep`] and [`twostage`]
-//! (global-stats, sum-stats, merge-runs); [`setup`] opens what a search
+//! (global-stats, sum-stats, merge-runs) and [`fuse`]; [`setup`] opens what a search
 //! reads and [`output`] is where results go.
 
 mod anserini;
 mod args;
 mod eval;
+mod fuse;
 mod output;
 mod run;
 mod setup;
@@ -48,5 +49,6 @@ fn run() -> Result<()> {
         Cmd::GlobalStats(a) => twostage::cmd_stats(a),
         Cmd::SumStats(a) => twostage::cmd_sum_stats(a),
         Cmd::MergeRuns(a) => twostage::cmd_merge_runs(a),
+        Cmd::Fuse(a) => fuse::cmd_fuse(a),
     }
 }

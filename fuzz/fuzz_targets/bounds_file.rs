@@ -35,7 +35,9 @@ fn fixture() -> &'static Fixture {
         let body = schema.get_field(BODY).expect("body field");
         let title = schema.get_field(TITLE).expect("title field");
         let docid = schema.get_field(DOCID).expect("docid field");
-        let mut w: IndexWriter = index.writer_with_num_threads(1, 15_000_000).expect("writer");
+        let mut w: IndexWriter = index
+            .writer_with_num_threads(1, 15_000_000)
+            .expect("writer");
         let words = ["alpha", "beta", "gamma", "delta", "epsilon"];
         for i in 0..600usize {
             let mut d = TantivyDocument::new();

@@ -31,9 +31,14 @@ fuzz_target!(|data: &[u8]| {
     let ap: Vec<&str> = paragraphs(&all.body).collect();
     let mut it = ap.iter();
     for p in paragraphs(&main.body) {
-        assert!(it.any(|a| *a == p), "{p:?} is not a paragraph of all, in order");
+        assert!(
+            it.any(|a| *a == p),
+            "{p:?} is not a paragraph of all, in order"
+        );
         for line in p.split('\n') {
-            assert!(!line.is_empty() && line.trim_matches(|c: char| c.is_ascii_whitespace()) == line);
+            assert!(
+                !line.is_empty() && line.trim_matches(|c: char| c.is_ascii_whitespace()) == line
+            );
         }
     }
 });

@@ -32,12 +32,18 @@ fuzz_target!(|data: &[u8]| {
     // The object comes back as the text up to its closing brace (trailing
     // whitespace before it dropped), closed by "\n}\n".
     let body = object.strip_suffix(b"\n}\n").expect("closed by \\n}\\n");
-    assert!(text.as_bytes().starts_with(body), "open_json gave back other text");
+    assert!(
+        text.as_bytes().starts_with(body),
+        "open_json gave back other text"
+    );
     parse(&object);
     if !sealed.is_empty() {
         let mut bad = sealed.into_bytes();
         let at = data.len() % bad.len();
         bad[at] ^= 0x01;
-        assert!(open_json(&bad).is_err(), "a changed byte at {at} went unnoticed");
+        assert!(
+            open_json(&bad).is_err(),
+            "a changed byte at {at} went unnoticed"
+        );
     }
 });

@@ -19,10 +19,13 @@ fuzz_target!(|data: &[u8]| {
     input.extend_from_slice(data);
     let step = 1 + data.first().map_or(0, |b| usize::from(b % 7));
     common::check(input.clone(), step, 64, 64);
-    common::check_spans(&input, &CrawlOptions {
-        max_record_bytes: 64,
-        ..CrawlOptions::default()
-    });
+    common::check_spans(
+        &input,
+        &CrawlOptions {
+            max_record_bytes: 64,
+            ..CrawlOptions::default()
+        },
+    );
     let short = |k: &str| vec![k.to_string()];
     let opts = CrawlOptions {
         max_record_bytes: 64,

@@ -24,7 +24,9 @@ fuzz_target!(|data: &[u8]| {
     let path = Path::new("fuzz");
     let gz = ctl & 1 == 1;
     let reader: Box<dyn std::io::BufRead> = if gz {
-        Box::new(BufReader::new(flate2::read::GzDecoder::new(Cursor::new(rest.to_vec()))))
+        Box::new(BufReader::new(flate2::read::GzDecoder::new(Cursor::new(
+            rest.to_vec(),
+        ))))
     } else {
         Box::new(Cursor::new(rest.to_vec()))
     };

@@ -18,7 +18,9 @@ mod common;
 
 fuzz_target!(|data: &[u8]| {
     let prefix: &[u8] = match data.first().map_or(0, |b| b % 5) {
-        0 => b"WARC/1.0\r\nWARC-Type: response\r\nClueWeb22-ID: cw22\r\nContent-Type: text/html\r\n",
+        0 => {
+            b"WARC/1.0\r\nWARC-Type: response\r\nClueWeb22-ID: cw22\r\nContent-Type: text/html\r\n"
+        }
         1 => b"<DOC>\n<DOCNO>d</DOCNO>\n",
         2 => b".I 1\n.W\n",
         3 => b"{\"id\":\"j\",\"contents\":\"",

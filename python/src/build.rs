@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict};
 use sieve_analysis::{Stemmer, Stopwords};
-use sieve_ingest::build::build;
-use sieve_text::charset::CharsetMode;
 use sieve_cli::exit::ExitStatus;
-use sieve_text::html::TextMode;
+use sieve_ingest::build::build;
 use sieve_ingest::options::{BuildOptions, DocTimeout, Progress, check_threads, default_threads};
+use sieve_text::charset::CharsetMode;
+use sieve_text::html::TextMode;
 
 use crate::errors::{IntoPy, catch_panic, panicked, parameter};
 use crate::keywords::{BUILD_KEYWORDS, Keyword, NOT_KEYWORDS, keyword, keyword_list};

@@ -220,7 +220,6 @@ fn ingest(e: &sieve_ingest::Error, ev: Evidence) -> (Class, Evidence) {
         E::Io { path, .. } => (Class::Input, ev.kind("Io").path(path)),
         E::Input { path, .. } => input(path, ev),
         E::IndexExists { path } => (Class::Refused, ev.kind("IndexExists").path(path)),
-        E::Foreign { path, .. } => (Class::Refused, ev.kind("Foreign").path(path)),
         E::ResumeQuarantine { path, .. } => {
             (Class::Refused, ev.kind("ResumeQuarantine").path(path))
         }
@@ -308,7 +307,12 @@ fn searcher_file(e: &sieve_searcher::Error, ev: Evidence) -> (Class, Evidence) {
         E::DuplicateDoc { line, .. } => (Class::Data, ev.kind("DuplicateDoc").line(*line)),
         E::Prels { line } => (Class::Data, ev.kind("Prels").line(*line)),
         E::EmptyQrels { path } => (Class::Data, ev.kind("EmptyQrels").path(path)),
-        E::EmptyRun { path } => (Class::Data, ev.kind("EmptyRun").path(path)),
+        E::EmptyRun { path } | E::EmptyFusionRun { path } => {
+            (Class::Data, ev.kind("EmptyRun").path(path))
+        }
+        E::FusionDuplicate { path, line, .. } => {
+            (Class::Data, ev.kind("DuplicateDoc").path(path).line(*line))
+        }
         E::StatsFile { path, .. } => (Class::Data, ev.kind("StatsFile").path(path)),
         E::StatsMismatch {
             path,

@@ -8,12 +8,14 @@
 //! per row), [`keywords`] (`sieve.build`'s keywords, one per `sieve-index
 //! build` flag), [`search`] (opening indexes, searching, global statistics), [`build`]
 //! (building an index with progress), [`files`] (topics, qrels, runs,
-//! evaluation, comparison), [`utf8`] (the cleaner).
+//! evaluation, comparison), [`fusion`] (runs fused as `sieve-search fuse`
+//! fuses them), [`utf8`] (the cleaner).
 
 mod build;
 mod columns;
 mod errors;
 mod files;
+mod fusion;
 mod keywords;
 mod search;
 mod utf8;
@@ -33,6 +35,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(files::write_run_file, m)?)?;
     m.add_function(wrap_pyfunction!(files::evaluate_runs, m)?)?;
     m.add_function(wrap_pyfunction!(files::compare_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(fusion::fuse_run_files, m)?)?;
     m.add_function(wrap_pyfunction!(utf8::clean_utf8, m)?)?;
     m.add_function(wrap_pyfunction!(utf8::clean_utf8_file, m)?)?;
     Ok(())

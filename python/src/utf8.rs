@@ -12,8 +12,6 @@ use sieve_filters::utf8::{Counting, Utf8Counts, clean_in_place_with};
 use sieve_format::outfile::OutFile;
 use sieve_text::utf8stream::{Sink, clean_stream};
 
-
-
 fn counting(atire_counts: bool) -> Counting {
     if atire_counts {
         Counting::Atire

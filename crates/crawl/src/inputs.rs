@@ -21,8 +21,6 @@ use std::collections::{HashMap, HashSet};
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 
-
-
 use crate::{Error, Result};
 
 /// The result of [`expand`].

@@ -119,31 +119,6 @@ pub enum Error {
         /// The index directory.
         path: PathBuf,
     },
-    /// A near-duplicate file (a per-segment cluster column, an extract's
-    /// band keys or its duplicates list, see [`crate::dedup`]) that does
-    /// not belong where it is, is damaged or cannot be read.
-    #[error("{path}: near-duplicates: {what}: expected {expected}, found {found}")]
-    NearDuplicates {
-        /// The file.
-        path: PathBuf,
-        /// What was checked (the header, a count, a line).
-        what: &'static str,
-        /// What the format or the segment requires.
-        expected: String,
-        /// What the file holds.
-        found: String,
-    },
-    /// A non-empty output directory that sieve did not create (an index
-    /// directory without a valid `sieve.json`, a quarantine directory
-    /// without `quarantine.jsonl`), or a file sieve would write that is
-    /// already there; nothing was written.
-    #[error("{path}: not a directory of sieve's, it already holds {}; choose a new or empty directory", .found.join(", "))]
-    Foreign {
-        /// The directory (or the file) refused.
-        path: PathBuf,
-        /// The names found in it.
-        found: Vec<String>,
-    },
     /// An extract's Parquet file that is not of this layout version, or
     /// whose checksum does not match (see [`crate::parquetfile::check`]).
     #[error("{path}: extract Parquet file: {what}: expected {expected}, found {found}")]

@@ -236,7 +236,7 @@ impl Quarantine {
     }
 
     /// Writes one item file. A new build creates it (an existing file of
-    /// that name is [`Error::Foreign`]); a resume may replace the files of
+    /// that name is [`sieve_format::Error::Foreign`]); a resume may replace the files of
     /// the interrupted, uncommitted input.
     fn write_item(&self, path: &Path, name: &str, bytes: &[u8]) -> Result<()> {
         let io = |source| Error::Io {
@@ -253,10 +253,10 @@ impl Quarantine {
         let mut f = match o.open(path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                return Err(Error::Foreign {
+                return Err(Error::Format(sieve_format::Error::Foreign {
                     path: path.to_path_buf(),
                     found: vec![name.to_string()],
-                });
+                }));
             }
             Err(e) => return Err(io(e)),
         };

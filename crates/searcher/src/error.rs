@@ -268,6 +268,50 @@ pub enum Error {
         path: PathBuf,
     },
 
+    /// A run given to fusion has no line: nothing to fuse.
+    #[error(
+        "{}: the run file is empty (no `qid Q0 docno rank score tag` line): nothing to fuse",
+        path.display()
+    )]
+    EmptyFusionRun {
+        /// The run file.
+        path: PathBuf,
+    },
+
+    /// A run given to fusion retrieves a document twice for one topic
+    /// (Anserini would add both copies' scores into the fused score).
+    #[error(
+        "{}: topic {qid:?} retrieves document {docid:?} twice: lines {first_line} and {line} \
+         (fusion refuses a run with duplicates; Anserini would add both copies' scores)",
+        path.display()
+    )]
+    FusionDuplicate {
+        /// The run file.
+        path: PathBuf,
+        /// The topic id.
+        qid: String,
+        /// The document id.
+        docid: String,
+        /// 1-based line of the first occurrence.
+        first_line: usize,
+        /// 1-based line of the second occurrence.
+        line: usize,
+    },
+
+    /// Fusion computed a score that is not finite (a float overflow in
+    /// scaling, summing or min-max normalising very large scores).
+    #[error("fusion: topic {qid:?} document {docid:?}: {stage} gives {value}, not a finite score")]
+    FusionNotFinite {
+        /// Which step overflowed (`min-max normalisation of run 2`, ...).
+        stage: String,
+        /// The topic id.
+        qid: String,
+        /// The document id.
+        docid: String,
+        /// The value computed.
+        value: f32,
+    },
+
     /// Evaluating the run `path` failed; `inner` says why.
     #[error("evaluating {}", path.display())]
     Evaluating {

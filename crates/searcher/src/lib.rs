@@ -41,6 +41,10 @@
 //! thresholds (and BM25 settings) in one pass, evaluates each against the
 //! unfiltered run and tabulates them.
 //!
+//! **Fusion.** [`fusion`] fuses runs (reciprocal rank fusion,
+//! interpolation, average, weighted sums) byte for byte as Anserini's
+//! `FuseRuns`.
+//!
 //! Every fallible function returns [`Error`], whose variants carry the
 //! evidence (path, line, expected and found values). No module cycles:
 //! `text` <- [`topics`], [`qrels`], [`run`]; [`bm25`] <- [`queries`] <-
@@ -85,6 +89,7 @@ pub mod compare;
 pub mod docinfo;
 mod error;
 pub mod eval;
+pub mod fusion;
 pub mod paired;
 pub mod qrels;
 pub mod queries;

@@ -268,8 +268,7 @@ mod tests {
 
     #[test]
     fn cranqrel_from_shared_data() {
-        let Some(path) = sieve_testdata::shared_file("cranfield/cranqrel", "cranqrel")
-        else {
+        let Some(path) = sieve_testdata::shared_file("cranfield/cranqrel", "cranqrel") else {
             return;
         };
         let q = read_qrels(&path).unwrap();

@@ -18,10 +18,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use sieve_testdata::shared_file;
 use sieve_searcher::eval::{EvalOptions, Measure, MeasureSpec, evaluate};
 use sieve_searcher::qrels::read_qrels;
 use sieve_searcher::run::{Duplicates, read_run};
+use sieve_testdata::shared_file;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -15,7 +15,11 @@ pub const SHARED_DATA_ENV: &str = "SIEVE_SHARED_DATA";
 /// crate's `CARGO_MANIFEST_DIR` (`crates/testdata`).
 pub fn repo_root() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest.ancestors().nth(2).unwrap_or(manifest).to_path_buf()
+    manifest
+        .ancestors()
+        .nth(2)
+        .unwrap_or(manifest)
+        .to_path_buf()
 }
 
 /// A committed fixture: `<repository root>/tests/data/<rel>` (not checked for

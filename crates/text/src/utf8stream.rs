@@ -9,7 +9,6 @@ use sieve_filters::utf8::{Counting, StreamCleaner, Utf8Counts};
 
 use crate::Result;
 
-
 /// Bytes read per chunk; memory stays bounded whatever the input size.
 pub const CHUNK: usize = 1 << 20;
 
@@ -94,4 +93,3 @@ mod tests {
         assert_eq!(out, one);
     }
 }
-

@@ -110,4 +110,3 @@ pub struct SkippedInput {
     /// `still being written (name ends in .open)`, or `unreadable: <error>`.
     pub reason: String,
 }
-

@@ -153,15 +153,16 @@ pub fn check_spans(input: &[u8], opts: &CrawlOptions) -> Vec<crawl::Span> {
         assert!(end <= input.len() as u64, "span past the input");
         assert_eq!(s.member, None, "plain input with a gzip member");
         let alone = input[s.offset as usize..end as usize].to_vec();
-        let again: Vec<_> = crawl::from_reader_as("alone", std::io::Cursor::new(alone), opts, format)
-            .map(|r| {
-                r.filter_map(|e| match e {
-                    Ok(CrawlEvent::Doc(d)) => Some(d),
-                    _ => None,
+        let again: Vec<_> =
+            crawl::from_reader_as("alone", std::io::Cursor::new(alone), opts, format)
+                .map(|r| {
+                    r.filter_map(|e| match e {
+                        Ok(CrawlEvent::Doc(d)) => Some(d),
+                        _ => None,
+                    })
+                    .collect()
                 })
-                .collect()
-            })
-            .unwrap_or_default();
+                .unwrap_or_default();
         assert_eq!(again.len(), 1, "the span alone is not one document: {d:?}");
         assert_eq!(again[0].docid, d.docid, "the span alone has another docid");
         assert_eq!(again[0].body, d.body, "the span alone has another body");

@@ -212,11 +212,13 @@ pub(super) fn union_find(
         refs[from..to.min(guess.saturating_add(1))]
             .binary_search(&r)
             .map(|i| (from + i) as u32)
-            .map_err(|_| Error::NearDuplicates {
-                path: dir.to_path_buf(),
-                what: "sorted (key, document) record",
-                expected: "a document that was added".into(),
-                found: format!("{r:016x}"),
+            .map_err(|_| {
+                Error::Format(sieve_format::Error::NearDuplicates {
+                    path: dir.to_path_buf(),
+                    what: "sorted (key, document) record",
+                    expected: "a document that was added".into(),
+                    found: format!("{r:016x}"),
+                })
             })
     };
     let mut group: Option<(u64, u32)> = None; // (key, its first document)
@@ -252,11 +254,13 @@ pub(super) fn union_find(
 }
 
 fn hex(s: &str, path: &Path) -> Result<u64> {
-    u64::from_str_radix(s, 16).map_err(|_| Error::NearDuplicates {
-        path: path.to_path_buf(),
-        what: "sorted line",
-        expected: "16 hexadecimal digits".into(),
-        found: s.chars().take(40).collect(),
+    u64::from_str_radix(s, 16).map_err(|_| {
+        Error::Format(sieve_format::Error::NearDuplicates {
+            path: path.to_path_buf(),
+            what: "sorted line",
+            expected: "16 hexadecimal digits".into(),
+            found: s.chars().take(40).collect(),
+        })
     })
 }
 
@@ -272,11 +276,13 @@ fn fields3<'a>(line: &'a str, dir: &Path) -> Result<[&'a str; 3]> {
     let mut it = line.splitn(3, '\t');
     let mut out = [""; 3];
     for slot in &mut out {
-        *slot = it.next().ok_or_else(|| Error::NearDuplicates {
-            path: dir.to_path_buf(),
-            what: "sorted line",
-            expected: "three tab-separated fields".into(),
-            found: line.chars().take(80).collect(),
+        *slot = it.next().ok_or_else(|| {
+            Error::Format(sieve_format::Error::NearDuplicates {
+                path: dir.to_path_buf(),
+                what: "sorted line",
+                expected: "three tab-separated fields".into(),
+                found: line.chars().take(80).collect(),
+            })
         })?;
     }
     Ok(out)

@@ -126,12 +126,12 @@ impl DictFeed {
 
 /// A docid ordinal that is not in its segment's dictionary.
 fn bad_ord(dir: &Path, segment: usize, ord: u64) -> Error {
-    Error::NearDuplicates {
+    Error::Format(sieve_format::Error::NearDuplicates {
         path: dir.to_path_buf(),
         what: "docid ordinal",
         expected: format!("an ordinal of the docid dictionary of segment {segment}"),
         found: ord.to_string(),
-    }
+    })
 }
 
 impl DocidLookup<'_> {

@@ -42,11 +42,13 @@ pub fn parse_bands(
     path: &Path,
     mut f: impl FnMut(u32, &str, &[u64]) -> Result<()>,
 ) -> Result<()> {
-    let bad = |what: &'static str, expected: &str, found: &str| Error::NearDuplicates {
-        path: path.to_path_buf(),
-        what,
-        expected: expected.into(),
-        found: found.chars().take(120).collect(),
+    let bad = |what: &'static str, expected: &str, found: &str| {
+        Error::Format(sieve_format::Error::NearDuplicates {
+            path: path.to_path_buf(),
+            what,
+            expected: expected.into(),
+            found: found.chars().take(120).collect(),
+        })
     };
     let mut lines = r.lines();
     let want = bands_header();
@@ -112,12 +114,12 @@ impl DocidCursor<'_> {
                 return Ok(docid.to_string());
             }
         }
-        Err(Error::NearDuplicates {
+        Err(Error::Format(sieve_format::Error::NearDuplicates {
             path,
             what: "document",
             expected: format!("a line for document {pos}"),
             found: "the end of the file".into(),
-        })
+        }))
     }
 }
 

@@ -157,13 +157,14 @@ impl FileOut {
         let file = File::open(spool).map_err(io_err(spool))?;
         for line in BufReader::new(flate2::read::GzDecoder::new(file)).lines() {
             let line = line.map_err(io_err(spool))?;
-            let mut rec: JsonOwned =
-                serde_json::from_str(&line).map_err(|e| Error::NearDuplicates {
+            let mut rec: JsonOwned = serde_json::from_str(&line).map_err(|e| {
+                Error::Format(sieve_format::Error::NearDuplicates {
                     path: spool.clone(),
                     what: "record",
                     expected: "a JSON record written by extract".into(),
                     found: e.to_string(),
-                })?;
+                })
+            })?;
             if templates.strip(&mut rec, fs, log) {
                 out.push(&rec, &self.tmp)?;
             }

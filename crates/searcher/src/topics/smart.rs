@@ -169,8 +169,7 @@ mod tests {
 
     #[test]
     fn smart_cranfield_queries_from_shared_data() {
-        let Some(path) =
-            sieve_testdata::shared_file("cranfield/cran.qry", "Cranfield queries")
+        let Some(path) = sieve_testdata::shared_file("cranfield/cran.qry", "Cranfield queries")
         else {
             return;
         };

@@ -1,8 +1,8 @@
 use super::prescan::charset_from_content;
 use super::*;
-use sieve_testdata::{repo_root, shared_file};
 use encoding_rs::{BIG5, EUC_JP, EUC_KR, GBK, KOI8_R, REPLACEMENT, SHIFT_JIS, WINDOWS_1251};
 use proptest::prelude::*;
+use sieve_testdata::{repo_root, shared_file};
 
 fn fixture(name: &str) -> Vec<u8> {
     let p = repo_root().join("tests/data/html/charsets").join(name);

@@ -1,9 +1,9 @@
 use super::out::is_ws;
 use super::*;
 use crate::charset::{CharsetMode, decode};
-use sieve_testdata::{repo_root, shared_file};
 use proptest::prelude::*;
 use sieve_filters::utf8::Counting;
+use sieve_testdata::{repo_root, shared_file};
 use std::collections::HashSet;
 use std::io::Read;
 use std::time::{Duration, Instant};

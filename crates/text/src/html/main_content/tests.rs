@@ -4,8 +4,8 @@
 
 use super::super::{TextMode, extract_text, paragraphs};
 use super::*;
-use sieve_testdata::shared_file;
 use proptest::prelude::*;
+use sieve_testdata::shared_file;
 use std::collections::HashMap;
 use std::io::Read;
 
