@@ -12,6 +12,7 @@ mod conventions;
 mod determinism;
 mod eval_cli;
 mod extract_parquet;
+mod feedback;
 mod hostile;
 mod integrity;
 mod integrity_build;
