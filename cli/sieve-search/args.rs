@@ -502,8 +502,8 @@ pub struct FeedbackArgs {
     /// Feedback models: rm3, bm25prf, rocchio (comma list). Each topic's
     /// first stage (the run's model, filtered by the run's filter, so
     /// feedback documents are kept documents) gives the feedback
-    /// documents; the expanded query is searched again, --hits deep. Needs
-    /// an index built with --docvectors. One run file per setting, its tag
+    /// documents; the expanded query is searched again, --hits deep. One
+    /// run file per setting, its tag
     /// ending in the model and its parameters (rm3_t10_d10_w0.5).
     #[arg(long, value_delimiter = ',', value_name = "MODEL")]
     pub feedback: Vec<String>,
