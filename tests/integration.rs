@@ -12,6 +12,7 @@ mod conventions;
 mod determinism;
 mod eval_cli;
 mod extract_parquet;
+mod feedback;
 mod fusion;
 mod hostile;
 mod integrity;

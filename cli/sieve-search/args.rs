@@ -144,6 +144,8 @@ pub struct RunArgs {
     pub stats: StatsArg,
     #[command(flatten)]
     pub threads: Threads,
+    #[command(flatten)]
+    pub feedback: FeedbackArgs,
 }
 
 /// `topics`.
@@ -581,4 +583,143 @@ impl StatsArg {
 pub enum NearDupArg {
     Keep,
     Drop,
+}
+
+/// Pseudo-relevance feedback, of `run` (each flag a comma list: one run
+/// per combination; defaults are Anserini 1.7.1's).
+#[derive(clap::Args)]
+#[command(next_help_heading = "Feedback (each a comma list: one run per combination)")]
+pub struct FeedbackArgs {
+    /// Feedback models: rm3, bm25prf, rocchio (comma list). Each topic's
+    /// first stage (the run's model, filtered by the run's filter, so
+    /// feedback documents are kept documents) gives the feedback
+    /// documents; the expanded query is searched again, --hits deep. One
+    /// run file per setting, its tag
+    /// ending in the model and its parameters (rm3_t10_d10_w0.5).
+    #[arg(long, value_delimiter = ',', value_name = "MODEL")]
+    pub feedback: Vec<String>,
+    /// First-stage hits feedback reads (Anserini's -rerankCutoff); Rocchio's
+    /// bottom documents are the last of them.
+    #[arg(long, default_value_t = sieve_searcher::feedback::DEFAULT_RERANK_CUTOFF,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub rerank_cutoff: usize,
+    /// Print each topic's feedback query (term^weight) to this file, per run.
+    #[arg(long, value_name = "FILE")]
+    pub feedback_queries: Option<PathBuf>,
+    /// RM3: feedback terms.
+    #[arg(long, value_delimiter = ',', default_value = "10", value_name = "N")]
+    pub rm3_fb_terms: Vec<usize>,
+    /// RM3: feedback documents.
+    #[arg(long, value_delimiter = ',', default_value = "10", value_name = "N")]
+    pub rm3_fb_docs: Vec<usize>,
+    /// RM3: the original query's weight, in [0, 1].
+    #[arg(long, value_delimiter = ',', default_value = "0.5", value_name = "W")]
+    pub rm3_original_query_weight: Vec<f32>,
+    /// RM3: keep non-[a-z0-9] feedback terms (Anserini's -rm3.noTermFilter).
+    #[arg(long)]
+    pub rm3_no_term_filter: bool,
+    /// BM25-PRF: expansion terms.
+    #[arg(long, value_delimiter = ',', default_value = "20", value_name = "N")]
+    pub bm25prf_fb_terms: Vec<usize>,
+    /// BM25-PRF: feedback documents.
+    #[arg(long, value_delimiter = ',', default_value = "10", value_name = "N")]
+    pub bm25prf_fb_docs: Vec<usize>,
+    /// BM25-PRF: k1 of its second search.
+    #[arg(long, value_delimiter = ',', default_value = "0.9", value_name = "K1")]
+    pub bm25prf_k1: Vec<f32>,
+    /// BM25-PRF: b of its second search.
+    #[arg(long, value_delimiter = ',', default_value = "0.4", value_name = "B")]
+    pub bm25prf_b: Vec<f32>,
+    /// BM25-PRF: weight of the expansion terms.
+    #[arg(long, value_delimiter = ',', default_value = "0.2", value_name = "W")]
+    pub bm25prf_new_term_weight: Vec<f32>,
+    /// Rocchio: terms from the top documents.
+    #[arg(long, value_delimiter = ',', default_value = "10", value_name = "N")]
+    pub rocchio_top_fb_terms: Vec<usize>,
+    /// Rocchio: top documents.
+    #[arg(long, value_delimiter = ',', default_value = "10", value_name = "N")]
+    pub rocchio_top_fb_docs: Vec<usize>,
+    /// Rocchio: terms from the bottom documents (with --rocchio-use-negative).
+    #[arg(long, value_delimiter = ',', default_value = "10", value_name = "N")]
+    pub rocchio_bottom_fb_terms: Vec<usize>,
+    /// Rocchio: bottom documents (with --rocchio-use-negative).
+    #[arg(long, value_delimiter = ',', default_value = "10", value_name = "N")]
+    pub rocchio_bottom_fb_docs: Vec<usize>,
+    /// Rocchio: the query's weight.
+    #[arg(long, value_delimiter = ',', default_value = "1", value_name = "A")]
+    pub rocchio_alpha: Vec<f32>,
+    /// Rocchio: the top documents' weight.
+    #[arg(long, value_delimiter = ',', default_value = "0.75", value_name = "B")]
+    pub rocchio_beta: Vec<f32>,
+    /// Rocchio: the bottom documents' weight (with --rocchio-use-negative).
+    #[arg(long, value_delimiter = ',', default_value = "0.15", value_name = "G")]
+    pub rocchio_gamma: Vec<f32>,
+    /// Rocchio: subtract the bottom documents.
+    #[arg(long)]
+    pub rocchio_use_negative: bool,
+}
+
+impl FeedbackArgs {
+    /// The feedback settings asked for (none without --feedback), checked.
+    pub fn settings(&self) -> anyhow::Result<Vec<sieve_searcher::feedback::Feedback>> {
+        use sieve_searcher::feedback::{FeedbackSpec, Model};
+        let models = self
+            .feedback
+            .iter()
+            .map(|m| Model::parse(m))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| anyhow::anyhow!("--feedback: {e}"))?;
+        let spec = FeedbackSpec {
+            models,
+            rm3_fb_terms: self.rm3_fb_terms.clone(),
+            rm3_fb_docs: self.rm3_fb_docs.clone(),
+            rm3_original_query_weight: self.rm3_original_query_weight.clone(),
+            rm3_term_filter: !self.rm3_no_term_filter,
+            bm25prf_fb_terms: self.bm25prf_fb_terms.clone(),
+            bm25prf_fb_docs: self.bm25prf_fb_docs.clone(),
+            bm25prf_k1: self.bm25prf_k1.clone(),
+            bm25prf_b: self.bm25prf_b.clone(),
+            bm25prf_new_term_weight: self.bm25prf_new_term_weight.clone(),
+            rocchio_top_fb_terms: self.rocchio_top_fb_terms.clone(),
+            rocchio_top_fb_docs: self.rocchio_top_fb_docs.clone(),
+            rocchio_bottom_fb_terms: self.rocchio_bottom_fb_terms.clone(),
+            rocchio_bottom_fb_docs: self.rocchio_bottom_fb_docs.clone(),
+            rocchio_alpha: self.rocchio_alpha.clone(),
+            rocchio_beta: self.rocchio_beta.clone(),
+            rocchio_gamma: self.rocchio_gamma.clone(),
+            rocchio_use_negative: self.rocchio_use_negative,
+        };
+        spec.settings().map_err(|e| {
+            let flag = match &e {
+                sieve_searcher::Error::InvalidParameter { name, .. } => Some(feedback_flag(name)),
+                _ => None,
+            };
+            match flag {
+                Some(f) => anyhow::anyhow!("{f}: {e}"),
+                None => e.into(),
+            }
+        })
+    }
+}
+
+/// The flag of a feedback parameter the library names.
+fn feedback_flag(name: &str) -> &'static str {
+    match name {
+        "RM3 feedback terms" => "--rm3-fb-terms",
+        "RM3 feedback documents" => "--rm3-fb-docs",
+        "RM3 original query weight" => "--rm3-original-query-weight",
+        "BM25-PRF feedback terms" => "--bm25prf-fb-terms",
+        "BM25-PRF feedback documents" => "--bm25prf-fb-docs",
+        "k1" => "--bm25prf-k1",
+        "b" => "--bm25prf-b",
+        "BM25-PRF new term weight" => "--bm25prf-new-term-weight",
+        "Rocchio top feedback terms" => "--rocchio-top-fb-terms",
+        "Rocchio top feedback documents" => "--rocchio-top-fb-docs",
+        "Rocchio bottom feedback terms" => "--rocchio-bottom-fb-terms",
+        "Rocchio bottom feedback documents" => "--rocchio-bottom-fb-docs",
+        "Rocchio alpha" => "--rocchio-alpha",
+        "Rocchio beta" => "--rocchio-beta",
+        "Rocchio gamma" => "--rocchio-gamma",
+        _ => "--feedback",
+    }
 }

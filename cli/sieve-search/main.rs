@@ -2,13 +2,15 @@
 //!
 //! A thin command line over the `sieve_searcher` library: the flags are
 //! declared in [`args`]; one handler per subcommand, in [`mod@run`] (run,
-//! topics), [`eval`] (eval, compare), [`sweep`] and [`twostage`]
-//! (global-stats, sum-stats, merge-runs) and [`fuse`]; [`setup`] opens what a search
+//! topics; [`feedback`] for the feedback runs of `run`), [`eval`] (eval,
+//! compare), [`sweep`] and [`twostage`] (global-stats, sum-stats,
+//! merge-runs) and [`fuse`]; [`setup`] opens what a search
 //! reads and [`output`] is where results go.
 
 mod anserini;
 mod args;
 mod eval;
+mod feedback;
 mod fuse;
 mod output;
 mod run;

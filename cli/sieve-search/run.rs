@@ -16,6 +16,7 @@ use sieve_searcher::topics::read_topics;
 use sieve_searcher::twostage;
 
 use crate::args::{RunArgs, TopicsArgs, UnscoredArg};
+use crate::feedback;
 use crate::output::{refuse_inputs, sink};
 use crate::setup::{open_shards, read_queries, set_threads};
 
@@ -39,6 +40,17 @@ pub fn cmd_run(a: RunArgs) -> Result<()> {
         None => None,
     };
     let spec = run_spec(&a, hits)?;
+    let settings = a.feedback.settings()?;
+    if !settings.is_empty() {
+        return feedback::cmd_run_feedback(
+            &a,
+            &spec,
+            &shards,
+            global.as_ref(),
+            &queries,
+            &settings,
+        );
+    }
     let runs = spec.runs()?;
     if runs.len() > 1 && spec.output_dir.is_none() {
         anyhow::bail!(
@@ -85,7 +97,7 @@ fn run_spec(a: &RunArgs, hits: usize) -> Result<RunSpec> {
 
 /// Refuses a run file that is one of the inputs (an index, the topics,
 /// the global statistics, a filter file), before anything is written.
-fn refuse_run_inputs(a: &RunArgs, runs: &[PlannedRun]) -> Result<()> {
+pub(crate) fn refuse_run_inputs(a: &RunArgs, runs: &[PlannedRun]) -> Result<()> {
     let mut inputs: Vec<&Path> = a.index.iter().map(|p| p.as_path()).collect();
     inputs.push(&a.query.topics);
     inputs.extend(a.global_stats.as_deref());
@@ -97,7 +109,11 @@ fn refuse_run_inputs(a: &RunArgs, runs: &[PlannedRun]) -> Result<()> {
 }
 
 /// Writes each run's file (or stdout), once every run has been checked.
-fn write_runs(spec: &RunSpec, runs: &[PlannedRun], results: &[RunResults]) -> Result<()> {
+pub(crate) fn write_runs(
+    spec: &RunSpec,
+    runs: &[PlannedRun],
+    results: &[RunResults],
+) -> Result<()> {
     // Every run is checked before the first file is created: a docid that
     // would break a run file's columns (from an index built before docids
     // were checked) leaves no partial run behind.

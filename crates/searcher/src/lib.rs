@@ -33,6 +33,9 @@
 //! tags and files; [`twostage`] splits a search over machines (statistics
 //! files, their sums, the merge of shard runs). [`docinfo`] reads documents'
 //! stored fields back by docid.
+//! [`feedback`] adds pseudo-relevance feedback (RM3, BM25-PRF, Rocchio, as
+//! Anserini computes them): a run's first stage, each topic's feedback
+//! query, and its second search.
 //!
 //! **Evaluation.** [`eval`] computes the trec_eval and gdeval measures of a
 //! run against qrels; [`paired`] the paired statistics of per-topic
@@ -49,7 +52,8 @@
 //! evidence (path, line, expected and found values). No module cycles:
 //! `text` <- [`topics`], [`qrels`], [`run`]; [`bm25`] <- [`queries`] <-
 //! [`stats`] <- [`weighted`] <- [`twostage`] <- [`batch`] <- [`runspec`]; [`bm25`] <-
-//! [`docinfo`]; [`paired`]; [`qrels`], [`run`] <- [`eval`] <- [`compare`]
+//! [`docinfo`]; [`batch`] <- [`feedback`]; [`paired`]; [`qrels`], [`run`]
+//! <- [`eval`] <- [`compare`]
 //! <- [`sweep`] (also [`batch`]).
 //!
 //! # Example
@@ -89,6 +93,7 @@ pub mod compare;
 pub mod docinfo;
 mod error;
 pub mod eval;
+pub mod feedback;
 pub mod fusion;
 pub mod paired;
 pub mod qrels;

@@ -1,0 +1,85 @@
+//! `sieve-search run --feedback`: the runs of the spec, each once per
+//! feedback setting (tag `TAG[_k1-.._b-..][_SELECTION]_MODEL_PARAMS`),
+//! searched with the library's feedback batch, checked, then written; and
+//! the feedback queries, when asked for.
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+use sieve_searcher::batch::{QueryPlan, RunVariant, select_all};
+use sieve_searcher::bm25::Shard;
+use sieve_searcher::feedback::Feedback;
+use sieve_searcher::feedback::run::run_feedback;
+use sieve_searcher::queries::TopicQueries;
+use sieve_searcher::runspec::{PlannedRun, RunSpec};
+use sieve_searcher::twostage::GlobalStatsFile;
+
+use crate::args::RunArgs;
+use crate::run::{refuse_run_inputs, write_runs};
+
+/// Every run of `spec` with every feedback setting of `settings`.
+pub fn cmd_run_feedback(
+    a: &RunArgs,
+    spec: &RunSpec,
+    shards: &[Shard],
+    global: Option<&GlobalStatsFile>,
+    queries: &TopicQueries<'_>,
+    settings: &[Feedback],
+) -> Result<()> {
+    let base = spec.runs()?;
+    let runs: Vec<PlannedRun> = base
+        .iter()
+        .flat_map(|r| {
+            settings.iter().map(move |s| {
+                let tag = format!("{}_{}", r.variant.tag, s.label());
+                PlannedRun {
+                    output: spec.output_path(&tag),
+                    variant: RunVariant {
+                        tag,
+                        ..r.variant.clone()
+                    },
+                }
+            })
+        })
+        .collect();
+    if runs.len() > 1 && spec.output_dir.is_none() {
+        anyhow::bail!(
+            "{} runs requested (k1 x b x filters x feedback settings): give --output-dir DIR for their files",
+            runs.len()
+        );
+    }
+    refuse_run_inputs(a, &runs)?;
+    let started = std::time::Instant::now();
+    let subsets = select_all(shards, &spec.selections)?;
+    let variants: Vec<RunVariant> = base.iter().map(|r| r.variant.clone()).collect();
+    let plan = QueryPlan {
+        shards,
+        field: a.query.search_field.text_field(),
+        variants: &variants,
+        stats_mode: spec.stats,
+        global: global.map(|g| g as _),
+        hits: spec.hits,
+    };
+    let results = run_feedback(&plan, queries, &subsets, settings, a.feedback.rerank_cutoff)?;
+    let elapsed = started.elapsed().as_secs_f64();
+    write_runs(spec, &runs, &results.runs)?;
+    if let Some(path) = &a.feedback.feedback_queries {
+        let mut out = sieve_format::outfile::OutFile::create(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        for (run, qs) in runs.iter().zip(&results.queries) {
+            for (topic, e) in qs {
+                writeln!(out, "{}\t{topic}\t{e}", run.variant.tag)?;
+            }
+        }
+        out.commit()?;
+    }
+    eprintln!(
+        "searched {} topics for each of {} feedback run{} in {:.3}s ({:.2} ms per topic, all runs)",
+        queries.topics.len(),
+        runs.len(),
+        if runs.len() == 1 { "" } else { "s" },
+        elapsed,
+        elapsed * 1e3 / queries.topics.len().max(1) as f64
+    );
+    Ok(())
+}
