@@ -321,6 +321,10 @@ pub struct BuildArgs {
     /// --drop-near-duplicates then cannot be used on the index).
     #[arg(long)]
     pub no_near_duplicates: bool,
+    /// Index term positions (about twice the postings): needed by
+    /// `sieve-search run --sdm` and by quoted phrases in topics.
+    #[arg(long)]
+    pub positions: bool,
     /// Largest HTTP body kept per record, in bytes; longer ones are truncated and counted.
     #[arg(long, default_value_t = 10 * 1024 * 1024)]
     pub max_record_bytes: u64,

@@ -59,6 +59,7 @@ pub fn build_options(
         Charset::Utf8 => CharsetMode::ForceUtf8,
     };
     opts.near_duplicates = !a.no_near_duplicates;
+    opts.contents.positions = a.positions;
     opts.text = match a.text {
         TextArg::All => TextMode::All,
         TextArg::Main => TextMode::Main,

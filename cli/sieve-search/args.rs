@@ -662,15 +662,15 @@ pub struct FeedbackArgs {
 impl FeedbackArgs {
     /// The feedback settings asked for (none without --feedback), checked.
     pub fn settings(&self) -> anyhow::Result<Vec<sieve_searcher::feedback::Feedback>> {
-        use sieve_searcher::feedback::{FeedbackSpec, Model};
-        let models = self
+        use sieve_searcher::feedback::{FeedbackSpec, Method};
+        let methods = self
             .feedback
             .iter()
-            .map(|m| Model::parse(m))
+            .map(|m| Method::parse(m))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| anyhow::anyhow!("--feedback: {e}"))?;
         let spec = FeedbackSpec {
-            models,
+            methods,
             rm3_fb_terms: self.rm3_fb_terms.clone(),
             rm3_fb_docs: self.rm3_fb_docs.clone(),
             rm3_original_query_weight: self.rm3_original_query_weight.clone(),

@@ -109,9 +109,18 @@ pub struct ManifestOptions {
     /// The MinHash parameters of the near-duplicate band keys.
     #[serde(default)]
     pub minhash: Option<sieve_filters::minhash::MinHashParams>,
+    /// Term positions are indexed (`--positions`); absent (false) in the
+    /// manifest of an index without them, and of one written before they
+    /// could be asked for.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub positions: bool,
     /// `extract`'s output (`jsonl`, `jsonl full`); `None` for an index.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// The text mode of a manifest written before the mode was recorded

@@ -34,9 +34,12 @@
 //! page, as Anserini's `contents` field does; `title` is indexed on its own
 //! for title-only runs.
 //!
-//! Both text fields are indexed with term frequencies but without
-//! positions: sieve scores bags of words with BM25 and never runs phrase
-//! queries, and positions would roughly double the postings.
+//! Both text fields are indexed with term frequencies, and with positions
+//! only when the build asks for them ([`IndexContents::positions`],
+//! `sieve-index build --positions`): bags of words (BM25, query
+//! likelihood, feedback) need none, and positions roughly double the
+//! postings; proximity (sequential dependence) and phrases need them.
+//! [`IndexContents::of_schema`] reads back what an index holds.
 //!
 //! `source`, `offset`, `record_len` and the `gz_member` pair locate the
 //! record's bytes in its input (`sieve-index show --raw` reads them back
@@ -329,13 +332,49 @@ impl RuleColumns {
     }
 }
 
-/// Builds the schema described in the module docs.
+/// What an index keeps beyond what a bag-of-words model needs, chosen at
+/// build time and recorded in the manifest (`sieve.json`) and the schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct IndexContents {
+    /// Term positions in the postings of `title` and `body`, for proximity
+    /// models and phrases.
+    pub positions: bool,
+}
+
+impl IndexContents {
+    /// What the index of `schema` holds (its text fields' indexing).
+    pub fn of_schema(schema: &Schema) -> IndexContents {
+        let positions = schema
+            .get_field(BODY)
+            .ok()
+            .and_then(|f| match schema.get_field_entry(f).field_type() {
+                tantivy::schema::FieldType::Str(o) => o.get_indexing_options().map(|i| i.index_option()),
+                _ => None,
+            })
+            .is_some_and(|o| o.has_positions());
+        IndexContents { positions }
+    }
+}
+
+/// Builds the schema described in the module docs, with every optional
+/// part left out (an index as `sieve-index build` makes by default).
 pub fn build_schema() -> Schema {
+    build_schema_with(IndexContents::default())
+}
+
+/// Builds the schema described in the module docs, with the optional
+/// parts `contents` asks for.
+pub fn build_schema_with(contents: IndexContents) -> Schema {
     let mut b = Schema::builder();
+    let option = if contents.positions {
+        IndexRecordOption::WithFreqsAndPositions
+    } else {
+        IndexRecordOption::WithFreqs
+    };
     let analysed = |stored: bool| {
         let indexing = TextFieldIndexing::default()
             .set_tokenizer(ANALYZER_NAME)
-            .set_index_option(IndexRecordOption::WithFreqs);
+            .set_index_option(option);
         let options = TextOptions::default().set_indexing_options(indexing);
         if stored {
             options.set_stored()

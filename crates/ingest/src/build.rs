@@ -102,7 +102,7 @@ use sieve_analysis::EnglishAnalyzer;
 use sieve_format::document::SieveDocument;
 use sieve_format::index::{STATS, write_json};
 use sieve_format::manifest::{BuildState, Checkpoint, MANIFEST, Manifest, write_state};
-use sieve_format::schema::{Fields, build_schema, register_analyzers};
+use sieve_format::schema::{Fields, build_schema_with, register_analyzers};
 use sieve_format::stats::{BuildStats, FileStats};
 use sieve_format::unique::Duplicate;
 use tantivy::{Index, IndexWriter};
@@ -404,7 +404,7 @@ fn open_or_create(
     if !opts.index.join("meta.json").exists() {
         let mut manifest = manifest.clone();
         write_state(&opts.index, &mut manifest, BuildState::Building)?;
-        let index = Index::create_in_dir(&opts.index, build_schema())?;
+        let index = Index::create_in_dir(&opts.index, build_schema_with(opts.contents))?;
         return Ok((index, Checkpoint::default(), manifest, lock));
     }
     let mut old = resumed_manifest(opts, MANIFEST, manifest, |_| Ok(()))?;

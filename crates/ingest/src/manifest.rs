@@ -40,6 +40,7 @@ pub(crate) fn manifest_options(o: &BuildOptions) -> ManifestOptions {
         tsv_columns: o.crawl.tsv_columns.clone(),
         text: o.text.name().to_string(),
         minhash: o.near_duplicates.then_some(sieve_format::dups::PARAMS),
+        positions: o.contents.positions,
         output: None,
     }
 }

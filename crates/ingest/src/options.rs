@@ -15,6 +15,7 @@ use sieve_analysis::AnalyzerConfig;
 use sieve_crawl::CrawlOptions;
 use sieve_crawl::inputs::SkippedInput;
 use sieve_filters::docfilter::DocFilter;
+use sieve_format::schema::IndexContents;
 use sieve_filters::spam::SpamMap;
 use sieve_text::charset::CharsetMode;
 use sieve_text::html::{HtmlOptions, TextMode};
@@ -43,6 +44,9 @@ pub struct BuildOptions {
     pub near_duplicates: bool,
     /// The analyser.
     pub analyzer: AnalyzerConfig,
+    /// What the index keeps beyond a bag of words (positions; default
+    /// none).
+    pub contents: IndexContents,
     /// Continue an interrupted build.
     pub resume: bool,
     /// Drop documents this filter does not keep.
@@ -134,6 +138,7 @@ impl BuildOptions {
             html: HtmlOptions::default(),
             text: TextMode::All,
             near_duplicates: true,
+            contents: IndexContents::default(),
             analyzer: AnalyzerConfig::default(),
             resume: false,
             filter: None,

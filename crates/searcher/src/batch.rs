@@ -490,24 +490,47 @@ impl<'a> Prepared<'a> {
         })
     }
 
+    /// The statistics of every document: from elsewhere, or summed over
+    /// the shards.
+    fn global(&self) -> &dyn CollectionStats {
+        match self.plan.global {
+            Some(g) => g,
+            None => &self.summed,
+        }
+    }
+
+    /// Run `v`'s statistics recomputed over its selection, when the plan
+    /// asks for filtered statistics and the run has a selection.
+    fn member(&self, v: usize) -> Option<FamilyMember<'_, 'a>> {
+        Some(self.filtered.as_ref()?.member(self.plan.variants[v].selection?))
+    }
+
+    /// Calls `f` with run `v`'s statistics (see [`QueryPlan::stats_mode`])
+    /// and its selection (`None`: every document).
+    pub fn with_run<R>(
+        &self,
+        v: usize,
+        f: impl FnOnce(&dyn CollectionStats, Option<&Subset>) -> R,
+    ) -> R {
+        let subset = self.plan.variants[v].selection.map(|s| &self.subsets[s]);
+        match self.member(v) {
+            Some(m) => f(&m, subset),
+            None => f(self.global(), subset),
+        }
+    }
+
     /// The top hits of `query` for every run, in run order: the BM25 runs
     /// in one pass over the postings ([`crate::bm25::search`]), the other
     /// models in another ([`crate::weighted::search_weighted`]).
     pub fn search(&self, query: &BagOfWords) -> Result<Vec<Vec<Hit>>> {
         let variants = self.plan.variants;
-        let members: Vec<Option<FamilyMember<'_, 'a>>> = variants
-            .iter()
-            .map(|v| Some(self.filtered.as_ref()?.member(v.selection?)))
-            .collect();
-        let global: &dyn CollectionStats = match self.plan.global {
-            Some(g) => g,
-            None => &self.summed,
-        };
+        let members: Vec<Option<FamilyMember<'_, 'a>>> =
+            (0..variants.len()).map(|v| self.member(v)).collect();
         let stats_of: Vec<&dyn CollectionStats> = members
             .iter()
             .map(|m| match m {
                 Some(m) => m as &dyn CollectionStats,
-                None => global,
+                None => self.global(),
             })
             .collect();
         let (bm25, other): (Vec<usize>, Vec<usize>) =

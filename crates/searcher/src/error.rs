@@ -33,6 +33,18 @@ pub enum Error {
         /// What went wrong.
         detail: String,
     },
+    /// A run needs something the index was built without.
+    #[error("index {index} was built without {what}, which {needed_by} needs: rebuild it with `sieve-index build {flag}`")]
+    IndexLacks {
+        /// The index directory.
+        index: String,
+        /// What it lacks (`term positions`).
+        what: &'static str,
+        /// What needs it (`--sdm`).
+        needed_by: String,
+        /// The build flag that adds it (`--positions`).
+        flag: &'static str,
+    },
     /// An error from tantivy.
     #[error("tantivy: {0}")]
     Tantivy(#[from] tantivy::TantivyError),

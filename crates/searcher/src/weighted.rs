@@ -79,6 +79,9 @@ pub enum Model {
     /// Query likelihood with Dirichlet smoothing (Lucene's
     /// `LMDirichletSimilarity`).
     Qld(QldParams),
+    /// BM25 with every idf 1: `w · tf / (tf + k1 · (1 − b + b · dl /
+    /// avgdl))`, the second search of BM25-PRF ([`crate::feedback`]).
+    Bm25UnitIdf(Bm25Params),
 }
 
 impl Model {
@@ -87,6 +90,7 @@ impl Model {
         match self {
             Model::Bm25(p) => p.validate().map(Model::Bm25),
             Model::Qld(p) => p.validate().map(Model::Qld),
+            Model::Bm25UnitIdf(p) => p.validate().map(Model::Bm25UnitIdf),
         }
     }
 }
@@ -163,6 +167,19 @@ impl TermScorer {
     }
 }
 
+/// BM25's length normalisation `k1 · (1 − b + b · dl / avgdl)` for every
+/// fieldnorm id, in `f32`.
+fn bm25_norm(Bm25Params { k1, b }: Bm25Params, n: u64, total_tokens: u64) -> Box<[Score; 256]> {
+    let avgdl = if n > 0 { total_tokens as Score / n as Score } else { 0.0 };
+    let mut norm = Box::new([0.0; 256]);
+    for (id, slot) in norm.iter_mut().enumerate() {
+        let dl = FieldNormReader::id_to_fieldnorm(id as u8) as Score;
+        let ratio = if avgdl > 0.0 { dl / avgdl } else { 0.0 };
+        *slot = k1 * (1.0 - b + b * ratio);
+    }
+    norm
+}
+
 /// The scorers of every term of `terms` for `variant`.
 fn term_scorers(variant: &ModelVariant<'_>, field: Field, terms: &[(Term, f32)]) -> Result<Vec<TermScorer>> {
     let stats = variant.stats;
@@ -170,20 +187,25 @@ fn term_scorers(variant: &ModelVariant<'_>, field: Field, terms: &[(Term, f32)])
     let total_tokens = stats.total_num_tokens(field)?;
     let mut out = Vec::with_capacity(terms.len());
     match variant.model {
-        Model::Bm25(Bm25Params { k1, b }) => {
-            let avgdl = if n > 0 { total_tokens as Score / n as Score } else { 0.0 };
-            let mut norm = Box::new([0.0; 256]);
-            for (id, slot) in norm.iter_mut().enumerate() {
-                let dl = FieldNormReader::id_to_fieldnorm(id as u8) as Score;
-                let ratio = if avgdl > 0.0 { dl / avgdl } else { 0.0 };
-                *slot = k1 * (1.0 - b + b * ratio);
-            }
+        Model::Bm25(params) => {
+            let norm = bm25_norm(params, n, total_tokens);
             for (term, w) in terms {
                 let df = stats.doc_freq(term)?;
                 out.push(if df == 0 || n == 0 {
                     TermScorer::Absent
                 } else {
                     TermScorer::Bm25 { weight: w * idf(df, n), norm: norm.clone() }
+                });
+            }
+        }
+        Model::Bm25UnitIdf(params) => {
+            let norm = bm25_norm(params, n, total_tokens);
+            for (term, w) in terms {
+                let df = stats.doc_freq(term)?;
+                out.push(if df == 0 || n == 0 {
+                    TermScorer::Absent
+                } else {
+                    TermScorer::Bm25 { weight: *w, norm: norm.clone() }
                 });
             }
         }
@@ -236,7 +258,7 @@ pub fn search_weighted(
         .collect::<Result<_>>()?;
     let f32_sums: Vec<bool> = variants
         .iter()
-        .map(|v| matches!(v.model, Model::Bm25(_)))
+        .map(|v| matches!(v.model, Model::Bm25(_) | Model::Bm25UnitIdf(_)))
         .collect();
     let mut pools: Vec<Pool> = variants.iter().map(|_| Pool::new(k)).collect();
     let mut segments: Vec<SegmentNames<'_>> = Vec::new();

@@ -40,6 +40,7 @@ pub(super) fn build_index(dir: &Path, batches: Vec<Vec<IndexDoc>>) -> Index {
             tsv_columns: sieve_crawl::CrawlOptions::default().tsv_columns,
             text: "all".into(),
             minhash: None,
+            positions: false,
             output: None,
         },
         inputs: Vec::new(),

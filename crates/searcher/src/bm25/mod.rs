@@ -171,12 +171,31 @@ pub struct Shard {
     pub token_totals: Option<[u64; 2]>,
 }
 
+/// Refuses `shards` unless every one has term positions, naming the
+/// first without them, the build flag, and `needed_by` (what asked).
+pub fn require_positions(shards: &[Shard], needed_by: &str) -> crate::Result<()> {
+    match shards.iter().find(|s| !s.contents().positions) {
+        Some(s) => Err(crate::Error::IndexLacks {
+            index: s.name.clone(),
+            what: "term positions",
+            needed_by: needed_by.to_string(),
+            flag: "--positions",
+        }),
+        None => Ok(()),
+    }
+}
+
 /// The `docid` columns of a shard's segments, opened once (see
 /// [`Shard::docid_columns`]).
 #[derive(Clone, Default)]
 pub struct DocidColumns(std::sync::OnceLock<Vec<StrColumn>>);
 
 impl Shard {
+    /// What the index holds beyond a bag of words (read from its schema).
+    pub fn contents(&self) -> sieve_format::schema::IndexContents {
+        sieve_format::schema::IndexContents::of_schema(&self.searcher.schema())
+    }
+
     /// How many of this shard's segments have no block-max bounds.
     pub fn segments_without_bounds(&self) -> usize {
         let n = self.searcher.segment_readers().len();

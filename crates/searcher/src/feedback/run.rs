@@ -1,20 +1,21 @@
-//! Feedback runs of a batch: for every run of a [`QueryPlan`] (a BM25
+//! Feedback runs of a batch: for every run of a [`QueryPlan`] (a model
 //! setting and a selection) and every feedback setting, each topic's
-//! first stage ([`crate::batch::run_batch_on`], `rerank_cutoff` deep, in
-//! the run's selection and with its statistics), its feedback query
+//! first stage ([`Prepared::search`], `rerank_cutoff` deep, in the run's
+//! selection and with its statistics), its feedback query
 //! ([`Feedback::expand`]), and the second search of that query
-//! ([`weighted_search`], `plan.hits` deep, same selection and statistics).
+//! ([`search_weighted`], `plan.hits` deep, same selection and statistics,
+//! scored by the run's model or by the one the feedback method names).
 //! Topics run in parallel; the output is in topic order.
 
 use rayon::prelude::*;
-use tantivy::query::Bm25StatisticsProvider;
 
-use super::index::{Addresses, IndexInput, Rescore, term_vectors, weighted_search};
-use super::{Expansion, Feedback, anserini_order};
-use crate::batch::{QueryPlan, RunResults, StatsMode, run_batch_on};
+use super::index::{IndexInput, locate, term_vectors};
+use super::{Expansion, Feedback, Rescoring, anserini_order};
+use crate::batch::{Prepared, QueryPlan, RunResults};
 use crate::bm25::{BagOfWords, Hit, Subset};
 use crate::queries::TopicQueries;
-use crate::stats::{GlobalStats, SubsetStats};
+use crate::stats::CollectionStats;
+use crate::weighted::{Model, ModelVariant, WeightedQuery, WeightedTerm, search_weighted};
 use crate::{Error, Result};
 
 /// The runs of a feedback batch, in the order `plan.variants` ×
@@ -25,24 +26,6 @@ pub struct FeedbackResults {
     pub runs: Vec<RunResults>,
     /// Per run, `(topic id, feedback query)` in topic order.
     pub queries: Vec<Vec<(String, Expansion)>>,
-}
-
-/// One run's statistics: from the plan, of every document, or of its
-/// selection.
-enum Stats<'a> {
-    Given(&'a (dyn Bm25StatisticsProvider + Sync)),
-    Global(GlobalStats<'a>),
-    Subset(SubsetStats<'a>),
-}
-
-impl Stats<'_> {
-    fn get(&self) -> &dyn Bm25StatisticsProvider {
-        match self {
-            Stats::Given(s) => *s,
-            Stats::Global(s) => s,
-            Stats::Subset(s) => s,
-        }
-    }
 }
 
 /// Runs every feedback setting of `settings` for every run of `plan`.
@@ -76,31 +59,16 @@ pub fn run_feedback(
         hits: rerank_cutoff,
         ..*plan
     };
-    let first = run_batch_on(&first_plan, queries, subsets)?;
-    let stats = plan
-        .variants
-        .iter()
-        .map(|v| match (plan.global, plan.stats_mode, v.selection) {
-            (Some(g), _, _) => Ok(Stats::Given(g)),
-            (None, StatsMode::Filtered, Some(i)) => {
-                Ok(Stats::Subset(SubsetStats::new(plan.shards, &subsets[i])?))
-            }
-            _ => Ok(Stats::Global(GlobalStats::new(plan.shards))),
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let addresses = Addresses::new(plan.shards)?;
+    let prepared = Prepared::new(first_plan, subsets)?;
     let analysed = queries.analyse();
     let ctx = Context {
         plan,
-        subsets,
+        prepared: &prepared,
         settings: &settings,
-        stats: &stats,
-        addresses: &addresses,
     };
     let per_topic: Vec<Vec<(Vec<Hit>, Expansion)>> = analysed
         .par_iter()
-        .enumerate()
-        .map(|(t, (_, query))| ctx.topic(query, |v| first[v][t].1.clone()))
+        .map(|(_, query)| ctx.topic(query))
         .collect::<Result<_>>()?;
     let runs = plan.variants.len() * settings.len();
     let mut out = FeedbackResults {
@@ -119,62 +87,90 @@ pub fn run_feedback(
 /// What every topic of a feedback batch shares.
 struct Context<'a> {
     plan: &'a QueryPlan<'a>,
-    subsets: &'a [Subset],
+    /// The first stage, `rerank_cutoff` deep.
+    prepared: &'a Prepared<'a>,
     settings: &'a [Feedback],
-    stats: &'a [Stats<'a>],
-    addresses: &'a Addresses,
 }
 
 impl Context<'_> {
     /// One topic: per run and setting, the second search's hits and the
-    /// feedback query. `first(v)` is run `v`'s first-stage hits.
-    fn topic(
+    /// feedback query.
+    fn topic(&self, query: &BagOfWords) -> Result<Vec<(Vec<Hit>, Expansion)>> {
+        let first = self.prepared.search(query)?;
+        let mut out = Vec::with_capacity(first.len() * self.settings.len());
+        for (v, hits) in first.into_iter().enumerate() {
+            let results = self
+                .prepared
+                .with_run(v, |stats, subset| self.run(v, query, hits, stats, subset))?;
+            out.extend(results);
+        }
+        Ok(out)
+    }
+
+    /// Run `v` of one topic: every setting's feedback query from the first
+    /// stage's `hits`, and its second search.
+    fn run(
         &self,
+        v: usize,
         query: &BagOfWords,
-        first: impl Fn(usize) -> Vec<Hit>,
+        mut hits: Vec<Hit>,
+        stats: &dyn CollectionStats,
+        subset: Option<&Subset>,
     ) -> Result<Vec<(Vec<Hit>, Expansion)>> {
         let (top, bottom) = self
             .settings
             .iter()
             .map(Feedback::documents_read)
             .fold((0, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
-        let field = self.plan.shards[0].fields.text(self.plan.field);
-        let mut out = Vec::with_capacity(self.plan.variants.len() * self.settings.len());
-        for (v, variant) in self.plan.variants.iter().enumerate() {
-            let mut hits = first(v);
-            anserini_order(&mut hits);
-            let n = hits.len();
-            let read: Vec<usize> = (0..n).filter(|&r| r < top || r + bottom >= n).collect();
-            let places = read
-                .iter()
-                .map(|&r| self.addresses.get(&hits[r].docid))
-                .collect::<Result<Vec<_>>>()?;
-            let mut vectors = term_vectors(self.plan.shards, self.plan.field, &places)?.into_iter();
-            let input = IndexInput {
-                hits: hits
-                    .into_iter()
-                    .enumerate()
-                    .map(|(r, h)| (h, read.binary_search(&r).ok().and_then(|_| vectors.next())))
+        let shards = self.plan.shards;
+        anserini_order(&mut hits);
+        let n = hits.len();
+        let read: Vec<usize> = (0..n).filter(|&r| r < top || r + bottom >= n).collect();
+        let places = read
+            .iter()
+            .map(|&r| locate(shards, &hits[r].docid))
+            .collect::<Result<Vec<_>>>()?;
+        let mut vectors = term_vectors(shards, self.plan.field, &places)?.into_iter();
+        let input = IndexInput {
+            hits: hits
+                .into_iter()
+                .enumerate()
+                .map(|(r, h)| (h, read.binary_search(&r).ok().and_then(|_| vectors.next())))
+                .collect(),
+            stats,
+            field: shards[0].fields.text(self.plan.field),
+        };
+        let first_model = self.plan.variants[v].model();
+        let mut out = Vec::with_capacity(self.settings.len());
+        for setting in self.settings {
+            let e = setting.expand(&query.terms, &input)?;
+            let model = match e.rescoring {
+                Rescoring::FirstStage => first_model,
+                Rescoring::Bm25UnitIdf(p) => Model::Bm25UnitIdf(p),
+            };
+            let weighted = WeightedQuery {
+                terms: e
+                    .terms
+                    .iter()
+                    .map(|(t, w)| WeightedTerm {
+                        text: t.clone(),
+                        weight: *w,
+                    })
                     .collect(),
-                stats: self.stats[v].get(),
-                field,
             };
-            let rescore = Rescore {
-                params: variant.params,
-                stats: self.stats[v].get(),
-                subset: variant.selection.map(|i| &self.subsets[i]),
+            let variant = ModelVariant {
+                model,
+                stats,
+                subset,
             };
-            for setting in self.settings {
-                let e = setting.expand(&query.terms, &input)?;
-                let hits = weighted_search(
-                    self.plan.shards,
-                    self.plan.field,
-                    &e,
-                    &rescore,
-                    self.plan.hits,
-                )?;
-                out.push((hits, e));
-            }
+            let mut hits = search_weighted(
+                shards,
+                self.plan.field,
+                &weighted,
+                std::slice::from_ref(&variant),
+                self.plan.hits,
+            )?;
+            out.push((hits.pop().unwrap_or_default(), e));
         }
         Ok(out)
     }

@@ -1,6 +1,6 @@
-//! Feedback settings as `sieve-search run` takes them (a list of models,
+//! Feedback settings as `sieve-search run` takes them (a list of methods,
 //! a list of values per parameter) → the [`Feedback`] of each run, in
-//! order: models in the order given, then every combination of their
+//! order: methods in the order given, then every combination of their
 //! parameters, nested in Anserini's order (RM3: terms, documents, weight;
 //! BM25-PRF: terms, documents, k1, b, new-term weight; Rocchio: top terms,
 //! top documents, bottom terms, bottom documents, alpha, beta, gamma).
@@ -12,7 +12,7 @@ use crate::{Error, Result};
 
 /// A feedback model, by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Model {
+pub enum Method {
     /// RM3.
     Rm3,
     /// BM25-PRF.
@@ -21,16 +21,16 @@ pub enum Model {
     Rocchio,
 }
 
-impl Model {
-    /// The names [`Model::parse`] takes.
+impl Method {
+    /// The names [`Method::parse`] takes.
     pub const NAMES: &'static str = "rm3, bm25prf, rocchio";
 
     /// `rm3`, `bm25prf` or `rocchio`.
-    pub fn parse(s: &str) -> Result<Model> {
+    pub fn parse(s: &str) -> Result<Method> {
         match s {
-            "rm3" => Ok(Model::Rm3),
-            "bm25prf" => Ok(Model::Bm25Prf),
-            "rocchio" => Ok(Model::Rocchio),
+            "rm3" => Ok(Method::Rm3),
+            "bm25prf" => Ok(Method::Bm25Prf),
+            "rocchio" => Ok(Method::Rocchio),
             _ => Err(Error::InvalidParameter {
                 name: "feedback model",
                 expected: "rm3, bm25prf or rocchio",
@@ -44,8 +44,8 @@ impl Model {
 /// defaults, one value each, no model).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FeedbackSpec {
-    /// The models, in run order.
-    pub models: Vec<Model>,
+    /// The methods, in run order.
+    pub methods: Vec<Method>,
     /// RM3 feedback terms.
     pub rm3_fb_terms: Vec<usize>,
     /// RM3 feedback documents.
@@ -90,7 +90,7 @@ impl Default for FeedbackSpec {
             RocchioParams::ANSERINI,
         );
         FeedbackSpec {
-            models: Vec::new(),
+            methods: Vec::new(),
             rm3_fb_terms: vec![r.fb_terms],
             rm3_fb_docs: vec![r.fb_docs],
             rm3_original_query_weight: vec![r.original_query_weight],
@@ -118,8 +118,8 @@ impl FeedbackSpec {
     /// given twice, or an empty list, is an error.
     pub fn settings(&self) -> Result<Vec<Feedback>> {
         let mut out = Vec::new();
-        for (i, m) in self.models.iter().enumerate() {
-            if self.models[..i].contains(m) {
+        for (i, m) in self.methods.iter().enumerate() {
+            if self.methods[..i].contains(m) {
                 return Err(Error::InvalidParameter {
                     name: "feedback model",
                     expected: "each model once",
@@ -127,12 +127,12 @@ impl FeedbackSpec {
                 });
             }
             match m {
-                Model::Rm3 => self.rm3(&mut out),
-                Model::Bm25Prf => self.bm25prf(&mut out),
-                Model::Rocchio => self.rocchio(&mut out),
+                Method::Rm3 => self.rm3(&mut out),
+                Method::Bm25Prf => self.bm25prf(&mut out),
+                Method::Rocchio => self.rocchio(&mut out),
             }
         }
-        if out.is_empty() && !self.models.is_empty() {
+        if out.is_empty() && !self.methods.is_empty() {
             return Err(Error::InvalidParameter {
                 name: "feedback parameter list",
                 expected: "at least one value per parameter",
@@ -234,7 +234,7 @@ mod tests {
     #[test]
     fn one_setting_per_combination_in_order() {
         let s = FeedbackSpec {
-            models: vec![Model::Rocchio, Model::Rm3],
+            methods: vec![Method::Rocchio, Method::Rm3],
             rm3_fb_terms: vec![10, 20],
             rm3_original_query_weight: vec![0.5, 0.3],
             rocchio_gamma: vec![0.1, 0.2],
@@ -252,7 +252,7 @@ mod tests {
             "gamma is not used without negative feedback: one Rocchio run"
         );
         let neg = FeedbackSpec {
-            models: vec![Model::Rocchio],
+            methods: vec![Method::Rocchio],
             rocchio_gamma: vec![0.1, 0.2],
             rocchio_use_negative: true,
             ..Default::default()
@@ -270,24 +270,24 @@ mod tests {
     fn no_model_no_setting_and_bad_values_refused() {
         assert!(FeedbackSpec::default().settings().unwrap().is_empty());
         let twice = FeedbackSpec {
-            models: vec![Model::Rm3, Model::Rm3],
+            methods: vec![Method::Rm3, Method::Rm3],
             ..Default::default()
         };
         assert!(twice.settings().is_err());
         let nan = FeedbackSpec {
-            models: vec![Model::Bm25Prf],
+            methods: vec![Method::Bm25Prf],
             bm25prf_k1: vec![0.9, f32::NAN],
             ..Default::default()
         };
         let e = nan.settings().unwrap_err().to_string();
         assert!(e.contains("k1") && e.contains("NaN"), "{e}");
         let empty = FeedbackSpec {
-            models: vec![Model::Rm3],
+            methods: vec![Method::Rm3],
             rm3_fb_docs: vec![],
             ..Default::default()
         };
         assert!(empty.settings().is_err());
-        assert!(Model::parse("rm4").is_err());
-        assert_eq!(Model::parse("bm25prf").unwrap(), Model::Bm25Prf);
+        assert!(Method::parse("rm4").is_err());
+        assert_eq!(Method::parse("bm25prf").unwrap(), Method::Bm25Prf);
     }
 }
