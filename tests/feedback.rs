@@ -53,6 +53,28 @@ fn map_p10(dir: &Dir, run: &Path) -> (String, String) {
     (get("map"), get("P_10"))
 }
 
+sieve_test!(cacm_qld_rm3_matches_anserini, |dir| {
+    let ix = cacm_index(&dir, "cacm", &[]);
+    let out = dir.join("runs");
+    run(
+        &dir,
+        &ix,
+        &[
+            "--model",
+            "qld",
+            "--feedback",
+            "rm3",
+            "--output-dir",
+            out.to_str().unwrap(),
+        ],
+    );
+    // Anserini 1.7.1 `-qld -rm3` (bench/peers/anserini_models.sh): 0.3629 /
+    // 0.3346; the feedback documents and the second search are both QLD.
+    let file = out.join("sieve_qld_mu-1000_rm3_t10_d10_w0.5.run");
+    let (map, p10) = map_p10(&dir, &file);
+    assert_eq!((map.as_str(), p10.as_str()), ("0.3629", "0.3346"));
+});
+
 sieve_test!(cacm_feedback_runs_pin_their_effectiveness, |dir| {
     let ix = cacm_index(&dir, "cacm", &[]);
     let out = dir.join("runs");

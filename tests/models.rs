@@ -59,7 +59,7 @@ sieve_test!(cacm_qld_matches_anserini, |dir| {
     let ix = build(&dir, "cacm", &[&fixture("cacm/cacm.trec.gz")]);
     let out = dir.join("qld.run");
     let text = run(&dir, &[&ix], &out, &["--model", "qld"]);
-    assert!(text.lines().all(|l| l.ends_with(" sieve")), "one run keeps the tag");
+    assert!(text.lines().all(|l| l.ends_with(" sieve_qld_mu-1000")), "a QLD run names its model");
     let (map, p10, eval) = map_p10(&dir, &fixture("eval/qrels.cacm.txt"), &out);
     eprintln!("CACM QLD mu=1000: MAP {map} P@10 {p10} (Anserini 0.3265 / 0.3000)");
     // Anserini 1.7.1 -qld (mu 1000) -hits 1000, pytrec_eval over the 52

@@ -383,6 +383,65 @@ sieve_test!(
     }
 );
 
+sieve_test!(sweep_with_a_model_axis_equals_run, |dir| {
+    let ix = cacm(&dir);
+    let out = dir.join("sweep");
+    let settings = ["--model", "bm25,qld", "--mu", "1000,2000", "--hits", "50"];
+    ok(dir
+        .cmd("sieve-search")
+        .args(["sweep", "--index"])
+        .arg(&ix)
+        .arg("--topics")
+        .arg(topics())
+        .arg("--qrels")
+        .arg(qrels())
+        .args(["--min-spam-percentile", "70"])
+        .args(settings)
+        .args(["--runs", "-m", "map,P_10", "--output-dir"])
+        .arg(&out));
+    let rows = read_tsv(&out.join("sweep.tsv"));
+    let got: Vec<[&str; 5]> = rows
+        .iter()
+        .map(|r| {
+            [&r["setting"], &r["baseline"], &r["model"], &r["k1"], &r["mu"]].map(String::as_str)
+        })
+        .collect();
+    let (b, q1, q2) = ("sieve_k1-0.9_b-0.4", "sieve_qld_mu-1000", "sieve_qld_mu-2000");
+    assert_eq!(
+        got,
+        [
+            [b, b, "bm25", "0.9", "NA"],
+            ["sieve_k1-0.9_b-0.4_spam70", b, "bm25", "0.9", "NA"],
+            [q1, q1, "qld", "NA", "1000"],
+            ["sieve_qld_mu-1000_spam70", q1, "qld", "NA", "1000"],
+            [q2, q2, "qld", "NA", "2000"],
+            ["sieve_qld_mu-2000_spam70", q2, "qld", "NA", "2000"],
+        ]
+    );
+    // Every filtered setting's run file is the one `run` writes.
+    let runs = dir.join("runs");
+    ok(dir
+        .cmd("sieve-search")
+        .args(["run", "--index"])
+        .arg(&ix)
+        .arg("--topics")
+        .arg(topics())
+        .args(["--min-spam-percentile", "70"])
+        .args(settings)
+        .arg("--output-dir")
+        .arg(&runs));
+    for r in rows.iter().filter(|r| r["setting"].ends_with("spam70")) {
+        let tag = &r["setting"];
+        assert_eq!(
+            std::fs::read(out.join(format!("runs/{tag}.run"))).unwrap(),
+            std::fs::read(runs.join(format!("{tag}.run"))).unwrap(),
+            "{tag}"
+        );
+    }
+    let svg = std::fs::read_to_string(out.join("sweep.svg")).unwrap();
+    assert!(svg.contains("qld mu=2000"), "the figure names the QLD series");
+});
+
 sieve_test!(sweep_crossed_rules_name_every_combination, |dir| {
     let ix = cacm(&dir);
     let out = dir.join("sweep");

@@ -86,20 +86,8 @@ pub struct RunArgs {
     /// and topics.
     #[arg(long, value_name = "FILE")]
     pub global_stats: Option<PathBuf>,
-    /// BM25 k1 (comma-separated list: one run per value).
-    #[arg(long, value_delimiter = ',', default_value = "0.9")]
-    pub k1: Vec<f32>,
-    /// BM25 b (comma-separated list: one run per value).
-    #[arg(long, value_delimiter = ',', default_value = "0.4")]
-    pub b: Vec<f32>,
-    /// Retrieval models (comma-separated list of bm25, qld): BM25 runs one
-    /// per k1 and b, query likelihood with Dirichlet smoothing (Anserini's
-    /// -qld) one per --mu.
-    #[arg(long, value_delimiter = ',', default_value = "bm25")]
-    pub model: Vec<String>,
-    /// QLD's Dirichlet prior (comma-separated list: one qld run per value).
-    #[arg(long, value_delimiter = ',', default_value = "1000")]
-    pub mu: Vec<f32>,
+    #[command(flatten)]
+    pub models: ModelArgs,
     #[command(flatten)]
     pub hits: Hits,
     /// Run tag (with several runs, a suffix names each setting).
@@ -301,12 +289,8 @@ pub struct SweepArgs {
     /// Documents without a spam score, under a spam threshold: keep or drop.
     #[arg(long, value_enum, default_value = "keep")]
     pub unscored: UnscoredArg,
-    /// BM25 k1 (comma-separated list: every threshold for each value).
-    #[arg(long, value_delimiter = ',', default_value = "0.9")]
-    pub k1: Vec<f32>,
-    /// BM25 b (comma-separated list).
-    #[arg(long, value_delimiter = ',', default_value = "0.4")]
-    pub b: Vec<f32>,
+    #[command(flatten)]
+    pub models: ModelArgs,
     #[command(flatten)]
     pub hits: Hits,
     /// Run tag (a suffix names each setting).
@@ -721,5 +705,37 @@ fn feedback_flag(name: &str) -> &'static str {
         "Rocchio beta" => "--rocchio-beta",
         "Rocchio gamma" => "--rocchio-gamma",
         _ => "--feedback",
+    }
+}
+
+/// The retrieval models and their parameters (`run`, `sweep`): each
+/// value of each list is one model setting, crossed with the filters.
+#[derive(Debug, clap::Args)]
+pub struct ModelArgs {
+    /// BM25 k1 (comma-separated list: one setting per value).
+    #[arg(long, value_delimiter = ',', default_value = "0.9")]
+    pub k1: Vec<f32>,
+    /// BM25 b (comma-separated list: one setting per value).
+    #[arg(long, value_delimiter = ',', default_value = "0.4")]
+    pub b: Vec<f32>,
+    /// Retrieval models (comma-separated list of bm25, qld): BM25 one
+    /// setting per k1 and b, query likelihood with Dirichlet smoothing
+    /// (Anserini's -qld) one per --mu.
+    #[arg(long, value_delimiter = ',', default_value = "bm25")]
+    pub model: Vec<String>,
+    /// QLD's Dirichlet prior (comma-separated list: one qld setting per
+    /// value).
+    #[arg(long, value_delimiter = ',', default_value = "1000")]
+    pub mu: Vec<f32>,
+}
+
+impl ModelArgs {
+    /// The models named by --model.
+    pub fn names(&self) -> anyhow::Result<Vec<sieve_searcher::runspec::ModelName>> {
+        self.model
+            .iter()
+            .map(|m| sieve_searcher::runspec::ModelName::parse(m))
+            .collect::<Result<_, _>>()
+            .map_err(|e| anyhow::anyhow!("--model: {e}"))
     }
 }

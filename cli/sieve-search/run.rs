@@ -10,7 +10,7 @@ use sieve_filters::docfilter::Unscored;
 use sieve_searcher::batch::{DocSelection, RunResults};
 use sieve_searcher::queries::TopicQueries;
 use sieve_searcher::runspec::{
-    MIN_SPAM_PERCENTILE, ModelName, PlannedRun, RunSpec, SelectionSpec,
+    MIN_SPAM_PERCENTILE, PlannedRun, RunSpec, SelectionSpec,
 };
 use sieve_searcher::topics::read_topics;
 use sieve_searcher::twostage;
@@ -80,14 +80,10 @@ fn run_spec(a: &RunArgs, hits: usize) -> Result<RunSpec> {
     Ok(RunSpec {
         selections: selections(a)?,
         tag: a.tag.clone(),
-        models: a
-            .model
-            .iter()
-            .map(|m| ModelName::parse(m))
-            .collect::<Result<_, _>>()?,
-        mu: a.mu.clone(),
-        k1: a.k1.clone(),
-        b: a.b.clone(),
+        models: a.models.names()?,
+        mu: a.models.mu.clone(),
+        k1: a.models.k1.clone(),
+        b: a.models.b.clone(),
         stats: a.stats.mode(),
         hits,
         output: a.output.clone(),

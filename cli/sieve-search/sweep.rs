@@ -72,8 +72,10 @@ fn sweep_spec(a: &SweepArgs) -> Result<SweepSpec> {
         axes: axes(a)?,
         cross: a.cross,
         unscored: a.unscored.rule(),
-        k1: a.k1.clone(),
-        b: a.b.clone(),
+        models: a.models.names()?,
+        mu: a.models.mu.clone(),
+        k1: a.models.k1.clone(),
+        b: a.models.b.clone(),
         stats: a.stats.mode(),
         max_query_terms: a.query.max_query_terms,
     })

@@ -83,7 +83,10 @@ fn series(outcome: &Outcome, rule: Rule) -> Vec<Series> {
         }
         let mut parts: Vec<String> = Vec::new();
         if outcome.several_params {
-            parts.push(format!("k1={} b={}", s.params.k1, s.params.b));
+            parts.push(match s.qld {
+                Some(q) => format!("qld mu={}", q.mu),
+                None => format!("k1={} b={}", s.params.k1, s.params.b),
+            });
         }
         parts.extend(s.conditions[1..].iter().map(|(r, v)| r.describe(*v)));
         let label = if parts.is_empty() {

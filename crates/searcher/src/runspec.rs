@@ -2,10 +2,10 @@
 //! their thresholds or filter file, one run per BM25 setting and selection
 //! with its tag and output file, and the writing of their results.
 //!
-//! Tags: with one run the tag is the base tag, plus `_SELECTION` when a
-//! selection is given; with several runs every BM25 tag is
-//! `TAG_k1-K1_b-B[_SELECTION]` and every query-likelihood tag
-//! `TAG_qld_mu-MU[_SELECTION]`, numbers written by [`num_label`]. Runs come
+//! Tags: every query-likelihood tag is `TAG_qld_mu-MU[_SELECTION]`; a
+//! BM25 run alone is tagged with the base tag, plus `_SELECTION` when a
+//! selection is given, and with several runs `TAG_k1-K1_b-B[_SELECTION]`;
+//! numbers are written by [`num_label`]. Runs come
 //! in the order model, then k1 and b (BM25) or mu (QLD), then selection
 //! (each in the order given).
 
@@ -181,6 +181,62 @@ impl ModelName {
     }
 }
 
+/// One model setting of a batch (a run before its selection): BM25
+/// parameters (used unless `qld` is given), the Dirichlet prior of a QLD
+/// run, and the part of a tag that names it (`k1-0.9_b-0.4`,
+/// `qld_mu-1000`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelSetting {
+    /// BM25 parameters.
+    pub params: Bm25Params,
+    /// `Some` for query likelihood.
+    pub qld: Option<QldParams>,
+    /// The tag part.
+    pub label: String,
+}
+
+/// Every model setting of `models` (BM25 alone when empty), in order: one
+/// per `(k1, b)` for BM25 (k1 varying slowest), one per mu for QLD; each
+/// checked.
+pub fn model_settings(
+    models: &[ModelName],
+    k1: &[f32],
+    b: &[f32],
+    mu: &[f32],
+) -> Result<Vec<ModelSetting>> {
+    let models: &[ModelName] = if models.is_empty() {
+        &[ModelName::Bm25]
+    } else {
+        models
+    };
+    let mut settings = Vec::new();
+    for model in models {
+        match model {
+            ModelName::Bm25 => {
+                for &k1 in k1 {
+                    for &b in b {
+                        settings.push(ModelSetting {
+                            params: Bm25Params { k1, b }.validate()?,
+                            qld: None,
+                            label: format!("k1-{}_b-{}", num_label(k1), num_label(b)),
+                        });
+                    }
+                }
+            }
+            ModelName::Qld => {
+                for &mu in mu {
+                    settings.push(ModelSetting {
+                        params: Bm25Params::ANSERINI,
+                        qld: Some(QldParams { mu }.validate()?),
+                        label: format!("qld_mu-{}", num_label(mu)),
+                    });
+                }
+            }
+        }
+    }
+    Ok(settings)
+}
+
 /// The settings of a batch of runs (`sieve-search run`).
 #[derive(Debug, Default)]
 pub struct RunSpec {
@@ -220,32 +276,7 @@ impl RunSpec {
     /// The runs, in the order of the module documentation, with their tags
     /// and output files. Invalid BM25 parameters are an error.
     pub fn runs(&self) -> Result<Vec<PlannedRun>> {
-        let models: &[ModelName] = if self.models.is_empty() {
-            &[ModelName::Bm25]
-        } else {
-            &self.models
-        };
-        // (parameters, the part of the tag naming them).
-        let mut settings: Vec<(Bm25Params, Option<QldParams>, String)> = Vec::new();
-        for model in models {
-            match model {
-                ModelName::Bm25 => {
-                    for &k1 in &self.k1 {
-                        for &b in &self.b {
-                            let label = format!("k1-{}_b-{}", num_label(k1), num_label(b));
-                            settings.push((Bm25Params { k1, b }.validate()?, None, label));
-                        }
-                    }
-                }
-                ModelName::Qld => {
-                    for &mu in &self.mu {
-                        let qld = QldParams { mu }.validate()?;
-                        let label = format!("qld_mu-{}", num_label(mu));
-                        settings.push((Bm25Params::ANSERINI, Some(qld), label));
-                    }
-                }
-            }
-        }
+        let settings = model_settings(&self.models, &self.k1, &self.b, &self.mu)?;
         let several = settings.len() * self.selections.len().max(1) > 1;
         let sel_ids: Vec<Option<usize>> = if self.selections.is_empty() {
             vec![None]
@@ -253,10 +284,10 @@ impl RunSpec {
             (0..self.selections.len()).map(Some).collect()
         };
         let mut runs = Vec::new();
-        for (params, qld, label) in settings {
+        for ModelSetting { params, qld, label } in settings {
             for &selection in &sel_ids {
                 let mut tag = self.tag.clone();
-                if several {
+                if several || qld.is_some() {
                     tag = format!("{tag}_{label}");
                 }
                 if let Some(i) = selection {

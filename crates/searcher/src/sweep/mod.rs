@@ -10,12 +10,15 @@
 //! is one filter (the comma lists of `sieve-search run`); with it, each
 //! combination of one threshold per axis is one filter (every rule of the
 //! combination must keep a document). Each filter is crossed with every
-//! `(k1, b)`; each `(k1, b)` also gets its **baseline**, the unfiltered
-//! run. Settings come in the order `k1`, `b`, then the baseline and the
-//! filters (the first axis varying slowest).
+//! model setting (each BM25 `(k1, b)`, each QLD `mu`, in the order of
+//! [`crate::runspec::model_settings`]); each model setting also gets its
+//! **baseline**, the unfiltered run with that model. Settings come in the
+//! order of the model settings, then the baseline and the filters (the
+//! first axis varying slowest).
 //!
-//! Tags: `TAG[_k1-K1_b-B][_FILTER]`: the `k1`/`b` part only when the sweep
-//! has more than one `(k1, b)`; `FILTER` is the rule labels of
+//! Tags: `TAG[_MODEL][_FILTER]`: `MODEL` (`k1-0.9_b-0.4`, `qld_mu-1000`,
+//! as `sieve-search run` names runs) when the sweep has more than one
+//! model setting, and always for QLD; `FILTER` is the rule labels of
 //! [`Rule::label`] joined by `_` (`spam70`, `spam70_i456le0.5`). A setting
 //! with one filter rule is tagged as `sieve-search run` tags the same
 //! selection, so its run file is the same.
@@ -61,9 +64,11 @@ use groups::{Absorber, RunFileSet, search_in_groups};
 pub use rules::{Axis, Rule, Scale};
 
 use crate::batch::{
-    DocSelection, Prepared, QueryPlan, RunVariant, StatsMode, count_kept, num_label, select_all,
+    DocSelection, Prepared, QueryPlan, RunVariant, StatsMode, count_kept, select_all,
 };
 use crate::bm25::{Bm25Params, Shard};
+use crate::runspec::{ModelName, ModelSetting, model_settings};
+use crate::weighted::QldParams;
 use crate::compare::pairs;
 use crate::eval::{Evaluation, Measure};
 use crate::paired::{Paired, holm, paired};
@@ -91,6 +96,11 @@ pub struct SweepSpec {
     pub cross: bool,
     /// Documents without a spam score, under a spam rule.
     pub unscored: Unscored,
+    /// The models (BM25 alone when empty): one more axis, crossed with
+    /// the filters (module docs).
+    pub models: Vec<ModelName>,
+    /// Dirichlet priors of the QLD settings.
+    pub mu: Vec<f32>,
     /// BM25 k1 values.
     pub k1: Vec<f32>,
     /// BM25 b values.
@@ -108,8 +118,10 @@ pub struct SweepSpec {
 pub struct Setting {
     /// The run tag (module docs).
     pub tag: String,
-    /// BM25 parameters.
+    /// BM25 parameters (unused when `qld` is given).
     pub params: Bm25Params,
+    /// `Some` for a query-likelihood setting.
+    pub qld: Option<QldParams>,
     /// The filter: one `(rule, threshold)` per rule it applies, in axis
     /// order; empty for a baseline.
     pub conditions: Vec<(Rule, f64)>,
@@ -151,7 +163,7 @@ pub struct Plan {
     pub selections: Vec<DocSelection>,
     /// The rules of the sweep, in axis order.
     pub rules: Vec<Rule>,
-    /// True when the sweep has more than one `(k1, b)`.
+    /// True when the sweep has more than one model setting.
     pub several_params: bool,
 }
 
@@ -162,21 +174,21 @@ impl SweepSpec {
     pub fn plan(&self) -> Result<Plan> {
         let rules = self.rules()?;
         let filters = self.filters();
-        let params = self.params()?;
-        let total = params.len() * (filters.len() + 1);
+        let models = self.models()?;
+        let total = models.len() * (filters.len() + 1);
         if total > MAX_SETTINGS {
             return Err(Error::InvalidParameter {
                 name: "thresholds",
-                expected: "at most 500 settings (filters plus the baseline, times k1 x b): split the sweep",
+                expected: "at most 500 settings (filters plus the baseline, times the model settings): split the sweep",
                 got: format!("{total} settings"),
             });
         }
         let selections: Vec<DocSelection> =
             filters.iter().map(|conds| self.selection(conds)).collect();
-        let several_params = params.len() > 1;
+        let several_params = models.len() > 1;
         let mut settings = Vec::with_capacity(total);
-        for p in params {
-            self.push_settings(p, several_params, &filters, &selections, &mut settings);
+        for m in &models {
+            self.push_settings(m, several_params, &filters, &selections, &mut settings);
         }
         Ok(Plan {
             settings,
@@ -236,22 +248,18 @@ impl SweepSpec {
         combos
     }
 
-    /// Every `(k1, b)`, k1 varying slowest, checked; refused when empty.
-    fn params(&self) -> Result<Vec<Bm25Params>> {
-        let params: Vec<Bm25Params> = self
-            .k1
-            .iter()
-            .flat_map(|&k1| self.b.iter().map(move |&b| Bm25Params { k1, b }))
-            .map(Bm25Params::validate)
-            .collect::<Result<_>>()?;
-        if params.is_empty() {
+    /// Every model setting ([`model_settings`]), checked; refused when
+    /// empty.
+    fn models(&self) -> Result<Vec<ModelSetting>> {
+        let settings = model_settings(&self.models, &self.k1, &self.b, &self.mu)?;
+        if settings.is_empty() {
             return Err(Error::InvalidParameter {
-                name: "k1/b",
-                expected: "at least one k1 and one b",
+                name: "k1/b/mu",
+                expected: "at least one k1 and one b (BM25), or one mu (QLD)",
                 got: "an empty list".into(),
             });
         }
-        Ok(params)
+        Ok(settings)
     }
 
     /// The selection of one filter, named by [`filter_label`].
@@ -270,21 +278,22 @@ impl SweepSpec {
     /// filter, tagged as the module docs say.
     fn push_settings(
         &self,
-        p: Bm25Params,
+        m: &ModelSetting,
         several_params: bool,
         filters: &[Vec<(Rule, f64)>],
         selections: &[DocSelection],
         settings: &mut Vec<Setting>,
     ) {
-        let base_tag = if several_params {
-            format!("{}_k1-{}_b-{}", self.tag, num_label(p.k1), num_label(p.b))
+        let base_tag = if several_params || m.qld.is_some() {
+            format!("{}_{}", self.tag, m.label)
         } else {
             self.tag.clone()
         };
         let baseline = settings.len();
         settings.push(Setting {
             tag: base_tag.clone(),
-            params: p,
+            params: m.params,
+            qld: m.qld,
             conditions: Vec::new(),
             selection: None,
             baseline,
@@ -292,7 +301,8 @@ impl SweepSpec {
         for (i, conds) in filters.iter().enumerate() {
             settings.push(Setting {
                 tag: format!("{base_tag}_{}", selections[i].name),
-                params: p,
+                params: m.params,
+                qld: m.qld,
                 conditions: conds.clone(),
                 selection: Some(i),
                 baseline,
@@ -321,7 +331,7 @@ pub struct Outcome {
     pub settings: Vec<Setting>,
     /// The rules, in axis order.
     pub rules: Vec<Rule>,
-    /// Whether the sweep has more than one `(k1, b)`.
+    /// Whether the sweep has more than one model setting.
     pub several_params: bool,
     /// Live documents kept by each setting (every one for a baseline).
     pub kept: Vec<u64>,
@@ -398,7 +408,7 @@ pub fn run(
         .iter()
         .map(|s| RunVariant {
             params: s.params,
-            qld: None,
+            qld: s.qld,
             selection: s.selection,
             tag: s.tag.clone(),
         })

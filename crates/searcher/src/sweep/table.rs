@@ -9,7 +9,9 @@
 //! |---|---|
 //! | `setting` | the run tag ([`super`] module docs) |
 //! | `baseline` | the tag of the unfiltered setting it is compared with (its own tag for a baseline) |
-//! | `k1`, `b` | BM25 parameters |
+//! | `model` | `bm25` or `qld` |
+//! | `k1`, `b` | BM25 parameters (`NA` for QLD) |
+//! | `mu` | the Dirichlet prior of QLD (`NA` for BM25) |
 //! | one per rule of the sweep (`spam`, `invalid_4_5_6`, ...) | the setting's threshold for that rule, `NA` when the rule does not filter it |
 //! | `kept` | live documents the setting keeps |
 //! | `kept_fraction` | `kept` over the index's live documents |
@@ -46,7 +48,7 @@ fn opt(x: Option<f64>) -> String {
 
 /// The header of `sweep.tsv`.
 pub fn header(outcome: &Outcome, measures: &[Measure]) -> Vec<String> {
-    let mut h: Vec<String> = ["setting", "baseline", "k1", "b"]
+    let mut h: Vec<String> = ["setting", "baseline", "model", "k1", "b", "mu"]
         .iter()
         .map(|s| s.to_string())
         .collect();
@@ -65,6 +67,20 @@ pub fn header(outcome: &Outcome, measures: &[Measure]) -> Vec<String> {
     h
 }
 
+/// The `model`, `k1`, `b` and `mu` columns of a setting (`NA` where the
+/// model has no such parameter).
+fn model_columns(setting: &super::Setting) -> [String; 4] {
+    match setting.qld {
+        Some(q) => ["qld".into(), "NA".into(), "NA".into(), format!("{}", q.mu)],
+        None => [
+            "bm25".into(),
+            format!("{}", setting.params.k1),
+            format!("{}", setting.params.b),
+            "NA".into(),
+        ],
+    }
+}
+
 /// `sweep.tsv` (module docs).
 pub fn to_tsv(outcome: &Outcome, table: &Table) -> String {
     let mut s = header(outcome, &table.measures).join("\t");
@@ -73,9 +89,8 @@ pub fn to_tsv(outcome: &Outcome, table: &Table) -> String {
         let mut row: Vec<String> = vec![
             setting.tag.clone(),
             outcome.settings[setting.baseline].tag.clone(),
-            format!("{}", setting.params.k1),
-            format!("{}", setting.params.b),
         ];
+        row.extend(model_columns(setting));
         for rule in &outcome.rules {
             row.push(
                 setting
@@ -189,7 +204,7 @@ pub fn to_text(outcome: &Outcome, table: &Table, j: usize) -> String {
     let _ = writeln!(
         s,
         "(kept%: documents the filter keeps; diff: mean per-topic difference from the unfiltered\n \
-         run of the same k1/b; 95% CI of that difference; p: paired two-sided t-test, Holm-corrected\n \
+         run of the same model setting; 95% CI of that difference; p: paired two-sided t-test, Holm-corrected\n \
          over the sweep, - when undefined; win/loss/tie: topics better/worse/equal than unfiltered)"
     );
     s

@@ -9,6 +9,8 @@ fn spec(axes: Vec<Axis>, cross: bool, k1: &[f32], b: &[f32]) -> SweepSpec {
         axes,
         cross,
         unscored: Unscored::Keep,
+        models: Vec::new(),
+        mu: vec![1000.0],
         k1: k1.to_vec(),
         b: b.to_vec(),
         stats: StatsMode::Full,
