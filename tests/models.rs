@@ -172,6 +172,70 @@ sieve_test!(qld_over_shards_and_with_global_stats_equals_one_index, |dir| {
     }
 });
 
+sieve_test!(feedback_over_shards_equals_one_index_and_refuses_a_stats_file, |dir| {
+    let (a, b) = split_cacm(&dir, 1500);
+    let single = build(&dir, "single", &[&a, &b]);
+    let s1 = build(&dir, "s1", &[&a]);
+    let s2 = build(&dir, "s2", &[&b]);
+    for flags in [
+        &["--feedback", "rm3,rocchio", "--model", "bm25"][..],
+        &["--feedback", "bm25prf", "--model", "qld"][..],
+    ] {
+        let (one, two) = (dir.join("one"), dir.join("two"));
+        let mut args = flags.to_vec();
+        args.push("--output-dir");
+        let go = |ix: &[&Path], out: &Path| {
+            let mut cmd = dir.cmd("sieve-search");
+            cmd.arg("run");
+            for i in ix {
+                cmd.arg("--index").arg(i);
+            }
+            ok(cmd
+                .arg("--topics")
+                .arg(repo_root().join("topics/topics.cacm.txt"))
+                .args(["--hits", "1000"])
+                .args(&args)
+                .arg(out));
+        };
+        go(&[&single], &one);
+        go(&[&s1, &s2], &two);
+        let mut names: Vec<_> = std::fs::read_dir(&one)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert!(!names.is_empty());
+        for n in names {
+            let read = |d: &Path| std::fs::read_to_string(d.join(&n)).unwrap();
+            assert!(read(&one).lines().count() > 1000, "{n:?}");
+            assert_eq!(read(&one), read(&two), "{flags:?} {n:?}");
+        }
+        std::fs::remove_dir_all(&one).unwrap();
+        std::fs::remove_dir_all(&two).unwrap();
+    }
+    let stats = dir.join("global.json");
+    ok(dir
+        .cmd("sieve-search")
+        .args(["global-stats", "--index"])
+        .arg(&s1)
+        .arg(&s2)
+        .arg("--topics")
+        .arg(repo_root().join("topics/topics.cacm.txt"))
+        .arg("--output")
+        .arg(&stats));
+    let out = crate::util::fails(
+        dir.cmd("sieve-search")
+            .args(["run", "--feedback", "rm3", "--index"])
+            .arg(&s1)
+            .arg("--topics")
+            .arg(repo_root().join("topics/topics.cacm.txt"))
+            .arg("--global-stats")
+            .arg(&stats),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no statistics file with feedback"), "{err}");
+});
+
 sieve_test!(cranfield_qld_matches_anserini, |dir| {
     let Some(cran) = sieve_testdata::shared_file("cranfield", "Cranfield QLD vs Anserini")
     else {

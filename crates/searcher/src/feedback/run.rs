@@ -29,7 +29,9 @@ pub struct FeedbackResults {
 }
 
 /// Runs every feedback setting of `settings` for every run of `plan`.
-/// `rerank_cutoff` (at least 1) is the first stage's depth.
+/// `rerank_cutoff` (at least 1) is the first stage's depth. Refused with
+/// statistics from elsewhere (`plan.global`): the expansion terms are
+/// known only after the first stage.
 pub fn run_feedback(
     plan: &QueryPlan<'_>,
     queries: &TopicQueries<'_>,
@@ -42,6 +44,15 @@ pub fn run_feedback(
             name: "rerank cutoff",
             expected: "an integer >= 1",
             got: "0".into(),
+        });
+    }
+    if plan.global.is_some() {
+        // The expansion terms are known only after the first stage, so a
+        // statistics file made for the topic terms cannot score them.
+        return Err(Error::InvalidParameter {
+            name: "global statistics",
+            expected: "no statistics file with feedback: give every shard with --index (one process sums their statistics, feedback terms included)",
+            got: "a statistics file".into(),
         });
     }
     if plan.shards.is_empty() {
