@@ -6,12 +6,10 @@
 use std::io::Write;
 
 use anyhow::{Context, Result};
-use sieve_searcher::batch::{QueryPlan, RunVariant, select_all};
 use sieve_searcher::bm25::Shard;
 use sieve_searcher::feedback::Feedback;
-use sieve_searcher::feedback::run::run_feedback;
 use sieve_searcher::queries::TopicQueries;
-use sieve_searcher::runspec::{PlannedRun, RunSpec};
+use sieve_searcher::runspec::RunSpec;
 use sieve_searcher::twostage::GlobalStatsFile;
 
 use crate::args::RunArgs;
@@ -26,22 +24,7 @@ pub fn cmd_run_feedback(
     queries: &TopicQueries<'_>,
     settings: &[Feedback],
 ) -> Result<()> {
-    let base = spec.runs()?;
-    let runs: Vec<PlannedRun> = base
-        .iter()
-        .flat_map(|r| {
-            settings.iter().map(move |s| {
-                let tag = format!("{}_{}", r.variant.tag, s.label());
-                PlannedRun {
-                    output: spec.output_path(&tag),
-                    variant: RunVariant {
-                        tag,
-                        ..r.variant.clone()
-                    },
-                }
-            })
-        })
-        .collect();
+    let runs = spec.feedback_runs(settings)?;
     if runs.len() > 1 && spec.output_dir.is_none() {
         anyhow::bail!(
             "{} runs requested (k1 x b x filters x feedback settings): give --output-dir DIR for their files",
@@ -50,17 +33,13 @@ pub fn cmd_run_feedback(
     }
     refuse_run_inputs(a, &runs)?;
     let started = std::time::Instant::now();
-    let subsets = select_all(shards, &spec.selections)?;
-    let variants: Vec<RunVariant> = base.iter().map(|r| r.variant.clone()).collect();
-    let plan = QueryPlan {
+    let results = spec.search_feedback(
+        (settings, a.feedback.rerank_cutoff),
         shards,
-        field: a.query.search_field.text_field(),
-        variants: &variants,
-        stats_mode: spec.stats,
-        global: global.map(|g| g as _),
-        hits: spec.hits,
-    };
-    let results = run_feedback(&plan, queries, &subsets, settings, a.feedback.rerank_cutoff)?;
+        a.query.search_field.text_field(),
+        global.map(|g| g as _),
+        queries,
+    )?;
     let elapsed = started.elapsed().as_secs_f64();
     write_runs(spec, &runs, &results.runs)?;
     if let Some(path) = &a.feedback.feedback_queries {

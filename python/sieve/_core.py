@@ -67,6 +67,17 @@ def _number_list(name: str, x: Any, cast: Callable[[Any], Any]) -> list:
 _INT_MAX = 2**63 - 1
 
 
+def _feedback_params(params: Optional[Dict[str, Any]]) -> list:
+    """``{name: value or list}`` as ``[(name, [float, ...])]`` for the
+    extension (``True``/``False`` as 1/0); the extension checks the names
+    and ranges."""
+    out = []
+    for name, value in (params or {}).items():
+        values = [float(v) if isinstance(v, bool) else v for v in _as_list(value)]
+        out.append((str(name), _number_list(str(name), values, float)))
+    return out
+
+
 def _int(name: str, v: Any, lo: int = 0, hi: int = _INT_MAX) -> int:
     """``v`` as an integer from ``lo`` to ``hi``; otherwise a
     :class:`ParameterError` (a ``ValueError``) naming ``name`` and the range,
@@ -225,6 +236,11 @@ class Index:
         global_stats: Optional[PathLike],
         threads: Optional[int],
         tag: str,
+        model: Any = "bm25",
+        mu: Any = 1000,
+        feedback: Any = None,
+        feedback_params: Optional[Dict[str, Any]] = None,
+        rerank_cutoff: int = 50,
     ) -> Tuple[pd.DataFrame, list]:
         path, frame, qids, queries = _topics_args(topics)
         _warn(self._native.unfinished_warnings(), stacklevel=4)
@@ -247,6 +263,11 @@ class Index:
             threads=None if threads is None else _int("threads", threads, lo=1),
             tag=tag,
             string_objects=not _frames.ARROW_STRINGS,
+            model=[str(m) for m in _as_list(model)],
+            mu=_number_list("mu", mu, float),
+            feedback=[str(f) for f in _as_list(feedback)],
+            feedback_params=_feedback_params(feedback_params),
+            rerank_cutoff=_int("rerank_cutoff", rerank_cutoff, lo=1),
         )
         read_qids, read_queries, notes, runs = res
         if frame is None:
@@ -271,6 +292,11 @@ class Index:
         max_query_terms: int = 1024,
         global_stats: Optional[PathLike] = None,
         threads: Optional[int] = None,
+        model: str = "bm25",
+        mu: float = 1000,
+        feedback: Optional[str] = None,
+        feedback_params: Optional[Dict[str, Any]] = None,
+        rerank_cutoff: int = 50,
     ) -> pd.DataFrame:
         """BM25 results of ``topics`` as a DataFrame with PyTerrier's columns:
         the topic's columns (``qid``, ``query``, ...), ``docno``, ``rank``
@@ -290,12 +316,31 @@ class Index:
         ``global_stats`` (a file from ``sieve-search global-stats``) and
         ``threads`` (default: one per core). One run: for several settings
         at once use :meth:`runs`.
+
+        Models, as ``run``'s flags: ``model`` (``"bm25"``, ``"qld"``:
+        query likelihood with Dirichlet smoothing), ``mu`` (QLD's prior),
+        ``feedback`` (``"rm3"``, ``"bm25prf"``, ``"rocchio"``: pseudo-relevance
+        feedback as Anserini 1.7.1 computes it; with a filter, the feedback
+        documents come from the filtered ranking), ``feedback_params`` (a
+        dict of ``run``'s feedback flags with ``_`` for ``-``, e.g.
+        ``{"rm3_fb_docs": 20, "rm3_original_query_weight": 0.6}``) and
+        ``rerank_cutoff`` (the first stage's depth).
         """
         for name, v in (("k1", k1), ("b", b), ("min_spam_percentile", min_spam_percentile),
-                        ("max_invalid_456_per_kb", max_invalid_456_per_kb), ("filter", filter)):
+                        ("max_invalid_456_per_kb", max_invalid_456_per_kb), ("filter", filter),
+                        ("model", model), ("mu", mu), ("feedback", feedback)):
             if isinstance(v, (list, tuple, np.ndarray, pd.Series)):
                 raise ParameterError(
                     f"invalid {name}: search() makes one run; give one value, or use runs() for a list",
+                    kind="InvalidParameter",
+                    expected="one value",
+                    found=repr(v),
+                )
+        for name, v in (feedback_params or {}).items():
+            if isinstance(v, (list, tuple, np.ndarray, pd.Series)):
+                raise ParameterError(
+                    f"invalid feedback_params[{name!r}]: search() makes one run; give one value, "
+                    "or use runs() for a list",
                     kind="InvalidParameter",
                     expected="one value",
                     found=repr(v),
@@ -311,7 +356,8 @@ class Index:
             topics, k1=k1, b=b, num_results=num_results, min_spam_percentile=min_spam_percentile,
             max_invalid_456_per_kb=max_invalid_456_per_kb, filter=filter, unscored=unscored,
             stats=stats, field=field, search_field=search_field, max_query_terms=max_query_terms,
-            global_stats=global_stats, threads=threads, tag="sieve",
+            global_stats=global_stats, threads=threads, tag="sieve", model=model, mu=mu,
+            feedback=feedback, feedback_params=feedback_params, rerank_cutoff=rerank_cutoff,
         )
         return _frames.results_frame(frame, runs[0])
 
@@ -333,18 +379,27 @@ class Index:
         global_stats: Optional[PathLike] = None,
         threads: Optional[int] = None,
         tag: str = "sieve",
+        model: Any = "bm25",
+        mu: Any = 1000,
+        feedback: Any = None,
+        feedback_params: Optional[Dict[str, Any]] = None,
+        rerank_cutoff: int = 50,
     ) -> Dict[str, pd.DataFrame]:
         """Several runs in one pass over the postings, as ``sieve-search run
         --k1 0.9,1.2 --min-spam-percentile 50,70``: every combination of the
         ``k1`` values, ``b`` values and selections (each spam percentile,
         each 4/5/6-byte rate, each filter file). Returns ``{tag: results}``
         in the command line's order with its tags (``sieve_k1-0.9_b-0.4_spam70``;
-        one run keeps ``tag``). Options as in :meth:`search`."""
+        one run keeps ``tag``). Options as in :meth:`search`; ``model``, ``mu``,
+        ``feedback`` and each value of ``feedback_params`` may be lists too
+        (``model=["bm25", "qld"], feedback="rm3"``: tags as ``run`` writes them,
+        ``sieve_qld_mu-1000_rm3_t10_d10_w0.5``)."""
         frame, runs = self._search(
             topics, k1=k1, b=b, num_results=num_results, min_spam_percentile=min_spam_percentile,
             max_invalid_456_per_kb=max_invalid_456_per_kb, filter=filter, unscored=unscored,
             stats=stats, field=field, search_field=search_field, max_query_terms=max_query_terms,
-            global_stats=global_stats, threads=threads, tag=tag,
+            global_stats=global_stats, threads=threads, tag=tag, model=model, mu=mu,
+            feedback=feedback, feedback_params=feedback_params, rerank_cutoff=rerank_cutoff,
         )
         return {r[0]: _frames.results_frame(frame, r) for r in runs}
 
@@ -404,7 +459,8 @@ def build(
     Every option of ``sieve-index build`` is a keyword, its flag's name
     with ``_`` for ``-`` (``build_keywords()`` lists them with their flags):
     ``threads`` (default: one per core), ``charset`` (``"auto"``/``"utf8"``),
-    ``text`` (``"all"``/``"main"``), ``no_near_duplicates``, the caps
+    ``text`` (``"all"``/``"main"``), ``no_near_duplicates``, ``positions``
+    (term positions, for sequential dependence and phrases), the caps
     ``max_record_bytes``, ``max_decompression_ratio``, ``max_html_depth``,
     ``max_text_bytes``, ``max_doc_ms`` and ``doc_timeout``
     (``"skip"``/``"truncate"``), ``quarantine`` (a directory),

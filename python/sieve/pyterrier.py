@@ -8,7 +8,9 @@
     index = sieve.Index("IDX")
     bm25 = Retriever(index, k1=0.9, b=0.4)
     bm25_spam70 = Retriever(index, k1=0.9, b=0.4, min_spam_percentile=70, stats="filtered")
-    pt.Experiment([bm25, bm25_spam70], topics, qrels,
+    qld = Retriever(index, model="qld", mu=1000)
+    bm25_rm3 = Retriever(index, feedback="rm3")
+    pt.Experiment([bm25, bm25_spam70, qld, bm25_rm3], topics, qrels,
                   eval_metrics=[MAP, nDCG@20, P@10], baseline=0)
 
 PyTerrier 1.x runs this without Java: Java is needed only by Terrier's own
@@ -43,7 +45,12 @@ class Retriever(pt.Transformer):
     file, ``unscored`` says what happens to documents without a spam score,
     ``stats`` is ``"full"`` (statistics of the whole index, as ChatNoir) or
     ``"filtered"`` (of the kept documents: the run equals one over an index
-    built with the same filter).
+    built with the same filter). ``model`` (``"bm25"``, ``"qld"``), ``mu``,
+    ``feedback`` (``"rm3"``, ``"bm25prf"``, ``"rocchio"``), ``feedback_params``
+    and ``rerank_cutoff`` are :meth:`sieve.Index.search`'s too: feedback runs
+    inside the retriever (first stage, expansion, second search, as
+    ``sieve-search run --feedback``; with a filter, the feedback documents
+    come from the filtered ranking).
     """
 
     def __init__(
@@ -61,6 +68,11 @@ class Retriever(pt.Transformer):
         search_field: str = "body",
         max_query_terms: int = 1024,
         threads: Optional[int] = None,
+        model: str = "bm25",
+        mu: float = 1000,
+        feedback: Optional[str] = None,
+        feedback_params: Optional[dict] = None,
+        rerank_cutoff: int = 50,
     ) -> None:
         super().__init__()
         self.index = index if isinstance(index, Index) else Index(index)
@@ -75,6 +87,11 @@ class Retriever(pt.Transformer):
         self.search_field = search_field
         self.max_query_terms = max_query_terms
         self.threads = threads
+        self.model = model
+        self.mu = mu
+        self.feedback = feedback
+        self.feedback_params = dict(feedback_params or {})
+        self.rerank_cutoff = rerank_cutoff
 
     def _options(self) -> dict:
         return dict(
@@ -89,6 +106,11 @@ class Retriever(pt.Transformer):
             search_field=self.search_field,
             max_query_terms=self.max_query_terms,
             threads=self.threads,
+            model=self.model,
+            mu=self.mu,
+            feedback=self.feedback,
+            feedback_params=self.feedback_params,
+            rerank_cutoff=self.rerank_cutoff,
         )
 
     def transform(self, queries: pd.DataFrame) -> pd.DataFrame:
@@ -121,6 +143,12 @@ class Retriever(pt.Transformer):
             parts.append(f"stats={self.stats!r}")
         if self.num_results != 1000:
             parts.append(f"num_results={self.num_results!r}")
+        if self.model != "bm25":
+            parts.append(f"model={self.model!r}, mu={self.mu!r}")
+        if self.feedback is not None:
+            parts.append(f"feedback={self.feedback!r}")
+        if self.feedback_params:
+            parts.append(f"feedback_params={self.feedback_params!r}")
         return f"sieve.pyterrier.Retriever({', '.join(parts)})"
 
 

@@ -21,7 +21,8 @@ use sieve_format::schema::TextField;
 use sieve_searcher::batch::{RunResults, StatsMode, open_shards_with};
 use sieve_searcher::bm25::Shard;
 use sieve_searcher::queries::{TopicQueries, query_notes};
-use sieve_searcher::runspec::{PlannedRun, RunSpec, SelectionSpec};
+use sieve_searcher::feedback::{Feedback, FeedbackSpec, Method};
+use sieve_searcher::runspec::{ModelName, PlannedRun, RunSpec, SelectionSpec};
 use sieve_searcher::topics::{Topic, TopicField, read_topics};
 use sieve_searcher::twostage;
 
@@ -40,6 +41,8 @@ pub struct NativeIndex {
 struct Request {
     k1: Vec<f32>,
     b: Vec<f32>,
+    /// Models, QLD priors and feedback settings.
+    models: Models,
     hits: usize,
     min_spam_percentile: Vec<u8>,
     max_invalid_456_per_kb: Vec<f64>,
@@ -51,6 +54,56 @@ struct Request {
     max_query_terms: usize,
     global_stats: Option<PathBuf>,
     tag: String,
+}
+
+/// The models of a search (`sieve-search run --model --mu --feedback` and
+/// the feedback parameters).
+#[derive(Debug)]
+struct Models {
+    names: Vec<ModelName>,
+    mu: Vec<f32>,
+    feedback: Vec<Feedback>,
+    rerank_cutoff: usize,
+}
+
+/// The model keywords of `NativeIndex.search`, as given.
+struct ModelKeywords {
+    model: Vec<String>,
+    mu: Vec<f32>,
+    feedback: Vec<String>,
+    feedback_params: Vec<(String, Vec<f64>)>,
+    rerank_cutoff: i64,
+}
+
+impl ModelKeywords {
+    /// The models, checked; the first bad keyword raises.
+    fn models(self) -> PyResult<Models> {
+        let bad = crate::errors::from_searcher;
+        let names = self
+            .model
+            .iter()
+            .map(|m| ModelName::parse(m))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(bad)?;
+        let mut spec = FeedbackSpec {
+            methods: self
+                .feedback
+                .iter()
+                .map(|m| Method::parse(m))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(bad)?,
+            ..FeedbackSpec::default()
+        };
+        for (name, values) in &self.feedback_params {
+            spec.set(name, values).map_err(bad)?;
+        }
+        Ok(Models {
+            names,
+            mu: self.mu,
+            feedback: spec.settings().map_err(bad)?,
+            rerank_cutoff: at_least_one("rerank_cutoff", self.rerank_cutoff)?,
+        })
+    }
 }
 
 /// Where the topics of a search come from: the topic file `path`, or the
@@ -109,6 +162,7 @@ impl TopicSource {
 /// they are checked.
 struct SearchKeywords<'k> {
     topics: TopicSource,
+    models: ModelKeywords,
     k1: Vec<f32>,
     b: Vec<f32>,
     hits: i64,
@@ -158,6 +212,7 @@ impl SearchKeywords<'_> {
         let req = Request {
             k1: self.k1,
             b: self.b,
+            models: self.models.models()?,
             hits,
             min_spam_percentile,
             max_invalid_456_per_kb: self.max_invalid_456_per_kb,
@@ -405,9 +460,8 @@ impl NativeIndex {
         .selections()?;
         let spec = RunSpec {
             tag: req.tag,
-            // BM25 only: the Python API has no model choice yet.
-            models: Vec::new(),
-            mu: Vec::new(),
+            models: req.models.names,
+            mu: req.models.mu,
             k1: req.k1,
             b: req.b,
             selections,
@@ -416,15 +470,28 @@ impl NativeIndex {
             output: None,
             output_dir: None,
         };
-        let runs = spec.runs()?;
+        let feedback = &req.models.feedback;
+        let runs = if feedback.is_empty() {
+            spec.runs()?
+        } else {
+            spec.feedback_runs(feedback)?
+        };
         let global = global.as_ref().map(|g| g as _);
-        let results = on_threads(threads, || {
-            spec.search(&runs, &self.shards, req.search_field, global, &queries)
-        })
-        .map_err(|detail| sieve_searcher::Error::InvalidParameter {
-            name: "threads",
-            expected: "a thread pool that can be started",
-            got: detail,
+        let search = || {
+            if feedback.is_empty() {
+                spec.search(&runs, &self.shards, req.search_field, global, &queries)
+            } else {
+                let f = (feedback.as_slice(), req.models.rerank_cutoff);
+                spec.search_feedback(f, &self.shards, req.search_field, global, &queries)
+                    .map(|r| r.runs)
+            }
+        };
+        let results = on_threads(threads, search).map_err(|detail| {
+            sieve_searcher::Error::InvalidParameter {
+                name: "threads",
+                expected: "a thread pool that can be started",
+                got: detail,
+            }
         })??;
         let names = spec.selections.iter().map(|s| s.name.clone()).collect();
         Ok((runs, results, names))
@@ -515,7 +582,8 @@ impl NativeIndex {
     #[pyo3(signature = (
         *, topics_path, qids, queries, k1, b, hits, min_spam_percentile,
         max_invalid_456_per_kb, filters, unscored, stats, topic_field,
-        search_field, max_query_terms, global_stats, threads, tag, string_objects
+        search_field, max_query_terms, global_stats, threads, tag, string_objects,
+        model, mu, feedback, feedback_params, rerank_cutoff
     ))]
     #[allow(clippy::too_many_arguments)]
     fn search<'py>(
@@ -539,12 +607,24 @@ impl NativeIndex {
         threads: Option<i64>,
         tag: String,
         string_objects: bool,
+        model: Vec<String>,
+        mu: Vec<f32>,
+        feedback: Vec<String>,
+        feedback_params: Vec<(String, Vec<f64>)>,
+        rerank_cutoff: i64,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let keywords = SearchKeywords {
             topics: TopicSource {
                 path: topics_path,
                 qids,
                 queries,
+            },
+            models: ModelKeywords {
+                model,
+                mu,
+                feedback,
+                feedback_params,
+                rerank_cutoff,
             },
             k1,
             b,

@@ -72,3 +72,18 @@ def test_index_bm25_is_a_retriever(cacm):
     assert isinstance(r, Retriever)
     out = r.search("hash table")
     assert list(out.columns) == ["qid", "query", "docno", "rank", "score"] and len(out) == 5
+
+
+def test_experiment_with_qld_and_rm3_retrievers_gives_the_clis_numbers(cacm, tmp_path):
+    topics = sieve.read_topics(CACM_TOPICS)
+    qrels = sieve.read_qrels(CACM_QRELS)
+    retrievers = [Retriever(cacm, model="qld"), Retriever(cacm, feedback="rm3"),
+                  Retriever(cacm, model="qld", feedback="bm25prf")]
+    table = pt.Experiment(retrievers, topics, qrels, eval_metrics=[MAP], names=["qld", "rm3", "qld_prf"])
+    flags = [["--model", "qld"], ["--feedback", "rm3"], ["--model", "qld", "--feedback", "bm25prf"]]
+    for row, f in zip(table.itertuples(index=False), flags):
+        run = tmp_path / "cli.run"
+        cli("sieve-search", "run", "--index", cacm.paths[0], "--topics", CACM_TOPICS, *f, "--output", run)
+        want = cli_eval_json(CACM_QRELS, run, "map")["mean"]["map"]
+        assert math.isclose(row.AP, want, abs_tol=1e-12), (row, want)
+    assert "feedback='rm3'" in repr(retrievers[1])

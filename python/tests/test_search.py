@@ -155,3 +155,37 @@ def test_the_gil_is_released_while_searching(cacm):
 
 def test_analyze_is_the_index_analyser(cacm):
     assert cacm.analyze("The Running of Parallel Algorithms") == ["run", "parallel", "algorithm"]
+
+
+def test_models_and_feedback_are_the_clis_files_byte_for_byte(cacm_spam, tmp_path):
+    runs = cacm_spam.runs(
+        Path(CACM_TOPICS), model=["bm25", "qld"], mu=[1000], feedback="rm3",
+        feedback_params={"rm3_fb_docs": [5, 10]}, min_spam_percentile=[70],
+    )
+    out = tmp_path / "cli"
+    cli("sieve-search", "run", "--index", cacm_spam.paths[0], "--topics", CACM_TOPICS,
+        "--model", "bm25,qld", "--feedback", "rm3", "--rm3-fb-docs", "5,10",
+        "--min-spam-percentile", "70", "--output-dir", out)
+    files = sorted(p.name for p in out.iterdir())
+    assert sorted(f"{t}.run" for t in runs) == files and len(files) == 4
+    assert "sieve_qld_mu-1000_spam70_rm3_t10_d5_w0.5" in runs
+    for tag, res in runs.items():
+        sieve.write_run(res, tmp_path / "py.run", tag=tag)
+        assert (tmp_path / "py.run").read_bytes() == (out / f"{tag}.run").read_bytes(), tag
+
+
+def test_qld_and_feedback_from_search_and_refused_settings(cacm):
+    topics = sieve.read_topics(CACM_TOPICS)
+    qld = sieve.evaluate(cacm.search(topics, model="qld"), CACM_QRELS, ["map"])
+    rm3 = sieve.evaluate(cacm.search(topics, feedback="rm3"), CACM_QRELS, ["map"])
+    # Anserini 1.7.1 on CACM: qld 0.3265 (sieve 0.3268, bench/README.md), bm25+rm3 0.3648.
+    assert round(qld["map"], 4) == 0.3268
+    assert round(rm3["map"], 4) == 0.3648
+    for bad in (dict(model="lm"), dict(feedback="rm4"), dict(feedback="rm3", feedback_params={"rm3_terms": 5}),
+                dict(feedback="rm3", feedback_params={"rm3_fb_docs": [5, 10]}), dict(mu=-1, model="qld")):
+        try:
+            cacm.search(topics, **bad)
+        except ValueError as e:
+            assert "invalid" in str(e), (bad, e)
+        else:
+            raise AssertionError(f"{bad} was accepted")

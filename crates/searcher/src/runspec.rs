@@ -18,9 +18,12 @@ use sieve_format::schema::TextField;
 use crate::Result;
 use crate::batch::{
     DocSelection, QueryPlan, RunResults, RunVariant, StatsMode, num_label, run_batch, run_path,
+    select_all,
 };
 use crate::bm25::{Bm25Params, Hit, Shard};
 use crate::stats::CollectionStats;
+use crate::feedback::Feedback;
+use crate::feedback::run::{FeedbackResults, run_feedback};
 use crate::weighted::QldParams;
 use crate::queries::TopicQueries;
 use crate::run::RunWriter;
@@ -337,6 +340,55 @@ impl RunSpec {
             hits: self.hits,
         };
         run_batch(&plan, queries, &self.selections)
+    }
+
+    /// The feedback runs: every run of [`RunSpec::runs`] once per feedback
+    /// setting, tagged `TAG[_MODEL][_SELECTION]_FEEDBACK` (the setting's
+    /// [`Feedback::label`]), in the order runs × settings.
+    pub fn feedback_runs(&self, settings: &[Feedback]) -> Result<Vec<PlannedRun>> {
+        let base = self.runs()?;
+        Ok(base
+            .iter()
+            .flat_map(|r| {
+                settings.iter().map(move |s| {
+                    let tag = format!("{}_{}", r.variant.tag, s.label());
+                    PlannedRun {
+                        output: self.output_path(&tag),
+                        variant: RunVariant {
+                            tag,
+                            ..r.variant.clone()
+                        },
+                    }
+                })
+            })
+            .collect())
+    }
+
+    /// Searches the runs of [`RunSpec::runs`] with every feedback setting
+    /// ([`crate::feedback::run::run_feedback`]: the feedback documents
+    /// come from each run's own, filtered, ranking, `rerank_cutoff`
+    /// deep, for `feedback = (settings, rerank_cutoff)`); results in
+    /// [`RunSpec::feedback_runs`] order. Statistics from elsewhere (`global`) are refused.
+    pub fn search_feedback(
+        &self,
+        feedback: (&[Feedback], usize),
+        shards: &[Shard],
+        field: TextField,
+        global: Option<&dyn CollectionStats>,
+        queries: &TopicQueries<'_>,
+    ) -> Result<FeedbackResults> {
+        let (settings, rerank_cutoff) = feedback;
+        let subsets = select_all(shards, &self.selections)?;
+        let variants: Vec<RunVariant> = self.runs()?.into_iter().map(|r| r.variant).collect();
+        let plan = QueryPlan {
+            shards,
+            field,
+            variants: &variants,
+            stats_mode: self.stats,
+            global,
+            hits: self.hits,
+        };
+        run_feedback(&plan, queries, &subsets, settings, rerank_cutoff)
     }
 }
 

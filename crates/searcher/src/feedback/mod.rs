@@ -79,7 +79,7 @@ mod tests;
 pub use bm25prf::Bm25PrfParams;
 pub use rm3::Rm3Params;
 pub use rocchio::RocchioParams;
-pub use spec::{FeedbackSpec, Method};
+pub use spec::{FeedbackSpec, Method, PARAMETERS};
 
 /// Anserini's `-rerankCutoff`: first-stage hits feedback may read.
 pub const DEFAULT_RERANK_CUTOFF: usize = 50;

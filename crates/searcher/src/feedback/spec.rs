@@ -112,7 +112,93 @@ impl Default for FeedbackSpec {
     }
 }
 
+/// The parameter names [`FeedbackSpec::set`] takes: the fields of
+/// [`FeedbackSpec`] (and `sieve-search run`'s flags with `_` for `-`).
+pub const PARAMETERS: &[&str] = &[
+    "rm3_fb_terms",
+    "rm3_fb_docs",
+    "rm3_original_query_weight",
+    "rm3_no_term_filter",
+    "bm25prf_fb_terms",
+    "bm25prf_fb_docs",
+    "bm25prf_k1",
+    "bm25prf_b",
+    "bm25prf_new_term_weight",
+    "rocchio_top_fb_terms",
+    "rocchio_top_fb_docs",
+    "rocchio_bottom_fb_terms",
+    "rocchio_bottom_fb_docs",
+    "rocchio_alpha",
+    "rocchio_beta",
+    "rocchio_gamma",
+    "rocchio_use_negative",
+];
+
+/// `values` as counts (whole numbers >= 0), for parameter `name`.
+fn counts(name: &str, values: &[f64]) -> Result<Vec<usize>> {
+    values
+        .iter()
+        .map(|&v| {
+            if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= u32::MAX as f64 {
+                Ok(v as usize)
+            } else {
+                Err(Error::InvalidParameter {
+                    name: "feedback parameter",
+                    expected: "whole numbers >= 0",
+                    got: format!("{name} = {v}"),
+                })
+            }
+        })
+        .collect()
+}
+
+/// `values` as one switch (one value, 0 or 1), for parameter `name`.
+fn switch(name: &str, values: &[f64]) -> Result<bool> {
+    match values {
+        [v] if *v == 0.0 || *v == 1.0 => Ok(*v == 1.0),
+        _ => Err(Error::InvalidParameter {
+            name: "feedback parameter",
+            expected: "one value, true or false",
+            got: format!("{name} = {values:?}"),
+        }),
+    }
+}
+
 impl FeedbackSpec {
+    /// Sets parameter `name` (one of [`PARAMETERS`]) to the list
+    /// `values` (a switch takes one value, 0 or 1); an unknown name is an
+    /// error listing the known ones.
+    pub fn set(&mut self, name: &str, values: &[f64]) -> Result<()> {
+        let floats = || values.iter().map(|&v| v as f32).collect::<Vec<f32>>();
+        match name {
+            "rm3_fb_terms" => self.rm3_fb_terms = counts(name, values)?,
+            "rm3_fb_docs" => self.rm3_fb_docs = counts(name, values)?,
+            "rm3_original_query_weight" => self.rm3_original_query_weight = floats(),
+            "rm3_no_term_filter" => self.rm3_term_filter = !switch(name, values)?,
+            "bm25prf_fb_terms" => self.bm25prf_fb_terms = counts(name, values)?,
+            "bm25prf_fb_docs" => self.bm25prf_fb_docs = counts(name, values)?,
+            "bm25prf_k1" => self.bm25prf_k1 = floats(),
+            "bm25prf_b" => self.bm25prf_b = floats(),
+            "bm25prf_new_term_weight" => self.bm25prf_new_term_weight = floats(),
+            "rocchio_top_fb_terms" => self.rocchio_top_fb_terms = counts(name, values)?,
+            "rocchio_top_fb_docs" => self.rocchio_top_fb_docs = counts(name, values)?,
+            "rocchio_bottom_fb_terms" => self.rocchio_bottom_fb_terms = counts(name, values)?,
+            "rocchio_bottom_fb_docs" => self.rocchio_bottom_fb_docs = counts(name, values)?,
+            "rocchio_alpha" => self.rocchio_alpha = floats(),
+            "rocchio_beta" => self.rocchio_beta = floats(),
+            "rocchio_gamma" => self.rocchio_gamma = floats(),
+            "rocchio_use_negative" => self.rocchio_use_negative = switch(name, values)?,
+            other => {
+                return Err(Error::InvalidParameter {
+                    name: "feedback parameter",
+                    expected: "one of rm3_*, bm25prf_*, rocchio_* (see sieve-search run --help)",
+                    got: other.to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Every setting, in the order of the module documentation, each
     /// checked ([`Feedback::validate`]). No model: no setting. A model
     /// given twice, or an empty list, is an error.
@@ -289,5 +375,23 @@ mod tests {
         assert!(empty.settings().is_err());
         assert!(Method::parse("rm4").is_err());
         assert_eq!(Method::parse("bm25prf").unwrap(), Method::Bm25Prf);
+    }
+
+    #[test]
+    fn every_named_parameter_can_be_set_and_others_are_refused() {
+        for name in PARAMETERS {
+            let mut spec = FeedbackSpec::default();
+            // A switch takes 0 or 1; every other parameter takes 3.
+            spec.set(name, &[3.0])
+                .or_else(|_| spec.set(name, &[1.0]))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_ne!(spec, FeedbackSpec::default(), "{name} changed nothing");
+        }
+        let mut spec = FeedbackSpec::default();
+        assert!(spec.set("rm3_fb_term", &[1.0]).is_err());
+        assert!(spec.set("rm3_fb_terms", &[1.5]).is_err());
+        assert!(spec.set("rocchio_use_negative", &[1.0, 0.0]).is_err());
+        spec.set("rm3_fb_terms", &[5.0, 20.0]).unwrap();
+        assert_eq!(spec.rm3_fb_terms, [5, 20]);
     }
 }
