@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# sieve's query likelihood (and BM25) on CACM and Cranfield next to Anserini 1.7.1's runs of
+# sieve's retrieval models on CACM and Cranfield next to Anserini 1.7.1's runs of
 # bench/peers/anserini_models.sh: MAP and P_10 (pytrec_eval, judged topics) of both, and the
-# overlap of the two rankings at 10 and 1000 (overlap.py, tie-aware).
+# overlap of the two rankings at 10 and 1000 (overlap.py, tie-aware), for every model both have:
+# bm25, qld, bm25-rm3, qld-rm3, bm25-bm25prf, bm25-rocchio, and rrf-bm25-qld (sieve-search fuse).
 #
 #   bench/peers/sieve_models.sh [OUT_DIR]
 #
 # OUT_DIR (default bench/peers/.work/models, where anserini_models.sh wrote its runs) receives
 # C/sieve-index/ and C/sieve.<model>.txt for C in {cacm, cranfield}: sieve-index build of the
 # same documents (CACM: cacm.derived.trec; Cranfield: cran.all.1400 as shipped), sieve-search run
-# --hits 1000 with --model bm25 (k1 0.9, b 0.4) and --model qld (mu 1000).
+# --hits 1000 with each model's flags (sieve_flags below; defaults are Anserini's).
 # The binaries are taken from SIEVE_BIN_DIR (default target/release).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -19,21 +20,37 @@ BIN="${SIEVE_BIN_DIR:-$REPO/target/release}"
   || { echo "no sieve binaries in $BIN (cargo build --release, or set SIEVE_BIN_DIR)" >&2; exit 2; }
 [[ -n "$SHARED" ]] || { echo "shared data directory absent (scripts/lib.sh)" >&2; exit 2; }
 
-# compare C DOCS TOPICS QRELS: build, search both models, evaluate, overlap with Anserini.
+MODELS=(bm25 qld bm25-rm3 qld-rm3 bm25-bm25prf bm25-rocchio)
+sieve_flags() { # sieve_flags MODEL: sieve-search run's flags for MODEL, one per line
+  case "$1" in
+    bm25) printf '%s\n' --model bm25 ;;
+    qld) printf '%s\n' --model qld ;;
+    bm25-rm3) printf '%s\n' --feedback rm3 ;;
+    qld-rm3) printf '%s\n' --model qld --feedback rm3 ;;
+    bm25-bm25prf) printf '%s\n' --feedback bm25prf ;;
+    bm25-rocchio) printf '%s\n' --feedback rocchio ;;
+  esac
+}
+
+# compare C DOCS TOPICS QRELS: build, search every model, evaluate, overlap with Anserini.
 compare() {
   local c="$1" docs="$2" topics="$3" qrels="$4" m
-  local dir="$OUT/$c"
+  local dir="$OUT/$c" pairs=()
   [[ -s "$dir/run.qld.txt" ]] || { echo "no Anserini runs in $dir: run anserini_models.sh" >&2; exit 2; }
   rm -rf "$dir/sieve-index"
   "$BIN/sieve-index" build --input "$docs" --index "$dir/sieve-index" >"$dir/sieve-build.log" 2>&1
-  for m in bm25 qld; do
-    "$BIN/sieve-search" run --index "$dir/sieve-index" --topics "$topics" --model "$m" \
+  for m in "${MODELS[@]}"; do
+    mapfile -t flags < <(sieve_flags "$m")
+    "$BIN/sieve-search" run --index "$dir/sieve-index" --topics "$topics" "${flags[@]}" \
       --hits 1000 --output "$dir/sieve.$m.txt" 2>>"$dir/sieve-search.log"
+    pairs+=("$dir/sieve.$m.txt" "$dir/run.$m.txt")
   done
-  echo "== $c: MAP, P_10 (sieve, then Anserini) =="
-  "$PY" "$PEERS/trec_eval.py" "$qrels" "$dir/sieve.bm25.txt" "$dir/run.bm25.txt" \
-    "$dir/sieve.qld.txt" "$dir/run.qld.txt" --measures map P_10
-  for m in bm25 qld; do
+  "$BIN/sieve-search" fuse --method rrf --output "$dir/sieve.rrf-bm25-qld.txt" \
+    "$dir/sieve.bm25.txt" "$dir/sieve.qld.txt" 2>>"$dir/sieve-search.log"
+  pairs+=("$dir/sieve.rrf-bm25-qld.txt" "$dir/run.rrf-bm25-qld.txt")
+  echo "== $c: MAP, P_10 (each model: sieve, then Anserini) =="
+  "$PY" "$PEERS/trec_eval.py" "$qrels" "${pairs[@]}" --measures map P_10
+  for m in "${MODELS[@]}" rrf-bm25-qld; do
     echo "-- $c $m: overlap of sieve's and Anserini's rankings"
     "$PY" "$PEERS/overlap.py" "$dir/sieve.$m.txt" "$dir/run.$m.txt" --depths 10 1000
   done

@@ -15,6 +15,7 @@ EVERY_KEYWORD = {
     "charset": "auto",
     "text": "main",
     "no_near_duplicates": True,
+    "positions": True,
     "max_record_bytes": 10 << 20,
     "max_decompression_ratio": 200,
     "max_html_depth": 256,
