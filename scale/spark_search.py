@@ -5,7 +5,7 @@ index over all the shards' documents gives, by the unchanged
 
     spark-submit scale/spark_search.py --manifest /shared/shards/shards.jsonl \\
         --topics topics.web.1-50.txt --hits 1000 --output run.txt \\
-        --sieve-search /opt/sieve/bin/sieve-search [--k1 0.9 --b 0.4] \\
+        --sieve-search /opt/sieve/bin/sieve-search [--k1 0.9 --b 0.4 | --model qld --mu 1000] \\
         [--field title] [--search-field body] [--shards-per-task N] [--master local[2]]
 
 Stage 1 (statistics): each task runs
@@ -80,6 +80,9 @@ def main():
     ap.add_argument("--topics", required=True, help="topic file (read on the driver, shipped to the tasks)")
     ap.add_argument("--field", default="title", help="topic text: title, desc or title+desc")
     ap.add_argument("--search-field", default="body", help="index field: body or title")
+    ap.add_argument("--model", default="bm25", choices=["bm25", "qld"],
+                    help="bm25 (--k1, --b) or qld (query likelihood, --mu); feedback needs every shard in one process")
+    ap.add_argument("--mu", default="1000", help="QLD's Dirichlet prior")
     ap.add_argument("--k1", default="0.9")
     ap.add_argument("--b", default="0.4")
     ap.add_argument("--hits", type=int, default=1000)
@@ -151,6 +154,7 @@ def main():
             return ss.run(
                 [tool, "run"] + indexes(group)
                 + ["--topics", os.path.join(d, "topics"), "--global-stats", os.path.join(d, "global.json"),
+                   "--model", args.model, "--mu", args.mu,
                    "--k1", args.k1, "--b", args.b, "--hits", str(args.hits), "--tag", args.tag, "--threads", "1"]
                 + query
             )
