@@ -1,6 +1,7 @@
 //! Checks on the repository itself rather than on the binaries: no tracked
 //! file names a directory of one particular machine.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -234,25 +235,14 @@ fn setup_check_names_missing_python_and_perl() {
 /// The normal (non-dev, non-build) dependency closure of workspace
 /// package `name`, as package names, from `cargo metadata`'s resolve graph.
 fn normal_dependencies(name: &str) -> Vec<String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--locked", "--offline"])
-        .current_dir(repo_root())
-        .output()
-        .expect("run cargo metadata");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let meta = cargo_metadata();
     let nodes = meta["resolve"]["nodes"].as_array().unwrap();
     let name_of = |id: &str| id_name(&meta, id);
     let start = nodes
         .iter()
         .find(|n| name_of(n["id"].as_str().unwrap()) == name);
     let mut todo = vec![start.expect("package in the workspace")["id"].clone()];
-    let mut seen = std::collections::BTreeSet::new();
+    let mut seen = BTreeSet::new();
     while let Some(id) = todo.pop() {
         let node = nodes.iter().find(|n| n["id"] == id).unwrap();
         for dep in node["deps"].as_array().unwrap() {
@@ -267,6 +257,100 @@ fn normal_dependencies(name: &str) -> Vec<String> {
         }
     }
     seen.into_iter().collect()
+}
+
+/// `cargo metadata` of the workspace, resolved.
+fn cargo_metadata() -> serde_json::Value {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--locked", "--offline"])
+        .current_dir(repo_root())
+        .output()
+        .expect("run cargo metadata");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The names of the packages that are compiled only for the compiler's
+/// own use: reached from the workspace only through a build dependency or
+/// a proc macro, never as code of a library, binary or test.
+fn build_time_only_packages(meta: &serde_json::Value) -> BTreeSet<String> {
+    let packages = meta["packages"].as_array().unwrap();
+    let is_proc_macro = |id: &serde_json::Value| {
+        let p = packages.iter().find(|p| p["id"] == *id).unwrap();
+        p["targets"].as_array().unwrap().iter().any(|t| {
+            t["kind"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|k| k == "proc-macro")
+        })
+    };
+    let nodes = meta["resolve"]["nodes"].as_array().unwrap();
+    let (mut target, mut host) = (BTreeSet::new(), BTreeSet::new());
+    let mut todo: Vec<(serde_json::Value, bool)> = meta["workspace_members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| (id.clone(), false))
+        .collect();
+    while let Some((id, for_host)) = todo.pop() {
+        let set = if for_host { &mut host } else { &mut target };
+        if !set.insert(id.as_str().unwrap().to_string()) {
+            continue;
+        }
+        let node = nodes.iter().find(|n| n["id"] == id).unwrap();
+        for dep in node["deps"].as_array().unwrap() {
+            for kind in dep["dep_kinds"].as_array().unwrap() {
+                let h = for_host || kind["kind"] == "build" || is_proc_macro(&dep["pkg"]);
+                todo.push((dep["pkg"].clone(), h));
+            }
+        }
+    }
+    host.difference(&target)
+        .map(|id| id_name(meta, id))
+        .collect()
+}
+
+/// The packages the root `Cargo.toml` compiles at `opt-level = 0` in the
+/// dev profile (`[profile.dev.package.NAME]` followed by that line).
+fn unoptimised_in_dev() -> BTreeSet<String> {
+    let toml = std::fs::read_to_string(repo_root().join("Cargo.toml")).unwrap();
+    let lines: Vec<&str> = toml.lines().collect();
+    lines
+        .windows(2)
+        .filter(|w| w[1].trim() == "opt-level = 0")
+        .filter_map(|w| {
+            w[0].strip_prefix("[profile.dev.package.")?
+                .strip_suffix(']')
+        })
+        .map(|n| n.trim_matches('"').to_string())
+        .collect()
+}
+
+#[test]
+fn build_time_only_crates_are_not_optimised() {
+    let meta = cargo_metadata();
+    let host = build_time_only_packages(&meta);
+    for expected in ["syn", "proc-macro2", "serde_derive", "thiserror-impl"] {
+        assert!(host.contains(expected), "{expected} not found: {host:?}");
+    }
+    for runtime in ["tantivy", "serde", "serde_json"] {
+        assert!(
+            !host.contains(runtime),
+            "{runtime} is runtime code: {host:?}"
+        );
+    }
+    let listed = unoptimised_in_dev();
+    let missing: Vec<&String> = host.difference(&listed).collect();
+    assert!(
+        missing.is_empty(),
+        "add [profile.dev.package.NAME] opt-level = 0 to Cargo.toml for {missing:?}"
+    );
 }
 
 /// The package name of a `cargo metadata` package id.

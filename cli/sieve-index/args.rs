@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use sieve_format::index::Unfinished;
+pub use sieve_cli::args::AllowUnfinished;
 
 /// Build tantivy indexes from web crawls and IR collections, and show their documents.
 #[derive(Debug, Parser)]
@@ -265,22 +265,6 @@ pub struct IndexDir {
     /// The index directory.
     #[arg(long, value_name = "DIR")]
     pub index: PathBuf,
-}
-
-/// `--allow-unfinished`, of every subcommand that reads an index.
-#[derive(Debug, clap::Args)]
-pub struct AllowUnfinished {
-    /// Read an index whose build did not finish (killed, or being
-    /// resumed): only its committed documents, with a warning on stderr.
-    #[arg(long)]
-    pub allow_unfinished: bool,
-}
-
-impl AllowUnfinished {
-    /// What opening the index does when its build did not finish.
-    pub fn mode(&self) -> Unfinished {
-        Unfinished::allow_if(self.allow_unfinished)
-    }
 }
 
 /// How a `build` or `extract` run goes: workers, progress, resume, output.

@@ -8,8 +8,8 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+pub use sieve_cli::args::AllowUnfinished;
 use sieve_filters::docfilter::Unscored;
-use sieve_format::index::Unfinished;
 use sieve_searcher::batch::StatsMode;
 use sieve_searcher::eval::Measure;
 use sieve_searcher::topics::TopicField;
@@ -443,22 +443,6 @@ impl FuseMethod {
 }
 
 // The groups of flags several subcommands share.
-
-/// `--allow-unfinished`, of every subcommand that opens an index.
-#[derive(clap::Args)]
-pub struct AllowUnfinished {
-    /// Read an index whose build did not finish (killed, or being
-    /// resumed): only its committed documents, with a warning on stderr.
-    #[arg(long)]
-    pub allow_unfinished: bool,
-}
-
-impl AllowUnfinished {
-    /// What opening an index does when its build did not finish.
-    pub fn mode(&self) -> Unfinished {
-        Unfinished::allow_if(self.allow_unfinished)
-    }
-}
 
 /// What a query is made of: shared by `run`, `sweep` and `global-stats`.
 #[derive(clap::Args)]

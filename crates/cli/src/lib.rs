@@ -7,12 +7,16 @@
 //!   tools' spellings, single-dash long words refused) before clap.
 //! * [`exit`]: the one exit-status scheme, error printing (a closed pipe
 //!   is not an error) and the guard that turns a panic into an error line.
+//! * `args` (feature `args`, for the binaries): clap flag groups more than
+//!   one binary flattens into its subcommands.
 //!
 //! ```
 //! use sieve_cli::exit::ExitStatus;
 //! assert_eq!(ExitStatus::PartialInput.code(), 3);
 //! ```
 
+#[cfg(feature = "args")]
+pub mod args;
 pub mod argv;
 pub mod error;
 pub mod exit;

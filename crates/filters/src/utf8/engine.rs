@@ -287,10 +287,12 @@ fn decide(w: u64) -> Lead {
 /// `carry` has bit `j` set when byte `at + j` was taken by a lead of the
 /// previous block. `repl` must be all spaces on entry.
 ///
-/// Longer than the other functions on purpose: this is the cleaner's hot
-/// loop (one call per 64 input bytes that hold a non-ASCII byte), its
-/// steps share a dozen bit masks, and it is left whole rather than split
-/// into helpers whose cost was not measured.
+/// The cleaner's hot loop (one call per 64 input bytes that hold a
+/// non-ASCII byte). Its first and last steps are [`classes`] and
+/// [`add_counts`], inlined: splitting them out changed the instructions
+/// of `bench/examples/utf8_clean` under cachegrind by -0.2% (8 MiB of
+/// random bytes, 3 passes: 355.78 M before, 355.00 M after), -0.1%
+/// (ClueWeb09 Chinese sample) and +0.01% (English sample).
 #[inline(always)]
 fn block(
     b: &[u8],
@@ -301,31 +303,10 @@ fn block(
     extra: &mut u64,
 ) -> (u128, u64, bool) {
     let win: &[u8; WINDOW] = b[at..at + WINDOW].try_into().expect("a window");
-    let mut words = [0u64; 8];
-    let mut any = 0;
-    for (w, c) in words.iter_mut().zip(win.chunks_exact(8)) {
-        *w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-        any |= *w;
-    }
-    if any & HI == 0 {
+    let Some(Classes { cont, lead, never }) = classes(win) else {
         // All ASCII (bytes a previous lead took were blanked to spaces).
         return (0, 0, false);
-    }
-    // Bit masks of the continuation bytes and of the leads (C0-FF: FE and
-    // FF go with the leads, see below), and the number of FE/FF bytes.
-    let (mut cont, mut lead, mut never) = (0u64, 0u64, 0u64);
-    for (j, &w) in words.iter().enumerate() {
-        let c = w & !(w << 1) & HI; // 80–BF
-        let l = w & (w << 1) & HI; // C0–FF
-        // Bits 1-6 all set: adding 1 to the low seven bits (bit 0 forced
-        // on) carries into bit 7, never out of the byte.
-        let f = (((w | ONES) & LO7) + ONES) & l; // FE, FF
-        cont |= movemask(c) << (8 * j);
-        lead |= movemask(l) << (8 * j);
-        never += f >> 7; // one count per byte lane, at most 8 each
-    }
-    // The sum of the byte lanes lands in the top byte (no carries: <= 64).
-    let never = never.wrapping_mul(ONES) >> 56;
+    };
     // Bit j: byte at + j + 1 is a continuation byte.
     let next_cont = cont >> 1 | u64::from(win[BLOCK] & 0xC0 == 0x80) << 63;
     // A lead followed by no continuation byte is one byte, blanked: missing
@@ -385,17 +366,65 @@ fn block(
     let unexpected = cont & !taken;
     counts.unexpected_continuation += u64::from(unexpected.count_ones());
     let mask = mask | u128::from(unexpected);
-    // At most 64 leads per block: each 8-bit field holds its count.
+    let lone_leads = u64::from(lone.count_ones()) + missing;
+    add_counts(counts, packed, never, lone_leads);
+    *extra += ext;
+    (mask, taken_past, reencoded)
+}
+
+/// The byte classes of a window's first [`BLOCK`] bytes, as bit masks.
+struct Classes {
+    /// Continuation bytes (80–BF).
+    cont: u64,
+    /// Leads (C0–FF: FE and FF go with the leads, see [`block`]).
+    lead: u64,
+    /// The number of FE and FF bytes.
+    never: u64,
+}
+
+/// The classes of `win`'s first [`BLOCK`] bytes, or `None` when they are
+/// all ASCII.
+#[inline(always)]
+fn classes(win: &[u8; WINDOW]) -> Option<Classes> {
+    let mut words = [0u64; 8];
+    let mut any = 0;
+    for (w, c) in words.iter_mut().zip(win.chunks_exact(8)) {
+        *w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        any |= *w;
+    }
+    if any & HI == 0 {
+        return None;
+    }
+    let (mut cont, mut lead, mut never) = (0u64, 0u64, 0u64);
+    for (j, &w) in words.iter().enumerate() {
+        let c = w & !(w << 1) & HI; // 80–BF
+        let l = w & (w << 1) & HI; // C0–FF
+        // Bits 1-6 all set: adding 1 to the low seven bits (bit 0 forced
+        // on) carries into bit 7, never out of the byte.
+        let f = (((w | ONES) & LO7) + ONES) & l; // FE, FF
+        cont |= movemask(c) << (8 * j);
+        lead |= movemask(l) << (8 * j);
+        never += f >> 7; // one count per byte lane, at most 8 each
+    }
+    // The sum of the byte lanes lands in the top byte (no carries: <= 64).
+    let never = never.wrapping_mul(ONES) >> 56;
+    Some(Classes { cont, lead, never })
+}
+
+/// Adds a block's counts: `packed` holds the count of each class
+/// [`decide`] found in an 8-bit field (at most 64 leads per block), `never`
+/// the block's FE/FF bytes, `lone_leads` the leads without their
+/// continuation bytes (FE/FF among them, told apart here).
+#[inline(always)]
+fn add_counts(counts: &mut Utf8Counts, packed: u64, never: u64, lone_leads: u64) {
     let field = |class: u32| packed >> (8 * class) & 0xFF;
     let lone_never = never - field(NEVER);
-    counts.missing_continuation += u64::from(lone.count_ones()) - lone_never + missing;
+    counts.missing_continuation += lone_leads - lone_never;
     counts.invalid_4_5_6 += never + field(INVALID);
     counts.surrogate += field(SURROGATE);
     counts.overlong_nul += field(NUL);
     counts.overlong_ascii += field(OVERLONG_ASCII);
     counts.overlong_non_ascii += field(OVERLONG_NON_ASCII);
-    *extra += ext;
-    (mask, taken_past, reencoded)
 }
 
 /// Runs [`block`] from `at` while a whole window fits before `limit`, merging
