@@ -13,6 +13,7 @@ pyserini and pyterrier-pisa.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import warnings
@@ -75,6 +76,45 @@ def _feedback_params(params: Optional[Dict[str, Any]]) -> list:
     for name, value in (params or {}).items():
         values = [float(v) if isinstance(v, bool) else v for v in _as_list(value)]
         out.append((str(name), _number_list(str(name), values, float)))
+    return out
+
+
+WEIGHTED_PREFIX = "applypipeline:off "
+
+
+def _weighted_queries(queries: List[str]) -> Optional[List[List[Tuple[str, float]]]]:
+    """Queries written by a query rewrite (:class:`sieve.pyterrier.QueryExpansion`,
+    Terrier's form ``applypipeline:off term^weight ...``: terms already analysed,
+    searched as given) as ``[(term, weight)]`` per query; ``None`` for plain
+    queries. Both kinds in one frame are refused."""
+    marked = [q.startswith(WEIGHTED_PREFIX) for q in queries]
+    if not any(marked):
+        return None
+    if not all(marked):
+        raise ParameterError(
+            "invalid queries: some are weighted (applypipeline:off ...) and some are not",
+            kind="InvalidParameter",
+            expected="all weighted or none",
+            found=f"{sum(marked)} of {len(marked)} weighted",
+        )
+    out = []
+    for q in queries:
+        terms = []
+        for tok in q[len(WEIGHTED_PREFIX):].split():
+            term, sep, w = tok.rpartition("^")
+            try:
+                weight = float(w)
+            except ValueError:
+                weight = float("nan")
+            if not sep or not term or not math.isfinite(weight):
+                raise ParameterError(
+                    f"invalid weighted query term {tok!r}: expected term^weight with a finite weight",
+                    kind="InvalidParameter",
+                    expected="term^weight",
+                    found=tok,
+                )
+            terms.append((term, weight))
+        out.append(terms)
     return out
 
 
@@ -243,6 +283,7 @@ class Index:
         rerank_cutoff: int = 50,
     ) -> Tuple[pd.DataFrame, list]:
         path, frame, qids, queries = _topics_args(topics)
+        weighted = _weighted_queries(queries)
         _warn(self._native.unfinished_warnings(), stacklevel=4)
         res = self._native.search(
             topics_path=path,
@@ -268,6 +309,7 @@ class Index:
             feedback=[str(f) for f in _as_list(feedback)],
             feedback_params=_feedback_params(feedback_params),
             rerank_cutoff=_int("rerank_cutoff", rerank_cutoff, lo=1),
+            weighted=weighted,
         )
         read_qids, read_queries, notes, runs = res
         if frame is None:
@@ -402,6 +444,17 @@ class Index:
             feedback=feedback, feedback_params=feedback_params, rerank_cutoff=rerank_cutoff,
         )
         return {r[0]: _frames.results_frame(frame, r) for r in runs}
+
+    def _expand(self, *, qids, queries, hit_rows, docnos, scores, method, feedback_params,
+                search_field, max_query_terms) -> List[List[Tuple[str, float]]]:
+        """Feedback queries from given first-stage hits (for
+        :class:`sieve.pyterrier.QueryExpansion`)."""
+        _check_utf8(qids, queries)
+        return self._native.expand(
+            qids=qids, queries=queries, hit_rows=hit_rows, docnos=docnos, scores=scores,
+            method=str(method), feedback_params=_feedback_params(feedback_params),
+            search_field=search_field, max_query_terms=_int("max_query_terms", max_query_terms, lo=1),
+        )
 
     def global_stats(
         self,

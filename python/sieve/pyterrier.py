@@ -28,7 +28,7 @@ from typing import Optional, Sequence, Union
 import pandas as pd
 import pyterrier as pt
 
-from ._core import Index, PathLike
+from ._core import WEIGHTED_PREFIX, Index, PathLike
 from ._errors import ParameterError
 
 
@@ -152,4 +152,76 @@ class Retriever(pt.Transformer):
         return f"sieve.pyterrier.Retriever({', '.join(parts)})"
 
 
-__all__ = ["Retriever"]
+class QueryExpansion(pt.Transformer):
+    """Pseudo-relevance feedback as a PyTerrier query rewrite: results in
+    (``qid``, ``query``, ``docno``, ``score``), one query per topic out, in
+    Terrier's form ``applypipeline:off term^weight ...`` (the terms analysed
+    by the index's analyser, searched as given by the next
+    :class:`Retriever`), the original query kept in ``query_0``:
+
+        bm25 = Retriever(index)
+        rm3 = bm25 % 50 >> QueryExpansion(index, "rm3") >> bm25
+        pt.Experiment([bm25, rm3], topics, qrels, eval_metrics=[MAP])
+
+    ``method`` is ``"rm3"`` or ``"rocchio"`` with ``feedback_params`` as
+    :meth:`sieve.Index.search` takes them (``{"rm3_fb_docs": 20}``), each one
+    value; the statistics are the whole index's. The feedback documents are
+    the incoming results in Anserini's order (score descending, then docid
+    ascending); Rocchio's bottom documents are their last ones, so cut the
+    first stage (``% 50``, Anserini's ``-rerankCutoff``) to get
+    ``sieve-search run --feedback``'s run, which this pipeline then equals.
+    BM25-PRF is not a rewrite (its second search scores with its own k1, b
+    and no idf): use ``Retriever(index, feedback="bm25prf")``.
+    """
+
+    def __init__(
+        self,
+        index: Union[Index, PathLike, Sequence[PathLike]],
+        method: str = "rm3",
+        feedback_params: Optional[dict] = None,
+        *,
+        search_field: str = "body",
+        max_query_terms: int = 1024,
+    ) -> None:
+        super().__init__()
+        self.index = index if isinstance(index, Index) else Index(index)
+        self.method = method
+        self.feedback_params = dict(feedback_params or {})
+        self.search_field = search_field
+        self.max_query_terms = max_query_terms
+
+    def transform(self, results: pd.DataFrame) -> pd.DataFrame:
+        need = ["qid", "query", "docno", "score"]
+        if not isinstance(results, pd.DataFrame) or any(c not in results.columns for c in need):
+            found = list(results.columns) if isinstance(results, pd.DataFrame) else type(results).__name__
+            raise ParameterError(
+                f"QueryExpansion expects results with columns {need}, got {found}",
+                kind="InvalidParameter",
+                expected=", ".join(need),
+                found=str(found),
+            )
+        original = "query_0" if "query_0" in results.columns else "query"
+        topics = results.drop_duplicates("qid")[["qid", original]].reset_index(drop=True)
+        rows = {q: i for i, q in enumerate(topics["qid"].astype(str))}
+        terms = self.index._expand(
+            qids=list(rows),
+            queries=[str(q) for q in topics[original]],
+            hit_rows=[rows[str(q)] for q in results["qid"]],
+            docnos=[str(d) for d in results["docno"]],
+            scores=[float(x) for x in results["score"]],
+            method=self.method,
+            feedback_params=self.feedback_params,
+            search_field=self.search_field,
+            max_query_terms=self.max_query_terms,
+        )
+        # Terms in the expansion's order (byte order of the term): the next
+        # search sums the terms' scores in query order, in f32, as
+        # `run --feedback` does.
+        queries = [WEIGHTED_PREFIX + " ".join(f"{t}^{w!r}" for t, w in ts) for ts in terms]
+        return pd.DataFrame({"qid": topics["qid"], "query": queries, "query_0": topics[original]})
+
+    def __repr__(self) -> str:
+        return f"sieve.pyterrier.QueryExpansion({self.index!r}, {self.method!r}, {self.feedback_params!r})"
+
+
+__all__ = ["QueryExpansion", "Retriever"]

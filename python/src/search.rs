@@ -21,7 +21,12 @@ use sieve_format::schema::TextField;
 use sieve_searcher::batch::{RunResults, StatsMode, open_shards_with};
 use sieve_searcher::bm25::Shard;
 use sieve_searcher::queries::{TopicQueries, query_notes};
+use sieve_searcher::bm25::Hit;
+use sieve_searcher::feedback::rewrite::expand_hits;
 use sieve_searcher::feedback::{Feedback, FeedbackSpec, Method};
+use sieve_searcher::queries::analyse_topics;
+use sieve_searcher::stats::GlobalStats;
+use sieve_searcher::weighted::{WeightedQuery, WeightedTerm};
 use sieve_searcher::runspec::{ModelName, PlannedRun, RunSpec, SelectionSpec};
 use sieve_searcher::topics::{Topic, TopicField, read_topics};
 use sieve_searcher::twostage;
@@ -60,6 +65,9 @@ struct Request {
 /// the feedback parameters).
 #[derive(Debug)]
 struct Models {
+    /// Weighted queries of analysed terms, one per topic, searched
+    /// instead of the topics' text (a PyTerrier rewrite's output).
+    weighted: Option<Vec<WeightedQuery>>,
     names: Vec<ModelName>,
     mu: Vec<f32>,
     feedback: Vec<Feedback>,
@@ -68,6 +76,7 @@ struct Models {
 
 /// The model keywords of `NativeIndex.search`, as given.
 struct ModelKeywords {
+    weighted: Option<Vec<Vec<(String, f32)>>>,
     model: Vec<String>,
     mu: Vec<f32>,
     feedback: Vec<String>,
@@ -97,7 +106,18 @@ impl ModelKeywords {
         for (name, values) in &self.feedback_params {
             spec.set(name, values).map_err(bad)?;
         }
+        let weighted = self.weighted.map(|qs| {
+            qs.into_iter()
+                .map(|terms| WeightedQuery {
+                    terms: terms
+                        .into_iter()
+                        .map(|(text, weight)| WeightedTerm { text, weight })
+                        .collect(),
+                })
+                .collect()
+        });
         Ok(Models {
+            weighted,
             names,
             mu: self.mu,
             feedback: spec.settings().map_err(bad)?,
@@ -410,10 +430,14 @@ impl NativeIndex {
         let topics = source.topics()?;
         let (topic_field, max_terms) = (req.topic_field, req.max_query_terms);
         let analyzer = EnglishAnalyzer::new(self.config);
-        let notes = query_notes(&analyzer, &topics, topic_field, max_terms)
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        let notes = if req.models.weighted.is_some() {
+            Vec::new() // weighted queries are not analysed
+        } else {
+            query_notes(&analyzer, &topics, topic_field, max_terms)
+                .iter()
+                .map(ToString::to_string)
+                .collect()
+        };
         let (runs, results, selection_names) = self.run(req, &topics, threads)?;
         Ok(Found {
             topics,
@@ -476,9 +500,30 @@ impl NativeIndex {
         } else {
             spec.feedback_runs(feedback)?
         };
+        if let Some(w) = &req.models.weighted
+            && w.len() != topics.len()
+        {
+            return Err(sieve_searcher::Error::InvalidParameter {
+                name: "weighted queries",
+                expected: "one per topic",
+                got: format!("{} for {} topics", w.len(), topics.len()),
+            });
+        }
+        let weighted: Option<Vec<(String, WeightedQuery)>> = req.models.weighted.map(|w| {
+            topics.iter().map(|t| t.id.clone()).zip(w).collect()
+        });
+        if weighted.is_some() && (!feedback.is_empty() || global.is_some()) {
+            return Err(sieve_searcher::Error::InvalidParameter {
+                name: "weighted queries",
+                expected: "no feedback and no global statistics file",
+                got: "either".into(),
+            });
+        }
         let global = global.as_ref().map(|g| g as _);
         let search = || {
-            if feedback.is_empty() {
+            if let Some(w) = &weighted {
+                spec.search_weighted_queries(w, &self.shards, req.search_field, global)
+            } else if feedback.is_empty() {
                 spec.search(&runs, &self.shards, req.search_field, global, &queries)
             } else {
                 let f = (feedback.as_slice(), req.models.rerank_cutoff);
@@ -583,7 +628,7 @@ impl NativeIndex {
         *, topics_path, qids, queries, k1, b, hits, min_spam_percentile,
         max_invalid_456_per_kb, filters, unscored, stats, topic_field,
         search_field, max_query_terms, global_stats, threads, tag, string_objects,
-        model, mu, feedback, feedback_params, rerank_cutoff
+        model, mu, feedback, feedback_params, rerank_cutoff, weighted
     ))]
     #[allow(clippy::too_many_arguments)]
     fn search<'py>(
@@ -612,6 +657,7 @@ impl NativeIndex {
         feedback: Vec<String>,
         feedback_params: Vec<(String, Vec<f64>)>,
         rerank_cutoff: i64,
+        weighted: Option<Vec<Vec<(String, f32)>>>,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let keywords = SearchKeywords {
             topics: TopicSource {
@@ -620,6 +666,7 @@ impl NativeIndex {
                 queries,
             },
             models: ModelKeywords {
+                weighted,
                 model,
                 mu,
                 feedback,
@@ -688,6 +735,70 @@ impl NativeIndex {
             })
         })
         .map_err(|m| panicked("gathering statistics", m, true))?
+        .py_err()
+    }
+
+    /// A feedback query rewrite (`sieve.pyterrier.QueryExpansion`): for
+    /// each topic (`qids`, `queries`), the feedback query of `method`
+    /// (`rm3` or `rocchio`, with `feedback_params`) from its first-stage
+    /// hits (`hit_rows` index the topics; `docnos`, `scores`), with this
+    /// index's statistics; `(term, weight)` per topic, terms analysed.
+    #[pyo3(signature = (*, qids, queries, hit_rows, docnos, scores, method, feedback_params, search_field, max_query_terms))]
+    #[allow(clippy::too_many_arguments)]
+    fn expand(
+        &self,
+        py: Python<'_>,
+        qids: Vec<String>,
+        queries: Vec<String>,
+        hit_rows: Vec<i64>,
+        docnos: Vec<String>,
+        scores: Vec<f64>,
+        method: &str,
+        feedback_params: Vec<(String, Vec<f64>)>,
+        search_field: &str,
+        max_query_terms: i64,
+    ) -> PyResult<Vec<Vec<(String, f32)>>> {
+        let bad = crate::errors::from_searcher;
+        let max_terms = at_least_one("max_query_terms", max_query_terms)?;
+        let field = parse_search_field(search_field)?;
+        let mut spec = FeedbackSpec {
+            methods: vec![Method::parse(method).map_err(bad)?],
+            ..FeedbackSpec::default()
+        };
+        for (name, values) in &feedback_params {
+            spec.set(name, values).map_err(bad)?;
+        }
+        let settings = spec.settings().map_err(bad)?;
+        let [setting] = settings.as_slice() else {
+            return Err(parameter("feedback_params", "one value per parameter", settings.len()));
+        };
+        if hit_rows.len() != docnos.len() || docnos.len() != scores.len() {
+            return Err(parameter("hits", "rows, docnos and scores of one length", docnos.len()));
+        }
+        let mut hits: Vec<Vec<Hit>> = vec![Vec::new(); qids.len()];
+        for ((row, docid), score) in hit_rows.into_iter().zip(docnos).zip(scores) {
+            let slot = usize::try_from(row).ok().and_then(|r| hits.get_mut(r));
+            let slot = slot.ok_or_else(|| parameter("hit row", "the index of a topic", row))?;
+            slot.push(Hit { docid, score: score as f32 });
+        }
+        let source = TopicSource { path: None, qids, queries };
+        source.check_lengths()?;
+        py.detach(|| {
+            catch_panic(|| -> sieve_searcher::Result<Vec<Vec<(String, f32)>>> {
+                let topics = source.topics()?;
+                let analyzer = EnglishAnalyzer::new(self.config);
+                let analysed = analyse_topics(&analyzer, &topics, TopicField::Title, max_terms);
+                let stats = GlobalStats::new(&self.shards);
+                analysed
+                    .iter()
+                    .zip(hits)
+                    .map(|((_, bag), h)| {
+                        expand_hits(&self.shards, field, &stats, (bag, h), setting).map(|e| e.terms)
+                    })
+                    .collect()
+            })
+        })
+        .map_err(|m| panicked("expanding queries", m, true))?
         .py_err()
     }
 }

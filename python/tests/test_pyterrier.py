@@ -87,3 +87,27 @@ def test_experiment_with_qld_and_rm3_retrievers_gives_the_clis_numbers(cacm, tmp
         want = cli_eval_json(CACM_QRELS, run, "map")["mean"]["map"]
         assert math.isclose(row.AP, want, abs_tol=1e-12), (row, want)
     assert "feedback='rm3'" in repr(retrievers[1])
+
+
+def test_query_expansion_pipeline_equals_the_clis_feedback_runs(cacm, tmp_path):
+    from sieve.pyterrier import QueryExpansion
+
+    topics = sieve.read_topics(CACM_TOPICS)
+    bm25 = Retriever(cacm)
+    for method, params in (("rm3", {}), ("rocchio", {"rocchio_use_negative": True})):
+        pipeline = bm25 % 50 >> QueryExpansion(cacm, method, params) >> bm25
+        res = pipeline.transform(topics)
+        sieve.write_run(res, tmp_path / "py.run", tag="t")
+        flags = ["--rocchio-use-negative"] if params else []
+        cli("sieve-search", "run", "--index", cacm.paths[0], "--topics", CACM_TOPICS,
+            "--feedback", method, *flags, "--tag", "t", "--output", tmp_path / "cli.run")
+        cli_lines = (tmp_path / "cli.run").read_text().splitlines()
+        # The CLI tags its run with the feedback setting; the pipeline does not.
+        want = [" ".join(l.split(" ")[:5]) for l in cli_lines]
+        got = [" ".join(l.split(" ")[:5]) for l in (tmp_path / "py.run").read_text().splitlines()]
+        assert len(got) > 10_000 and got == want, method
+    rewritten = (bm25 % 50 >> QueryExpansion(cacm, "rm3")).transform(topics.head(2))
+    assert list(rewritten.columns) == ["qid", "query", "query_0"]
+    assert rewritten["query"][0].startswith("applypipeline:off ")
+    with pytest.raises(ValueError, match="rm3 or rocchio"):
+        (bm25 % 50 >> QueryExpansion(cacm, "bm25prf")).transform(topics.head(2))

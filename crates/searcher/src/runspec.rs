@@ -17,14 +17,15 @@ use sieve_format::schema::TextField;
 
 use crate::Result;
 use crate::batch::{
-    DocSelection, QueryPlan, RunResults, RunVariant, StatsMode, num_label, run_batch, run_path,
-    select_all,
+    DocSelection, Prepared, QueryPlan, RunResults, RunVariant, StatsMode, num_label, run_batch,
+    run_path, select_all,
 };
 use crate::bm25::{Bm25Params, Hit, Shard};
 use crate::stats::CollectionStats;
 use crate::feedback::Feedback;
 use crate::feedback::run::{FeedbackResults, run_feedback};
-use crate::weighted::QldParams;
+use crate::weighted::{ModelVariant, QldParams, WeightedQuery, search_weighted};
+use rayon::prelude::*;
 use crate::queries::TopicQueries;
 use crate::run::RunWriter;
 
@@ -340,6 +341,56 @@ impl RunSpec {
             hits: self.hits,
         };
         run_batch(&plan, queries, &self.selections)
+    }
+
+    /// Searches weighted queries of analysed terms (`(topic id, query)`,
+    /// e.g. feedback queries made elsewhere) for every run of
+    /// [`RunSpec::runs`], each with its model, selection and statistics;
+    /// results in run order, topics in the order given. The terms are
+    /// searched as given, not analysed again.
+    pub fn search_weighted_queries(
+        &self,
+        queries: &[(String, WeightedQuery)],
+        shards: &[Shard],
+        field: TextField,
+        global: Option<&dyn CollectionStats>,
+    ) -> Result<Vec<RunResults>> {
+        let subsets = select_all(shards, &self.selections)?;
+        let variants: Vec<RunVariant> = self.runs()?.into_iter().map(|r| r.variant).collect();
+        let plan = QueryPlan {
+            shards,
+            field,
+            variants: &variants,
+            stats_mode: self.stats,
+            global,
+            hits: self.hits,
+        };
+        let prepared = Prepared::new(plan, &subsets)?;
+        let per_topic: Vec<Vec<Vec<Hit>>> = queries
+            .par_iter()
+            .map(|(_, q)| {
+                (0..variants.len())
+                    .map(|v| {
+                        prepared.with_run(v, |stats, subset| {
+                            let run = ModelVariant {
+                                model: variants[v].model(),
+                                stats,
+                                subset,
+                            };
+                            let mut hits = search_weighted(shards, field, q, &[run], self.hits)?;
+                            Ok(hits.pop().unwrap_or_default())
+                        })
+                    })
+                    .collect::<Result<_>>()
+            })
+            .collect::<Result<_>>()?;
+        let mut out: Vec<RunResults> = vec![Vec::with_capacity(queries.len()); variants.len()];
+        for ((id, _), runs) in queries.iter().zip(per_topic) {
+            for (slot, hits) in out.iter_mut().zip(runs) {
+                slot.push((id.clone(), hits));
+            }
+        }
+        Ok(out)
     }
 
     /// The feedback runs: every run of [`RunSpec::runs`] once per feedback

@@ -69,6 +69,7 @@ pub mod bm25prf;
 pub mod index;
 pub mod rm3;
 pub mod rocchio;
+pub mod rewrite;
 pub mod run;
 pub mod spec;
 pub mod vector;
