@@ -19,17 +19,17 @@ use sieve_filters::docfilter::Unscored;
 use sieve_format::index::{Unfinished, unfinished_warning};
 use sieve_format::schema::TextField;
 use sieve_searcher::batch::{RunResults, StatsMode, open_shards_with};
-use sieve_searcher::bm25::Shard;
-use sieve_searcher::queries::{TopicQueries, query_notes};
 use sieve_searcher::bm25::Hit;
+use sieve_searcher::bm25::Shard;
 use sieve_searcher::feedback::rewrite::expand_hits;
 use sieve_searcher::feedback::{Feedback, FeedbackSpec, Method};
 use sieve_searcher::queries::analyse_topics;
-use sieve_searcher::stats::GlobalStats;
-use sieve_searcher::weighted::{WeightedQuery, WeightedTerm};
+use sieve_searcher::queries::{TopicQueries, query_notes};
 use sieve_searcher::runspec::{ModelName, PlannedRun, RunSpec, SelectionSpec};
+use sieve_searcher::stats::GlobalStats;
 use sieve_searcher::topics::{Topic, TopicField, read_topics};
 use sieve_searcher::twostage;
+use sieve_searcher::weighted::{WeightedQuery, WeightedTerm};
 
 use crate::errors::{IntoPy, catch_panic, panicked, parameter};
 
@@ -509,9 +509,10 @@ impl NativeIndex {
                 got: format!("{} for {} topics", w.len(), topics.len()),
             });
         }
-        let weighted: Option<Vec<(String, WeightedQuery)>> = req.models.weighted.map(|w| {
-            topics.iter().map(|t| t.id.clone()).zip(w).collect()
-        });
+        let weighted: Option<Vec<(String, WeightedQuery)>> = req
+            .models
+            .weighted
+            .map(|w| topics.iter().map(|t| t.id.clone()).zip(w).collect());
         if weighted.is_some() && (!feedback.is_empty() || global.is_some()) {
             return Err(sieve_searcher::Error::InvalidParameter {
                 name: "weighted queries",
@@ -770,18 +771,33 @@ impl NativeIndex {
         }
         let settings = spec.settings().map_err(bad)?;
         let [setting] = settings.as_slice() else {
-            return Err(parameter("feedback_params", "one value per parameter", settings.len()));
+            return Err(parameter(
+                "feedback_params",
+                "one value per parameter",
+                settings.len(),
+            ));
         };
         if hit_rows.len() != docnos.len() || docnos.len() != scores.len() {
-            return Err(parameter("hits", "rows, docnos and scores of one length", docnos.len()));
+            return Err(parameter(
+                "hits",
+                "rows, docnos and scores of one length",
+                docnos.len(),
+            ));
         }
         let mut hits: Vec<Vec<Hit>> = vec![Vec::new(); qids.len()];
         for ((row, docid), score) in hit_rows.into_iter().zip(docnos).zip(scores) {
             let slot = usize::try_from(row).ok().and_then(|r| hits.get_mut(r));
             let slot = slot.ok_or_else(|| parameter("hit row", "the index of a topic", row))?;
-            slot.push(Hit { docid, score: score as f32 });
+            slot.push(Hit {
+                docid,
+                score: score as f32,
+            });
         }
-        let source = TopicSource { path: None, qids, queries };
+        let source = TopicSource {
+            path: None,
+            qids,
+            queries,
+        };
         source.check_lengths()?;
         py.detach(|| {
             catch_panic(|| -> sieve_searcher::Result<Vec<Vec<(String, f32)>>> {

@@ -21,13 +21,13 @@ use crate::batch::{
     run_path, select_all,
 };
 use crate::bm25::{Bm25Params, Hit, Shard};
-use crate::stats::CollectionStats;
 use crate::feedback::Feedback;
 use crate::feedback::run::{FeedbackResults, run_feedback};
-use crate::weighted::{ModelVariant, QldParams, WeightedQuery, search_weighted};
-use rayon::prelude::*;
 use crate::queries::TopicQueries;
 use crate::run::RunWriter;
+use crate::stats::CollectionStats;
+use crate::weighted::{ModelVariant, QldParams, WeightedQuery, search_weighted};
+use rayon::prelude::*;
 
 /// The selection keeping documents with spam percentile `>= min_percentile`
 /// (`unscored`: what happens to documents without a score), named
@@ -534,7 +534,11 @@ mod tests {
         s.mu = vec![1000.0, 2500.0];
         assert_eq!(
             tags(&s),
-            ["sieve_k1-0.9_b-0.4", "sieve_qld_mu-1000", "sieve_qld_mu-2500"]
+            [
+                "sieve_k1-0.9_b-0.4",
+                "sieve_qld_mu-1000",
+                "sieve_qld_mu-2500"
+            ]
         );
         let runs = s.runs().unwrap();
         assert_eq!(runs[0].variant.qld, None);

@@ -67,9 +67,9 @@ use crate::{Error, Result};
 
 pub mod bm25prf;
 pub mod index;
+pub mod rewrite;
 pub mod rm3;
 pub mod rocchio;
-pub mod rewrite;
 pub mod run;
 pub mod spec;
 pub mod vector;
