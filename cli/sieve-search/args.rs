@@ -29,7 +29,7 @@ pub struct Cli {
 pub enum Cmd {
     /// Run a topic file over one or more indexes (shards, scored with global
     /// statistics) and write TREC run files, one per BM25 setting and filter.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Parse a topic file and print what was read: format, count, then
     /// `id<TAB>query` per topic (or everything with --json).
     Topics(TopicsArgs),
@@ -44,7 +44,7 @@ pub enum Cmd {
     /// combinations; optionally k1/b lists) in one pass over the postings:
     /// every setting evaluated and compared with the unfiltered run
     /// (sweep.tsv, sweep.svg, optionally run files and an HTML page).
-    Sweep(SweepArgs),
+    Sweep(Box<SweepArgs>),
     /// Two-stage search, stage 1: write the global BM25 statistics (N, total
     /// tokens, df of every analysed query term) of one or more indexes as
     /// JSON, for `sum-stats` and `run --global-stats`.

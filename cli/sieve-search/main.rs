@@ -43,11 +43,11 @@ fn run() -> Result<()> {
         clap::Error::raw(clap::error::ErrorKind::UnknownArgument, format!("{e}\n")).exit()
     });
     match Cli::parse_from(args).cmd {
-        Cmd::Run(a) => run::cmd_run(a),
+        Cmd::Run(a) => run::cmd_run(*a),
         Cmd::Topics(a) => run::cmd_topics(a),
         Cmd::Eval(a) => eval::cmd_eval(a),
         Cmd::Compare(a) => eval::cmd_compare(a),
-        Cmd::Sweep(a) => sweep::cmd_sweep(a),
+        Cmd::Sweep(a) => sweep::cmd_sweep(*a),
         Cmd::GlobalStats(a) => twostage::cmd_stats(a),
         Cmd::SumStats(a) => twostage::cmd_sum_stats(a),
         Cmd::MergeRuns(a) => twostage::cmd_merge_runs(a),
