@@ -148,7 +148,7 @@ sieve_test!(
             .arg(&good));
         let bytes = std::fs::read(&good).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-        assert_eq!(v["header"]["version"], 2, "{v}");
+        assert_eq!(v["header"]["version"], 3, "{v}");
         // The good file works (and sums with itself).
         ok(dir
             .cmd("sieve-search")
