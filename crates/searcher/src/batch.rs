@@ -502,7 +502,11 @@ impl<'a> Prepared<'a> {
     /// Run `v`'s statistics recomputed over its selection, when the plan
     /// asks for filtered statistics and the run has a selection.
     fn member(&self, v: usize) -> Option<FamilyMember<'_, 'a>> {
-        Some(self.filtered.as_ref()?.member(self.plan.variants[v].selection?))
+        Some(
+            self.filtered
+                .as_ref()?
+                .member(self.plan.variants[v].selection?),
+        )
     }
 
     /// Calls `f` with run `v`'s statistics (see [`QueryPlan::stats_mode`])

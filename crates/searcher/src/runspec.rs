@@ -20,10 +20,10 @@ use crate::batch::{
     DocSelection, QueryPlan, RunResults, RunVariant, StatsMode, num_label, run_batch, run_path,
 };
 use crate::bm25::{Bm25Params, Hit, Shard};
-use crate::stats::CollectionStats;
-use crate::weighted::QldParams;
 use crate::queries::TopicQueries;
 use crate::run::RunWriter;
+use crate::stats::CollectionStats;
+use crate::weighted::QldParams;
 
 /// The selection keeping documents with spam percentile `>= min_percentile`
 /// (`unscored`: what happens to documents without a score), named
@@ -431,7 +431,11 @@ mod tests {
         s.mu = vec![1000.0, 2500.0];
         assert_eq!(
             tags(&s),
-            ["sieve_k1-0.9_b-0.4", "sieve_qld_mu-1000", "sieve_qld_mu-2500"]
+            [
+                "sieve_k1-0.9_b-0.4",
+                "sieve_qld_mu-1000",
+                "sieve_qld_mu-2500"
+            ]
         );
         let runs = s.runs().unwrap();
         assert_eq!(runs[0].variant.qld, None);
