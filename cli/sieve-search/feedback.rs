@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use sieve_searcher::batch::{QueryPlan, RunVariant, select_all};
 use sieve_searcher::bm25::Shard;
 use sieve_searcher::feedback::Feedback;
+use sieve_searcher::feedback::index::has_stored_vectors;
 use sieve_searcher::feedback::run::run_feedback;
 use sieve_searcher::queries::TopicQueries;
 use sieve_searcher::runspec::{PlannedRun, RunSpec};
@@ -60,6 +61,11 @@ pub fn cmd_run_feedback(
         global: global.map(|g| g as _),
         hits: spec.hits,
     };
+    if !has_stored_vectors(shards, plan.field) {
+        eprintln!(
+            "feedback: no stored document vectors, so each topic's feedback documents are read from the postings (slow: a pass over the term dictionary); build the index with `sieve-index build --docvectors` to store them"
+        );
+    }
     let results = run_feedback(&plan, queries, &subsets, settings, a.feedback.rerank_cutoff)?;
     let elapsed = started.elapsed().as_secs_f64();
     write_runs(spec, &runs, &results.runs)?;
