@@ -34,6 +34,17 @@
 //!
 //! As [`crate::bm25`]: score descending, then docid descending (byte
 //! order), the cut at `k` after that order, through the same top-k pools.
+//!
+//! ## BM25 through the pruning scorer
+//!
+//! When every variant is BM25 (or every one BM25 with unit idf) and every
+//! weight is finite and > 0, the query goes to [`crate::bm25`]'s scorer as
+//! boosted terms: the same `f32` term scores (`weight · idf` times the
+//! length-normalised tf) summed in query order, so the same scores, but
+//! with block-max and MaxScore pruning against the top-k threshold instead
+//! of every posting of every term (a feedback query's 20-odd terms hold
+//! many long posting lists). Other queries (QLD, a weight <= 0) are scored
+//! exhaustively ([`search_exhaustive`]).
 
 use roaring::RoaringBitmap;
 use sieve_format::schema::TextField;
@@ -43,7 +54,9 @@ use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED, Term};
 
 use crate::bm25::topk::{Candidate, Pool, SegmentNames, TopK, finish};
-use crate::bm25::{BagOfWords, Bm25Params, Hit, Shard, Subset, idf};
+use crate::bm25::{
+    BagOfWords, Bm25Params, BoostedTerms, Hit, Idf, Shard, Subset, Variant, idf, search_boosted,
+};
 use crate::stats::CollectionStats;
 use crate::{Error, Result};
 
@@ -145,9 +158,16 @@ enum TermScorer {
     /// The term occurs nowhere in the statistics: it scores nothing.
     Absent,
     /// `weight · tf / (tf + norm[id])`, in `f32`.
-    Bm25 { weight: Score, norm: Box<[Score; 256]> },
+    Bm25 {
+        weight: Score,
+        norm: Box<[Score; 256]>,
+    },
     /// `max(0, boost · (ln(1 + tf / mu_p) + len[id]))` in `f64`.
-    Qld { boost: f64, mu_p: f64, len: Box<[f64; 256]> },
+    Qld {
+        boost: f64,
+        mu_p: f64,
+        len: Box<[f64; 256]>,
+    },
 }
 
 impl TermScorer {
@@ -170,7 +190,11 @@ impl TermScorer {
 /// BM25's length normalisation `k1 · (1 − b + b · dl / avgdl)` for every
 /// fieldnorm id, in `f32`.
 fn bm25_norm(Bm25Params { k1, b }: Bm25Params, n: u64, total_tokens: u64) -> Box<[Score; 256]> {
-    let avgdl = if n > 0 { total_tokens as Score / n as Score } else { 0.0 };
+    let avgdl = if n > 0 {
+        total_tokens as Score / n as Score
+    } else {
+        0.0
+    };
     let mut norm = Box::new([0.0; 256]);
     for (id, slot) in norm.iter_mut().enumerate() {
         let dl = FieldNormReader::id_to_fieldnorm(id as u8) as Score;
@@ -181,7 +205,11 @@ fn bm25_norm(Bm25Params { k1, b }: Bm25Params, n: u64, total_tokens: u64) -> Box
 }
 
 /// The scorers of every term of `terms` for `variant`.
-fn term_scorers(variant: &ModelVariant<'_>, field: Field, terms: &[(Term, f32)]) -> Result<Vec<TermScorer>> {
+fn term_scorers(
+    variant: &ModelVariant<'_>,
+    field: Field,
+    terms: &[(Term, f32)],
+) -> Result<Vec<TermScorer>> {
     let stats = variant.stats;
     let n = stats.total_num_docs()?;
     let total_tokens = stats.total_num_tokens(field)?;
@@ -194,7 +222,10 @@ fn term_scorers(variant: &ModelVariant<'_>, field: Field, terms: &[(Term, f32)])
                 out.push(if df == 0 || n == 0 {
                     TermScorer::Absent
                 } else {
-                    TermScorer::Bm25 { weight: w * idf(df, n), norm: norm.clone() }
+                    TermScorer::Bm25 {
+                        weight: w * idf(df, n),
+                        norm: norm.clone(),
+                    }
                 });
             }
         }
@@ -205,7 +236,10 @@ fn term_scorers(variant: &ModelVariant<'_>, field: Field, terms: &[(Term, f32)])
                 out.push(if df == 0 || n == 0 {
                     TermScorer::Absent
                 } else {
-                    TermScorer::Bm25 { weight: *w, norm: norm.clone() }
+                    TermScorer::Bm25 {
+                        weight: *w,
+                        norm: norm.clone(),
+                    }
                 });
             }
         }
@@ -222,7 +256,11 @@ fn term_scorers(variant: &ModelVariant<'_>, field: Field, terms: &[(Term, f32)])
                     TermScorer::Absent
                 } else {
                     let p = (ttf as f64 + 1.0) / (total_tokens as f64 + 1.0);
-                    TermScorer::Qld { boost: f64::from(*w), mu_p: mu * p, len: len.clone() }
+                    TermScorer::Qld {
+                        boost: f64::from(*w),
+                        mu_p: mu * p,
+                        len: len.clone(),
+                    }
                 });
             }
         }
@@ -230,10 +268,56 @@ fn term_scorers(variant: &ModelVariant<'_>, field: Field, terms: &[(Term, f32)])
     Ok(out)
 }
 
-/// Scores `query` against every shard for every variant, exhaustively
-/// (every posting of every query term), and returns each variant's top
-/// `k` in trec_eval order.
+/// Scores `query` against every shard for every variant and returns each
+/// variant's top `k` in trec_eval order: through [`crate::bm25`]'s pruning
+/// scorer when the module docs say so, else [`search_exhaustive`]; the
+/// same hits and scores either way.
 pub fn search_weighted(
+    shards: &[Shard],
+    field: TextField,
+    query: &WeightedQuery,
+    variants: &[ModelVariant<'_>],
+    k: usize,
+) -> Result<Vec<Vec<Hit>>> {
+    for v in variants {
+        v.model.validate()?;
+    }
+    let positive = query
+        .terms
+        .iter()
+        .all(|t| t.weight.is_finite() && t.weight > 0.0);
+    let idf = match variants.first().map(|v| v.model) {
+        Some(Model::Bm25(_)) => Some(Idf::Lucene),
+        Some(Model::Bm25UnitIdf(_)) => Some(Idf::Unit),
+        _ => None,
+    };
+    let bm25: Option<Vec<Variant<'_>>> = variants
+        .iter()
+        .map(|v| match (v.model, idf) {
+            (Model::Bm25(params), Some(Idf::Lucene))
+            | (Model::Bm25UnitIdf(params), Some(Idf::Unit)) => Some(Variant {
+                params,
+                stats: v.stats,
+                subset: v.subset,
+            }),
+            _ => None,
+        })
+        .collect();
+    let (Some(idf), Some(bm25), true) = (idf, bm25, positive) else {
+        return search_exhaustive(shards, field, query, variants, k);
+    };
+    let terms: Vec<(&str, Score)> = query
+        .terms
+        .iter()
+        .map(|t| (t.text.as_str(), t.weight))
+        .collect();
+    let boosted = BoostedTerms { terms: &terms, idf };
+    search_boosted(shards, field, &boosted, &bm25, k, None)
+}
+
+/// [`search_weighted`] scoring every posting of every query term, for
+/// every model and weight.
+pub fn search_exhaustive(
     shards: &[Shard],
     field: TextField,
     query: &WeightedQuery,
@@ -336,7 +420,11 @@ impl SegmentScoring<'_> {
         let alive = self.segment.alive_bitset();
         let mut matched: Vec<(usize, u32)> = Vec::with_capacity(cursors.len());
         loop {
-            let doc: DocId = cursors.iter().map(|(_, p)| p.doc()).min().unwrap_or(TERMINATED);
+            let doc: DocId = cursors
+                .iter()
+                .map(|(_, p)| p.doc())
+                .min()
+                .unwrap_or(TERMINATED);
             if doc == TERMINATED {
                 return Ok(());
             }
@@ -358,7 +446,10 @@ impl SegmentScoring<'_> {
                 }
                 let scorers = &self.scorers[v];
                 let score = if self.f32_sums[v] {
-                    matched.iter().map(|&(t, tf)| scorers[t].score(tf, id)).sum()
+                    matched
+                        .iter()
+                        .map(|&(t, tf)| scorers[t].score(tf, id))
+                        .sum()
                 } else {
                     let sum: f64 = matched
                         .iter()
@@ -369,9 +460,8 @@ impl SegmentScoring<'_> {
                 if heap.threshold().is_some_and(|t| score < t) {
                     continue;
                 }
-                let ord = *ord.get_or_insert_with(|| {
-                    self.docids.term_ords(doc).next().unwrap_or(0) as u32
-                });
+                let ord = *ord
+                    .get_or_insert_with(|| self.docids.term_ords(doc).next().unwrap_or(0) as u32);
                 heap.push(Candidate { score, ord });
             }
         }
