@@ -164,9 +164,9 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<(String, u32)>, DecodeError> {
     let count = r.leb("the number of terms")? as usize;
     // Every term takes at least 3 bytes: no allocation beyond the value.
     let mut out: Vec<(String, u32)> = Vec::with_capacity(count.min(bytes.len() / 3));
-    let mut prev: Vec<u8> = Vec::new();
     for _ in 0..count {
         let at = r.at;
+        let prev: &[u8] = out.last().map_or(&[], |(t, _)| t.as_bytes());
         let shared = r.leb("a shared prefix length")? as usize;
         if shared > prev.len() {
             return Err(DecodeError {
@@ -177,16 +177,17 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<(String, u32)>, DecodeError> {
         }
         let len = r.leb("a suffix length")? as usize;
         let suffix = r.take(len, "the bytes of a term")?;
-        let mut term = prev[..shared].to_vec();
+        let mut term = Vec::with_capacity(shared + len);
+        term.extend_from_slice(&prev[..shared]);
         term.extend_from_slice(suffix);
-        if !out.is_empty() && term <= prev {
+        if !out.is_empty() && term.as_slice() <= prev {
             return Err(DecodeError {
                 offset: at,
                 expected: "terms in strictly increasing byte order",
                 got: format!(
                     "{:?} after {:?}",
                     String::from_utf8_lossy(&term),
-                    String::from_utf8_lossy(&prev)
+                    String::from_utf8_lossy(prev)
                 ),
             });
         }
@@ -199,13 +200,12 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<(String, u32)>, DecodeError> {
                 got: "0".into(),
             });
         }
-        let text = std::str::from_utf8(&term).map_err(|e| DecodeError {
+        let text = String::from_utf8(term).map_err(|e| DecodeError {
             offset: at,
             expected: "a UTF-8 term",
-            got: format!("invalid UTF-8 ({e})"),
+            got: format!("invalid UTF-8 ({})", e.utf8_error()),
         })?;
-        out.push((text.to_string(), tf));
-        prev = term;
+        out.push((text, tf));
     }
     if r.at != bytes.len() {
         return Err(r.err(

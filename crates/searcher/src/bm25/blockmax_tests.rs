@@ -1188,8 +1188,10 @@ mod weighted_routes {
         #[test]
         fn pruned_equals_exhaustive(seed in any::<u64>(), n in 50usize..1500, segments in 1usize..3, filtered in any::<bool>()) {
             let (bounded, plain) = bounded_and_plain(seed, n, segments);
-            let subset = random_subset(&bounded, seed ^ 0x5555, 70);
-            let sub_stats = SubsetStats::new(&bounded, &subset).unwrap();
+            let subsets = [random_subset(&bounded, seed ^ 0x5555, 70)];
+            let subset = &subsets[0];
+            let family = crate::stats::SubsetFamily::new(&bounded, &subsets).unwrap();
+            let sub_stats = family.member(0);
             let full = GlobalStats::new(&bounded);
             let stats: &dyn CollectionStats = if filtered { &sub_stats } else { &full };
             let mut r = Rng(seed ^ 0xabcdef);
@@ -1199,7 +1201,7 @@ mod weighted_routes {
                 let b = [0.0, 0.4, 0.75, 1.0][r.below(4) as usize];
                 let p = Bm25Params { k1, b };
                 for model in [Model::Bm25(p), Model::Bm25UnitIdf(p)] {
-                    let v = ModelVariant { model, stats, subset: filtered.then_some(&subset) };
+                    let v = ModelVariant { model, stats, subset: filtered.then_some(subset) };
                     for k in [1, 10, 1000] {
                         let want = search_exhaustive(&plain, TextField::Body, &q, std::slice::from_ref(&v), k).unwrap();
                         for shards in [&bounded, &plain] {

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use super::num_label;
 use super::vector::{
-    DfCache, Weighted, is_ascii_lower_alnum, length_ok, prune, scale_l1, sorted_vector,
+    DfCache, Weighted, is_ascii_lower_alnum, length_ok, prune, prune_cmp, scale_l1, sorted_vector,
 };
 use super::{FeedbackInput, check_count, check_weight};
 use crate::Result;
@@ -146,14 +146,27 @@ fn doc_vector(
         }
         v.push((term, tf as f32));
     }
+    // In prune's order, a chunk at a time: the smallest of the rest
+    // selected, then sorted (distinct terms: unstable sorts give prune's
+    // order), most documents needing only the first chunk.
     let mut kept = Vec::with_capacity(p.fb_terms.min(v.len()));
-    for (term, tf) in prune(v, usize::MAX) {
-        if kept.len() == p.fb_terms {
-            break;
+    let (mut start, mut chunk) = (0, (2 * p.fb_terms).max(16));
+    while kept.len() < p.fb_terms && start < v.len() {
+        let end = start.saturating_add(chunk).min(v.len());
+        if end < v.len() {
+            v[start..].select_nth_unstable_by(end - start - 1, prune_cmp);
         }
-        if !dfs.too_common(&term)? {
-            kept.push((term, tf));
+        v[start..end].sort_unstable_by(prune_cmp);
+        for (term, tf) in &v[start..end] {
+            if kept.len() == p.fb_terms {
+                break;
+            }
+            if !dfs.too_common(term)? {
+                kept.push((term.clone(), *tf));
+            }
         }
+        start = end;
+        chunk = chunk.saturating_mul(2);
     }
     Ok(kept)
 }
