@@ -102,7 +102,7 @@ sieve_test!(cacm_feedback_runs_pin_their_effectiveness, |dir| {
         got.push((tag, map_p10(&dir, &file)));
     }
     // Measured by this test's commands; Anserini 1.7.1 gives the same four
-    // decimals (bench/README.md#feedback).
+    // decimals (bench/README.md#retrieval-models-beyond-bm25).
     let want = [
         ("sieve_rm3_t10_d10_w0.5", ("0.3648", "0.3481")),
         (
@@ -138,10 +138,106 @@ sieve_test!(cacm_feedback_runs_pin_their_effectiveness, |dir| {
     }
 });
 
+sieve_test!(stored_vectors_give_the_same_runs, |dir| {
+    // The same runs and feedback queries, byte for byte, whether the
+    // feedback documents' terms come from stored vectors or the postings;
+    // only the index without them says so on stderr.
+    let mut files = Vec::new();
+    for (name, flags) in [("plain", &[][..]), ("docvec", &["--docvectors"][..])] {
+        let ix = cacm_index(&dir, name, flags);
+        let out = dir.join(&format!("runs-{name}"));
+        let queries = dir.join(&format!("queries-{name}.tsv"));
+        let o = dir
+            .cmd("sieve-search")
+            .arg("run")
+            .arg("--index")
+            .arg(&ix)
+            .arg("--topics")
+            .arg(crate::util::repo_root().join("topics/topics.cacm.txt"))
+            .args([
+                "--hits",
+                "1000",
+                "--feedback",
+                "rm3,bm25prf,rocchio",
+                "--output-dir",
+            ])
+            .arg(&out)
+            .arg("--feedback-queries")
+            .arg(&queries)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(
+            stderr.contains("--docvectors"),
+            name == "plain",
+            "{name}: {stderr}"
+        );
+        let mut got: Vec<(String, Vec<u8>)> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| {
+                (
+                    p.file_name().unwrap().to_string_lossy().into_owned(),
+                    std::fs::read(&p).unwrap(),
+                )
+            })
+            .collect();
+        got.sort();
+        got.push(("queries".into(), std::fs::read(&queries).unwrap()));
+        assert_eq!(got.len(), 4, "{name}: three runs and the queries");
+        files.push(got);
+    }
+    assert!(files[0] == files[1], "runs differ with stored vectors");
+});
+
+sieve_test!(docvector_shards_merge_and_mixed_ones_are_refused, |dir| {
+    // Shards built with --docvectors merge into an index that has them (no
+    // warning from feedback); a shard without them is refused by merge.
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    std::fs::copy(fixture("cacm/cacm.trec.gz"), dir.join("data/cacm.trec.gz")).unwrap();
+    std::fs::copy(fixture("jsonl/anserini.jsonl"), dir.join("data/a.jsonl")).unwrap();
+    for (shard, input, flags) in [
+        ("s1", "data/cacm.trec.gz", &["--docvectors"][..]),
+        ("s2", "data/a.jsonl", &["--docvectors"][..]),
+        ("s3", "data/a.jsonl", &[][..]),
+    ] {
+        ok(dir
+            .cmd("sieve-index")
+            .args(["build-shard", "--input", input, "--index", shard])
+            .args(flags));
+    }
+    let refused = fails(
+        dir.cmd("sieve-index")
+            .args(["merge", "--shards", "s1", "s3", "--index", "mixed"]),
+    );
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("built with other options"), "{err}");
+    ok(dir
+        .cmd("sieve-index")
+        .args(["merge", "--shards", "s1", "s2", "--index", "merged"]));
+    let manifest = std::fs::read_to_string(dir.join("merged/sieve.json")).unwrap();
+    assert!(manifest.contains("\"docvectors\": true"), "{manifest}");
+    let o = dir
+        .cmd("sieve-search")
+        .args(["run", "--index", "merged", "--topics"])
+        .arg(crate::util::repo_root().join("topics/topics.cacm.txt"))
+        .args(["--feedback", "rm3", "--output", "rm3.run"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("--docvectors"));
+    let plain = std::fs::read_to_string(dir.join("s3/sieve.json")).unwrap();
+    assert!(
+        !plain.contains("docvectors"),
+        "not written when false: {plain}"
+    );
+});
+
 /// The relative difference allowed between a feedback weight and
 /// Anserini's: the first-stage scores differ in their last digits (sieve's
 /// BM25 equals Lucene's to four decimals), and RM3 weighs documents by
-/// them (see bench/README.md#feedback).
+/// them (see bench/README.md#retrieval-models-beyond-bm25).
 const WEIGHT_TOLERANCE: f64 = 1e-5;
 
 /// `topic -> term -> weight` of a fixture of Anserini's printed queries.

@@ -309,6 +309,12 @@ pub struct BuildArgs {
     /// `sieve-search run --sdm` and by quoted phrases in topics.
     #[arg(long)]
     pub positions: bool,
+    /// Store each document's analysed body terms with their frequencies
+    /// (document vectors): `sieve-search run --feedback` then reads a
+    /// feedback document's terms directly instead of scanning the term
+    /// dictionary.
+    #[arg(long)]
+    pub docvectors: bool,
     /// Largest HTTP body kept per record, in bytes; longer ones are truncated and counted.
     #[arg(long, default_value_t = 10 * 1024 * 1024)]
     pub max_record_bytes: u64,

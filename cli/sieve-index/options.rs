@@ -60,6 +60,7 @@ pub fn build_options(
     };
     opts.near_duplicates = !a.no_near_duplicates;
     opts.contents.positions = a.positions;
+    opts.contents.docvectors = a.docvectors;
     opts.text = match a.text {
         TextArg::All => TextMode::All,
         TextArg::Main => TextMode::Main,

@@ -8,6 +8,7 @@ use std::io::Write;
 use anyhow::{Context, Result};
 use sieve_searcher::bm25::Shard;
 use sieve_searcher::feedback::Feedback;
+use sieve_searcher::feedback::index::has_stored_vectors;
 use sieve_searcher::queries::TopicQueries;
 use sieve_searcher::runspec::RunSpec;
 use sieve_searcher::twostage::GlobalStatsFile;
@@ -32,6 +33,11 @@ pub fn cmd_run_feedback(
         );
     }
     refuse_run_inputs(a, &runs)?;
+    if !has_stored_vectors(shards, a.query.search_field.text_field()) {
+        eprintln!(
+            "feedback: no stored document vectors, so each topic's feedback documents are read from the postings (slow: a pass over the term dictionary); build the index with `sieve-index build --docvectors` to store them"
+        );
+    }
     let started = std::time::Instant::now();
     let results = spec.search_feedback(
         (settings, a.feedback.rerank_cutoff),

@@ -97,6 +97,15 @@ impl AnalysedText {
         self.exact
     }
 
+    /// The terms pushed, in position order (gaps skipped), as tantivy
+    /// reads them back from [`as_str`](Self::as_str) when the text
+    /// [`is_exact`](Self::is_exact).
+    pub fn terms(&self) -> impl Iterator<Item = &str> {
+        self.text[MARKER.len()..]
+            .split(SEP)
+            .filter(|t| !t.is_empty())
+    }
+
     /// The string to give tantivy.
     pub fn as_str(&self) -> &str {
         &self.text

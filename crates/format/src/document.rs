@@ -93,11 +93,21 @@ impl IndexDoc {
         }
         let n_body = n_title + analyzer.analyze_joined(&self.body, &mut body);
         let body = if body.is_exact() {
+            if let Some(f) = fields.body_vector {
+                put(
+                    f,
+                    OwnedValue::Bytes(crate::docvector::encode_terms(body.terms())),
+                );
+            }
             OwnedValue::Str(body.into_string())
         } else {
             // Never seen: a term that the string form cannot carry.
             let mut tokens = title_tokens.clone();
             analyzer.analyze_into(&self.body, &mut tokens);
+            if let Some(f) = fields.body_vector {
+                let terms = tokens.iter().map(|t| t.text.as_str());
+                put(f, OwnedValue::Bytes(crate::docvector::encode_terms(terms)));
+            }
             OwnedValue::PreTokStr(PreTokenizedString {
                 text: String::new(),
                 tokens,

@@ -48,6 +48,7 @@
 
 pub mod bounds;
 pub mod document;
+pub mod docvector;
 pub mod dups;
 mod error;
 pub mod extsort;

@@ -114,6 +114,11 @@ pub struct ManifestOptions {
     /// could be asked for.
     #[serde(default, skip_serializing_if = "is_false")]
     pub positions: bool,
+    /// Document vectors are stored (`--docvectors`); absent (false) in the
+    /// manifest of an index without them, and of one written before they
+    /// could be asked for.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub docvectors: bool,
     /// `extract`'s output (`jsonl`, `jsonl full`); `None` for an index.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,

@@ -29,6 +29,7 @@
 //! | `body_tokens` | u64 | fast | exact number of tokens indexed in `body` |
 //! | `title_tokens` | u64 | fast | exact number of tokens indexed in `title` |
 //! | `minhash` | u64, several per document | fast | the near-duplicate band keys of the text ([`sieve_filters::minhash`], [`crate::dups`]); none for a text without words |
+//! | `body_vector` | bytes | stored; only in an index built with `--docvectors` | the document's analysed `body` terms with their frequencies ([`crate::docvector`]) |
 //!
 //! `body` repeats the title so that a single-field BM25 run sees the whole
 //! page, as Anserini's `contents` field does; `title` is indexed on its own
@@ -40,6 +41,12 @@
 //! likelihood, feedback) need none, and positions roughly double the
 //! postings; proximity (sequential dependence) and phrases need them.
 //! [`IndexContents::of_schema`] reads back what an index holds.
+//!
+//! `body_vector` exists only when the build asks for it
+//! ([`IndexContents::docvectors`], `sieve-index build --docvectors`): the
+//! terms and frequencies the postings of `body` hold for the document,
+//! stored so that pseudo-relevance feedback reads a document's terms in
+//! one document-store lookup instead of a pass over the term dictionary.
 //!
 //! `source`, `offset`, `record_len` and the `gz_member` pair locate the
 //! record's bytes in its input (`sieve-index show --raw` reads them back
@@ -119,6 +126,9 @@ pub const BODY_TOKENS: &str = "body_tokens";
 pub const TITLE_TOKENS: &str = "title_tokens";
 /// Near-duplicate band keys (fast, several values per document).
 pub const MINHASH: &str = "minhash";
+/// The analysed `body` terms with frequencies (stored bytes, only with
+/// `--docvectors`; [`crate::docvector`]).
+pub const BODY_VECTOR: &str = "body_vector";
 
 // `extract` records (JSON lines and Parquet columns) name the fields they
 // share with the index as above ([`DOCID`], [`URL`], [`SOURCE`],
@@ -232,6 +242,9 @@ pub struct Fields {
     pub title_tokens: Field,
     /// See [`MINHASH`].
     pub minhash: Field,
+    /// See [`BODY_VECTOR`]; `None` in an index built without
+    /// `--docvectors`.
+    pub body_vector: Option<Field>,
 }
 
 impl Fields {
@@ -282,6 +295,7 @@ impl Fields {
             body_tokens: get(BODY_TOKENS)?,
             title_tokens: get(TITLE_TOKENS)?,
             minhash: get(MINHASH)?,
+            body_vector: schema.get_field(BODY_VECTOR).ok(),
         })
     }
 }
@@ -339,6 +353,9 @@ pub struct IndexContents {
     /// Term positions in the postings of `title` and `body`, for proximity
     /// models and phrases.
     pub positions: bool,
+    /// Each document's analysed `body` terms with their frequencies, in
+    /// the stored field [`BODY_VECTOR`], for feedback.
+    pub docvectors: bool,
 }
 
 impl IndexContents {
@@ -354,7 +371,10 @@ impl IndexContents {
                 _ => None,
             })
             .is_some_and(|o| o.has_positions());
-        IndexContents { positions }
+        IndexContents {
+            positions,
+            docvectors: schema.get_field(BODY_VECTOR).is_ok(),
+        }
     }
 }
 
@@ -409,6 +429,9 @@ pub fn build_schema_with(contents: IndexContents) -> Schema {
     b.add_u64_field(GZ_MEMBER_START, STORED);
     b.add_u64_field(MINHASH, FAST);
     b.add_u64_field(RECORD_CRC, STORED);
+    if contents.docvectors {
+        b.add_bytes_field(BODY_VECTOR, STORED);
+    }
     b.build()
 }
 

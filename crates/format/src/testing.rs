@@ -11,7 +11,7 @@ use tantivy::indexer::NoMergePolicy;
 use tantivy::{Index, IndexWriter};
 
 use crate::document::{IndexDoc, SieveDocument};
-use crate::schema::{Fields, build_schema, register_analyzers};
+use crate::schema::{Fields, IndexContents, build_schema, build_schema_with, register_analyzers};
 
 /// A made-up document: `docid` and `body`, its length as `bytes`, UTF-8,
 /// and nothing else (no title, URL, spam score or band keys; offset 0).
@@ -29,6 +29,19 @@ pub fn doc(docid: &str, body: &str) -> IndexDoc {
 /// A new in-RAM index of `docs` (see [`write_docs`]).
 pub fn index_in_ram(docs: impl IntoIterator<Item = IndexDoc>, segments: usize) -> Index {
     write_docs(Index::create_in_ram(build_schema()), docs, segments)
+}
+
+/// A new in-RAM index of `docs` holding `contents` (see [`write_docs`]).
+pub fn index_in_ram_with(
+    contents: IndexContents,
+    docs: impl IntoIterator<Item = IndexDoc>,
+    segments: usize,
+) -> Index {
+    write_docs(
+        Index::create_in_ram(build_schema_with(contents)),
+        docs,
+        segments,
+    )
 }
 
 /// A new index of `docs` in the directory `dir` (see [`write_docs`]).

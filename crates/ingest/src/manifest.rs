@@ -41,6 +41,7 @@ pub(crate) fn manifest_options(o: &BuildOptions) -> ManifestOptions {
         text: o.text.name().to_string(),
         minhash: o.near_duplicates.then_some(sieve_format::dups::PARAMS),
         positions: o.contents.positions,
+        docvectors: o.contents.docvectors,
         output: None,
     }
 }

@@ -44,8 +44,8 @@ pub struct BuildOptions {
     pub near_duplicates: bool,
     /// The analyser.
     pub analyzer: AnalyzerConfig,
-    /// What the index keeps beyond a bag of words (positions; default
-    /// none).
+    /// What the index keeps beyond a bag of words (positions, document
+    /// vectors; default none).
     pub contents: IndexContents,
     /// Continue an interrupted build.
     pub resume: bool,

@@ -34,6 +34,17 @@
 //!
 //! As [`crate::bm25`]: score descending, then docid descending (byte
 //! order), the cut at `k` after that order, through the same top-k pools.
+//!
+//! ## BM25 through the pruning scorer
+//!
+//! When every variant is BM25 (or every one BM25 with unit idf) and every
+//! weight is finite and > 0, the query goes to [`crate::bm25`]'s scorer as
+//! boosted terms: the same `f32` term scores (`weight · idf` times the
+//! length-normalised tf) summed in query order, so the same scores, but
+//! with block-max and MaxScore pruning against the top-k threshold instead
+//! of every posting of every term (a feedback query's 20-odd terms hold
+//! many long posting lists). Other queries (QLD, a weight <= 0) are scored
+//! exhaustively ([`search_exhaustive`]).
 
 use roaring::RoaringBitmap;
 use sieve_format::schema::TextField;
@@ -43,7 +54,9 @@ use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED, Term};
 
 use crate::bm25::topk::{Candidate, Pool, SegmentNames, TopK, finish};
-use crate::bm25::{BagOfWords, Bm25Params, Hit, Shard, Subset, idf};
+use crate::bm25::{
+    BagOfWords, Bm25Params, BoostedTerms, Hit, Idf, Shard, Subset, Variant, idf, search_boosted,
+};
 use crate::stats::CollectionStats;
 use crate::{Error, Result};
 
@@ -255,10 +268,56 @@ fn term_scorers(
     Ok(out)
 }
 
-/// Scores `query` against every shard for every variant, exhaustively
-/// (every posting of every query term), and returns each variant's top
-/// `k` in trec_eval order.
+/// Scores `query` against every shard for every variant and returns each
+/// variant's top `k` in trec_eval order: through [`crate::bm25`]'s pruning
+/// scorer when the module docs say so, else [`search_exhaustive`]; the
+/// same hits and scores either way.
 pub fn search_weighted(
+    shards: &[Shard],
+    field: TextField,
+    query: &WeightedQuery,
+    variants: &[ModelVariant<'_>],
+    k: usize,
+) -> Result<Vec<Vec<Hit>>> {
+    for v in variants {
+        v.model.validate()?;
+    }
+    let positive = query
+        .terms
+        .iter()
+        .all(|t| t.weight.is_finite() && t.weight > 0.0);
+    let idf = match variants.first().map(|v| v.model) {
+        Some(Model::Bm25(_)) => Some(Idf::Lucene),
+        Some(Model::Bm25UnitIdf(_)) => Some(Idf::Unit),
+        _ => None,
+    };
+    let bm25: Option<Vec<Variant<'_>>> = variants
+        .iter()
+        .map(|v| match (v.model, idf) {
+            (Model::Bm25(params), Some(Idf::Lucene))
+            | (Model::Bm25UnitIdf(params), Some(Idf::Unit)) => Some(Variant {
+                params,
+                stats: v.stats,
+                subset: v.subset,
+            }),
+            _ => None,
+        })
+        .collect();
+    let (Some(idf), Some(bm25), true) = (idf, bm25, positive) else {
+        return search_exhaustive(shards, field, query, variants, k);
+    };
+    let terms: Vec<(&str, Score)> = query
+        .terms
+        .iter()
+        .map(|t| (t.text.as_str(), t.weight))
+        .collect();
+    let boosted = BoostedTerms { terms: &terms, idf };
+    search_boosted(shards, field, &boosted, &bm25, k, None)
+}
+
+/// [`search_weighted`] scoring every posting of every query term, for
+/// every model and weight.
+pub fn search_exhaustive(
     shards: &[Shard],
     field: TextField,
     query: &WeightedQuery,

@@ -41,6 +41,7 @@ pub(super) fn build_index(dir: &Path, batches: Vec<Vec<IndexDoc>>) -> Index {
             text: "all".into(),
             minhash: None,
             positions: false,
+            docvectors: false,
             output: None,
         },
         inputs: Vec::new(),

@@ -629,14 +629,14 @@ fn groups_are_variants_with_bit_identical_weights() {
         },
     ];
     let field = shards[0].fields.text(TextField::Body);
-    let terms: Vec<(Term, u32)> = query("alpha beta")
+    let terms: Vec<(Term, Score)> = query("alpha beta")
         .terms
         .iter()
-        .map(|(t, q)| (Term::from_field_text(field, t), *q))
+        .map(|(t, q)| (Term::from_field_text(field, t), *q as Score))
         .collect();
     let weights = vs
         .iter()
-        .map(|v| Weights::new(v, field, &terms).unwrap())
+        .map(|v| Weights::new(v, field, &terms, Idf::Lucene).unwrap())
         .collect();
     let groups = Groups::new(weights);
     assert_eq!(groups.of, [Some(0), Some(0), Some(1), Some(2), Some(1)]);
@@ -1152,4 +1152,65 @@ fn one_setting_with_a_filter_takes_the_direct_paths() {
             &queries,
         )
     });
+}
+
+/// Weighted BM25 queries (feedback's second search) through the pruning
+/// scorer ([`crate::weighted::search_weighted`] routes them here) against
+/// the exhaustive weighted scorer: random positive weights with arbitrary
+/// low bits, 2-9 terms, BM25 and BM25 with unit idf, full and filtered,
+/// with block-max bounds and without, k of 1, 10 and 1000. Identical
+/// documents, order and score bits.
+mod weighted_routes {
+    use super::*;
+    use crate::stats::CollectionStats;
+    use crate::weighted::{
+        Model, ModelVariant, WeightedQuery, WeightedTerm, search_exhaustive, search_weighted,
+    };
+
+    fn random_weighted(r: &mut Rng) -> WeightedQuery {
+        let len = 2 + r.below(8) as usize;
+        let mut terms: Vec<WeightedTerm> = Vec::new();
+        for _ in 0..len {
+            let text = WORDS[r.below(WORDS.len() as u64) as usize].to_string();
+            if terms.iter().any(|t| t.text == text) {
+                continue;
+            }
+            // 1e-3 to ~8, any mantissa.
+            let weight = (1 + r.below(8000)) as f32 / 1000.0
+                * (1.0 + r.below(1 << 20) as f32 / (1 << 23) as f32);
+            terms.push(WeightedTerm { text, weight });
+        }
+        WeightedQuery { terms }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn pruned_equals_exhaustive(seed in any::<u64>(), n in 50usize..1500, segments in 1usize..3, filtered in any::<bool>()) {
+            let (bounded, plain) = bounded_and_plain(seed, n, segments);
+            let subsets = [random_subset(&bounded, seed ^ 0x5555, 70)];
+            let subset = &subsets[0];
+            let family = crate::stats::SubsetFamily::new(&bounded, &subsets).unwrap();
+            let sub_stats = family.member(0);
+            let full = GlobalStats::new(&bounded);
+            let stats: &dyn CollectionStats = if filtered { &sub_stats } else { &full };
+            let mut r = Rng(seed ^ 0xabcdef);
+            for _ in 0..4 {
+                let q = random_weighted(&mut r);
+                let k1 = [0.0, 0.9, 1.2, 2.5][r.below(4) as usize];
+                let b = [0.0, 0.4, 0.75, 1.0][r.below(4) as usize];
+                let p = Bm25Params { k1, b };
+                for model in [Model::Bm25(p), Model::Bm25UnitIdf(p)] {
+                    let v = ModelVariant { model, stats, subset: filtered.then_some(subset) };
+                    for k in [1, 10, 1000] {
+                        let want = search_exhaustive(&plain, TextField::Body, &q, std::slice::from_ref(&v), k).unwrap();
+                        for shards in [&bounded, &plain] {
+                            let got = search_weighted(shards, TextField::Body, &q, std::slice::from_ref(&v), k).unwrap();
+                            assert_identical(&got, &want, &format!("{model:?} k={k} {q:?}"));
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -265,14 +265,21 @@ pub fn trec_order(a: &Hit, b: &Hit) -> Ordering {
 
 /// Per-variant weights for one query.
 struct Weights {
-    /// `qtf · idf` per query term (0 where the term is absent everywhere).
+    /// `boost · idf` per query term (the boost of a bag of words is the
+    /// query frequency `qtf`; `boost` alone with [`Idf::Unit`]; 0 where
+    /// the term is absent everywhere).
     term_weight: Vec<Score>,
     /// `k1 · (1 − b + b · dl / avgdl)` per fieldnorm id.
     norm: [Score; 256],
 }
 
 impl Weights {
-    fn new(variant: &Variant<'_>, field: Field, terms: &[(Term, u32)]) -> Result<Option<Weights>> {
+    fn new(
+        variant: &Variant<'_>,
+        field: Field,
+        terms: &[(Term, Score)],
+        idf_of: Idf,
+    ) -> Result<Option<Weights>> {
         let n = variant.stats.total_num_docs()?;
         if n == 0 {
             return Ok(None);
@@ -288,12 +295,12 @@ impl Weights {
             *slot = k1 * (1.0 - b + b * ratio);
         }
         let mut term_weight = Vec::with_capacity(terms.len());
-        for (term, qtf) in terms {
+        for (term, boost) in terms {
             let df = variant.stats.doc_freq(term)?;
-            term_weight.push(if df == 0 {
-                0.0
-            } else {
-                *qtf as Score * idf(df, n)
+            term_weight.push(match (df, idf_of) {
+                (0, _) => 0.0,
+                (_, Idf::Lucene) => *boost * idf(df, n),
+                (_, Idf::Unit) => *boost,
             });
         }
         Ok(Some(Weights { term_weight, norm }))
@@ -349,6 +356,15 @@ impl Groups {
     }
 }
 
+/// The idf factor of each term's weight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Idf {
+    /// [`idf`] (BM25).
+    Lucene,
+    /// 1 (BM25-PRF's second search, [`crate::weighted::Model::Bm25UnitIdf`]).
+    Unit,
+}
+
 /// `ln(1 + (N − df + 0.5) / (df + 0.5))`, as tantivy and Lucene compute it.
 pub fn idf(doc_freq: u64, num_docs: u64) -> Score {
     let df = doc_freq.min(num_docs);
@@ -384,20 +400,53 @@ pub(crate) fn search_with(
     k: usize,
     selections: Option<Selections<'_>>,
 ) -> Result<Vec<Vec<Hit>>> {
-    if query.is_empty() || shards.is_empty() || k == 0 {
+    let terms: Vec<(&str, Score)> = query
+        .terms
+        .iter()
+        .map(|(t, qtf)| (t.as_str(), *qtf as Score))
+        .collect();
+    let query = BoostedTerms {
+        terms: &terms,
+        idf: Idf::Lucene,
+    };
+    search_boosted(shards, field, &query, variants, k, selections)
+}
+
+/// Distinct analysed terms, each with a boost (a finite weight > 0) that
+/// multiplies its BM25 score, and the idf factor of their weights.
+pub(crate) struct BoostedTerms<'a> {
+    /// `(term text, boost)`, in query order.
+    pub terms: &'a [(&'a str, Score)],
+    /// The idf factor.
+    pub idf: Idf,
+}
+
+/// [`search_with`] for any boosts ([`BoostedTerms`]): a bag of words
+/// boosts each term by its query frequency; a feedback query
+/// ([`crate::weighted::search_weighted`]) by its expansion weight. The
+/// bounds of the block-max and MaxScore pruning hold for boosts >= 0.
+pub(crate) fn search_boosted(
+    shards: &[Shard],
+    field: TextField,
+    query: &BoostedTerms<'_>,
+    variants: &[Variant<'_>],
+    k: usize,
+    selections: Option<Selections<'_>>,
+) -> Result<Vec<Vec<Hit>>> {
+    if query.terms.is_empty() || shards.is_empty() || k == 0 {
         return Ok(vec![Vec::new(); variants.len()]);
     }
     // Terms are built from the first shard's field handle; every shard has
     // the same schema (checked when the shards are opened).
     let field_handle = shards[0].fields.text(field);
-    let terms: Vec<(Term, u32)> = query
+    let terms: Vec<(Term, Score)> = query
         .terms
         .iter()
-        .map(|(t, qtf)| (Term::from_field_text(field_handle, t), *qtf))
+        .map(|(t, boost)| (Term::from_field_text(field_handle, t), *boost))
         .collect();
     let weights: Vec<Option<Weights>> = variants
         .iter()
-        .map(|v| Weights::new(v, field_handle, &terms))
+        .map(|v| Weights::new(v, field_handle, &terms, query.idf))
         .collect::<Result<_>>()?;
     let groups = Groups::new(weights);
 

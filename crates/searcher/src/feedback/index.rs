@@ -1,14 +1,16 @@
 //! What feedback reads from a sieve index: documents found by docid
 //! ([`locate`]), their analysed terms with frequencies ([`term_vectors`]:
-//! the postings of every term of the field, read at the feedback
-//! documents: exactly the terms and frequencies the index holds), and
+//! the stored document vector of an index built with `--docvectors`,
+//! otherwise the postings of every term of the field read at the feedback
+//! documents; exactly the terms and frequencies the index holds either
+//! way), and
 //! statistics as a [`FeedbackInput`] wants them ([`IndexInput`]). The
 //! second search is [`crate::weighted::search_weighted`].
 
-use sieve_format::schema::TextField;
+use sieve_format::schema::{BODY_VECTOR, TextField};
 use tantivy::postings::Postings;
-use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{DocId, DocSet, TERMINATED, Term};
+use tantivy::schema::{Field, IndexRecordOption, Value};
+use tantivy::{DocAddress, DocId, DocSet, TERMINATED, TantivyDocument, Term};
 
 use super::FeedbackInput;
 use crate::bm25::{Hit, Shard};
@@ -66,16 +68,80 @@ pub fn locate(shards: &[Shard], docid: &str) -> Result<DocAt> {
     })
 }
 
+/// Whether feedback on `field` reads stored document vectors from every
+/// one of `shards` (built with `--docvectors`; only `body` has them), so
+/// that it need not scan the term dictionary.
+pub fn has_stored_vectors(shards: &[Shard], field: TextField) -> bool {
+    field == TextField::Body && shards.iter().all(|s| s.fields.body_vector.is_some())
+}
+
 /// The analysed terms of field `field` of each of `docs`, with their
-/// frequencies, in byte order: one pass over the term dictionary of each
-/// segment holding some of them.
+/// frequencies, in byte order: the stored document vector where the shard
+/// has them ([`has_stored_vectors`]), otherwise one pass over the term
+/// dictionary of each segment holding some of the documents.
 pub fn term_vectors(
     shards: &[Shard],
     field: TextField,
     docs: &[DocAt],
 ) -> Result<Vec<Vec<(String, u32)>>> {
     let mut out = vec![Vec::new(); docs.len()];
-    let mut order: Vec<usize> = (0..docs.len()).collect();
+    let mut scan: Vec<usize> = Vec::with_capacity(docs.len());
+    for (i, at) in docs.iter().enumerate() {
+        let shard = &shards[at.shard];
+        match shard.fields.body_vector {
+            Some(stored) if field == TextField::Body => out[i] = stored_vector(shard, stored, *at)?,
+            _ => scan.push(i),
+        }
+    }
+    if !scan.is_empty() {
+        postings_vectors(shards, field, docs, scan, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// The stored vector of the document at `at` (field `stored` of its shard).
+/// A missing or damaged value is an error naming the index, the segment,
+/// the document and the byte offset.
+fn stored_vector(shard: &Shard, stored: Field, at: DocAt) -> Result<Vec<(String, u32)>> {
+    let bad = |detail: String| Error::Index {
+        index: shard.dir.display().to_string(),
+        detail: format!(
+            "segment {} document {}: stored field {BODY_VECTOR}: {detail}",
+            at.segment, at.doc
+        ),
+    };
+    let doc: TantivyDocument = shard
+        .searcher
+        .doc(DocAddress::new(at.segment as u32, at.doc))
+        .map_err(|e| bad(e.to_string()))?;
+    let value = doc.get_first(stored).ok_or_else(|| bad("missing".into()))?;
+    let bytes = value
+        .as_bytes()
+        .ok_or_else(|| bad("expected bytes, got another type".into()))?;
+    sieve_format::docvector::decode(bytes).map_err(|e| bad(e.to_string()))
+}
+
+/// [`term_vectors`] read from the postings only, whatever the index
+/// stores: the reference stored vectors are checked against.
+pub fn term_vectors_from_postings(
+    shards: &[Shard],
+    field: TextField,
+    docs: &[DocAt],
+) -> Result<Vec<Vec<(String, u32)>>> {
+    let mut out = vec![Vec::new(); docs.len()];
+    postings_vectors(shards, field, docs, (0..docs.len()).collect(), &mut out)?;
+    Ok(out)
+}
+
+/// [`term_vectors`] from the postings, for the documents `order` (indexes
+/// into `docs`); the others' slots of `out` are left alone.
+fn postings_vectors(
+    shards: &[Shard],
+    field: TextField,
+    docs: &[DocAt],
+    mut order: Vec<usize>,
+    out: &mut [Vec<(String, u32)>],
+) -> Result<()> {
     order.sort_by_key(|&i| docs[i]);
     for group in order
         .chunk_by(|&a, &b| (docs[a].shard, docs[a].segment) == (docs[b].shard, docs[b].segment))
@@ -105,7 +171,7 @@ pub fn term_vectors(
             }
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A document's analysed terms with their frequencies, in byte order.

@@ -9,8 +9,8 @@
 
 use rayon::prelude::*;
 
-use super::index::{IndexInput, locate, term_vectors};
-use super::{Expansion, Feedback, Rescoring, anserini_order};
+use super::rewrite::index_input;
+use super::{Expansion, Feedback, Rescoring};
 use crate::batch::{Prepared, QueryPlan, RunResults};
 use crate::bm25::{BagOfWords, Hit, Subset};
 use crate::queries::TopicQueries;
@@ -124,33 +124,17 @@ impl Context<'_> {
         &self,
         v: usize,
         query: &BagOfWords,
-        mut hits: Vec<Hit>,
+        hits: Vec<Hit>,
         stats: &dyn CollectionStats,
         subset: Option<&Subset>,
     ) -> Result<Vec<(Vec<Hit>, Expansion)>> {
-        let (top, bottom) = self
+        let read = self
             .settings
             .iter()
             .map(Feedback::documents_read)
             .fold((0, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
         let shards = self.plan.shards;
-        anserini_order(&mut hits);
-        let n = hits.len();
-        let read: Vec<usize> = (0..n).filter(|&r| r < top || r + bottom >= n).collect();
-        let places = read
-            .iter()
-            .map(|&r| locate(shards, &hits[r].docid))
-            .collect::<Result<Vec<_>>>()?;
-        let mut vectors = term_vectors(shards, self.plan.field, &places)?.into_iter();
-        let input = IndexInput {
-            hits: hits
-                .into_iter()
-                .enumerate()
-                .map(|(r, h)| (h, read.binary_search(&r).ok().and_then(|_| vectors.next())))
-                .collect(),
-            stats,
-            field: shards[0].fields.text(self.plan.field),
-        };
+        let input = index_input(shards, self.plan.field, stats, hits, read)?;
         let first_model = self.plan.variants[v].model();
         let mut out = Vec::with_capacity(self.settings.len());
         for setting in self.settings {

@@ -432,3 +432,131 @@ fn anserini_order_breaks_ties_by_docid_ascending() {
     let ids: Vec<&str> = hits.iter().map(|h| h.docid.as_str()).collect();
     assert_eq!(ids, ["c", "a", "b"]);
 }
+
+/// Stored document vectors (`--docvectors`) against the postings: for
+/// random documents (title and body, stop words, repeats, stems, digits,
+/// accents), several segments, the stored vector of every document equals
+/// the terms and frequencies read from the postings.
+mod stored_vectors {
+    use super::super::index::{
+        DocAt, has_stored_vectors, term_vectors, term_vectors_from_postings,
+    };
+    use crate::bm25::Shard;
+    use proptest::prelude::*;
+    use sieve_format::schema::{Fields, IndexContents, TextField};
+    use sieve_format::testing;
+
+    fn shard(index: &tantivy::Index) -> Shard {
+        Shard {
+            name: "mem".into(),
+            dir: std::path::PathBuf::new(),
+            searcher: index.reader().unwrap().searcher(),
+            fields: Fields::from_schema(&index.schema()).unwrap(),
+            bounds: Vec::new(),
+            docid_columns: Default::default(),
+            token_totals: None,
+        }
+    }
+
+    const WORDS: &[&str] = &[
+        "the",
+        "running",
+        "runs",
+        "ran",
+        "Fox",
+        "foxes",
+        "a",
+        "of",
+        "42",
+        "x",
+        "café",
+        "naïve",
+        "données",
+        "it's",
+        "U.S.A.",
+        "e-mail",
+        "über",
+        "3.14",
+        "日本語",
+        "ΑΘΗΝΑ",
+        "don't",
+        "and",
+    ];
+
+    fn text(picks: &[usize]) -> String {
+        picks
+            .iter()
+            .map(|&i| WORDS[i % WORDS.len()])
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn vectors_equal_postings(
+            docs in proptest::collection::vec(
+                (proptest::collection::vec(0usize..64, 0..4), proptest::collection::vec(0usize..64, 0..40)),
+                1..30,
+            ),
+            segments in 1usize..4,
+        ) {
+            let made = docs.iter().enumerate().map(|(i, (title, body))| {
+                let mut d = testing::doc(&format!("d{i:03}"), &text(body));
+                d.title = text(title);
+                d
+            });
+            let contents = IndexContents { docvectors: true, ..IndexContents::default() };
+            let index = testing::index_in_ram_with(contents, made, segments);
+            let shards = [shard(&index)];
+            prop_assert!(has_stored_vectors(&shards, TextField::Body));
+            prop_assert!(!has_stored_vectors(&shards, TextField::Title));
+            let mut at = Vec::new();
+            for (g, seg) in shards[0].searcher.segment_readers().iter().enumerate() {
+                for doc in 0..seg.max_doc() {
+                    at.push(DocAt { shard: 0, segment: g, doc });
+                }
+            }
+            let stored = term_vectors(&shards, TextField::Body, &at).unwrap();
+            let postings = term_vectors_from_postings(&shards, TextField::Body, &at).unwrap();
+            prop_assert_eq!(stored, postings);
+        }
+    }
+
+    #[test]
+    fn a_damaged_vector_is_an_error_not_a_panic() {
+        use sieve_format::schema::{build_schema_with, register_analyzers};
+        let contents = IndexContents {
+            docvectors: true,
+            ..IndexContents::default()
+        };
+        let index = tantivy::Index::create_in_ram(build_schema_with(contents));
+        register_analyzers(&index, sieve_analysis::AnalyzerConfig::default());
+        let fields = Fields::from_schema(&index.schema()).unwrap();
+        let mut w: tantivy::IndexWriter = index.writer_with_num_threads(1, 15_000_000).unwrap();
+        let mut d = tantivy::TantivyDocument::new();
+        d.add_text(fields.docid, "d0");
+        d.add_text(fields.body, "apple pie");
+        // One term announced, none there.
+        d.add_bytes(fields.body_vector.unwrap(), &[1u8, 1]);
+        w.add_document(d).unwrap();
+        w.commit().unwrap();
+        let shards = [shard(&index)];
+        let at = [DocAt {
+            shard: 0,
+            segment: 0,
+            doc: 0,
+        }];
+        let e = term_vectors(&shards, TextField::Body, &at)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("segment 0 document 0: stored field body_vector"),
+            "{e}"
+        );
+        assert!(
+            e.contains("at byte 2: expected a shared prefix length"),
+            "{e}"
+        );
+    }
+}

@@ -86,18 +86,23 @@ impl<'a> DfCache<'a> {
 /// order): `FeatureVector.pruneToSize`. `k` is at least 1 (the parameters
 /// are checked before).
 pub fn prune(mut v: Vec<Weighted>, k: usize) -> Vec<Weighted> {
-    v.sort_by(|a, b| {
-        // Java: equal values compare by term; otherwise larger first.
-        if a.1 == b.1 {
-            java_cmp(&a.0, &b.0)
-        } else if a.1 > b.1 {
-            Ordering::Less
-        } else {
-            Ordering::Greater
-        }
-    });
+    v.sort_by(prune_cmp);
     v.truncate(k);
     v
+}
+
+/// [`prune`]'s order: weight descending, equal weights by term (Java
+/// order). Total over distinct terms, so a stable and an unstable sort
+/// agree.
+pub fn prune_cmp(a: &Weighted, b: &Weighted) -> Ordering {
+    // Java: equal values compare by term; otherwise larger first.
+    if a.1 == b.1 {
+        java_cmp(&a.0, &b.0)
+    } else if a.1 > b.1 {
+        Ordering::Less
+    } else {
+        Ordering::Greater
+    }
 }
 
 /// `scaleToUnitL1Norm`: each weight divided by the sum of absolute

@@ -138,7 +138,7 @@ pub(super) fn look_up_tf(
 /// some group, with its bounds (over the groups' distinct weights).
 pub(super) fn open_cursors(
     seg: &SegmentInput<'_>,
-    terms: &[(Term, u32)],
+    terms: &[(Term, Score)],
     groups: &[Weights],
 ) -> Result<Vec<Cursor>> {
     let inverted = seg.segment.inverted_index(seg.field)?;

@@ -255,7 +255,7 @@ struct SegmentScan<'a> {
 /// for every variant of `groups`, into the variants' `heaps`.
 pub(super) fn score_segment(
     seg: &SegmentInput<'_>,
-    terms: &[(Term, u32)],
+    terms: &[(Term, Score)],
     groups: &Groups,
     heaps: &mut [TopK],
 ) -> Result<()> {
