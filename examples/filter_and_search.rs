@@ -68,6 +68,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|selection| RunVariant {
             params: Bm25Params { k1: 0.9, b: 0.4 },
             qld: None,
+            sdm: false,
             selection,
             tag: if selection.is_some() { "spam70" } else { "all" }.into(),
         })

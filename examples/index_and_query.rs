@@ -43,6 +43,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let variant = RunVariant {
         params: Bm25Params { k1: 0.9, b: 0.4 },
         qld: None,
+        sdm: false,
         selection: None,
         tag: "example".into(),
     };

@@ -352,6 +352,7 @@ fn main() {
     let rv = |selection: Option<usize>| RunVariant {
         params: p,
         qld: None,
+        sdm: false,
         selection,
         tag: String::new(),
     };

@@ -66,6 +66,7 @@ fn main() {
     let one = [RunVariant {
         params: Bm25Params { k1: 0.9, b: 0.4 },
         qld: None,
+        sdm: false,
         selection: Some(0),
         tag: String::new(),
     }];

@@ -130,6 +130,11 @@ pub struct RunArgs {
     /// document) or filtered (only the kept ones).
     #[arg(long = "collection-stats", alias = "stats", default_value = "full")]
     pub stats: StatsArg,
+    /// Quoted text in topics: ignore (quotes are punctuation, the topic is
+    /// its bag of words) or exact (each quoted phrase of two or more terms
+    /// is also an exact-phrase clause, BM25; the index needs --positions).
+    #[arg(long, value_enum, default_value = "ignore", value_name = "HOW")]
+    pub phrases: PhrasesArg,
     #[command(flatten)]
     pub threads: Threads,
     #[command(flatten)]
@@ -546,6 +551,23 @@ impl StatsArg {
     }
 }
 
+/// The values of `--phrases`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PhrasesArg {
+    Ignore,
+    Exact,
+}
+
+impl PhrasesArg {
+    /// How quoted phrases are searched.
+    pub fn mode(self) -> sieve_searcher::queries::Phrases {
+        match self {
+            PhrasesArg::Ignore => sieve_searcher::queries::Phrases::Ignore,
+            PhrasesArg::Exact => sieve_searcher::queries::Phrases::Exact,
+        }
+    }
+}
+
 /// A value of `--near-duplicates`.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum NearDupArg {
@@ -702,11 +724,16 @@ pub struct ModelArgs {
     /// BM25 b (comma-separated list: one setting per value).
     #[arg(long, value_delimiter = ',', default_value = "0.4")]
     pub b: Vec<f32>,
-    /// Retrieval models (comma-separated list of bm25, qld): BM25 one
+    /// Retrieval models (comma-separated list of bm25, qld, sdm): BM25 one
     /// setting per k1 and b, query likelihood with Dirichlet smoothing
-    /// (Anserini's -qld) one per --mu.
+    /// (Anserini's -qld) one per --mu, the sequential dependence model
+    /// with BM25 (Anserini's -sdm; the index needs --positions) one per k1
+    /// and b.
     #[arg(long, value_delimiter = ',', default_value = "bm25")]
     pub model: Vec<String>,
+    /// The sequential dependence model alone: `--model sdm`.
+    #[arg(long, conflicts_with = "model")]
+    pub sdm: bool,
     /// QLD's Dirichlet prior (comma-separated list: one qld setting per
     /// value).
     #[arg(long, value_delimiter = ',', default_value = "1000")]
@@ -716,6 +743,9 @@ pub struct ModelArgs {
 impl ModelArgs {
     /// The models named by --model.
     pub fn names(&self) -> anyhow::Result<Vec<sieve_searcher::runspec::ModelName>> {
+        if self.sdm {
+            return Ok(vec![sieve_searcher::runspec::ModelName::Sdm]);
+        }
         self.model
             .iter()
             .map(|m| sieve_searcher::runspec::ModelName::parse(m))

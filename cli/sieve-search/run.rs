@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use sieve_analysis::EnglishAnalyzer;
 use sieve_filters::docfilter::Unscored;
 use sieve_searcher::batch::{DocSelection, RunResults};
-use sieve_searcher::queries::TopicQueries;
+use sieve_searcher::queries::{Phrases, TopicQueries};
 use sieve_searcher::runspec::{MIN_SPAM_PERCENTILE, PlannedRun, RunSpec, SelectionSpec};
 use sieve_searcher::topics::read_topics;
 use sieve_searcher::twostage;
@@ -39,6 +39,9 @@ pub fn cmd_run(a: RunArgs) -> Result<()> {
     };
     let spec = run_spec(&a, hits)?;
     let settings = a.feedback.settings()?;
+    if !settings.is_empty() && spec.phrases == Phrases::Exact {
+        anyhow::bail!("--phrases exact is not searched with feedback: give --phrases ignore");
+    }
     if !settings.is_empty() {
         return feedback::cmd_run_feedback(
             &a,
@@ -83,6 +86,7 @@ fn run_spec(a: &RunArgs, hits: usize) -> Result<RunSpec> {
         k1: a.models.k1.clone(),
         b: a.models.b.clone(),
         stats: a.stats.mode(),
+        phrases: a.phrases.mode(),
         hits,
         output: a.output.clone(),
         output_dir: a.output_dir.clone(),

@@ -491,6 +491,7 @@ impl NativeIndex {
             selections,
             stats: req.stats,
             hits: req.hits,
+            phrases: Default::default(),
             output: None,
             output_dir: None,
         };

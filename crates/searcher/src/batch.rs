@@ -34,7 +34,8 @@ use tantivy::columnar::StrColumn;
 use tantivy::{DocId, SegmentReader};
 
 use crate::bm25::{BagOfWords, Bm25Params, Hit, Membership, Shard, Subset, Variant, search_with};
-use crate::queries::TopicQueries;
+use crate::queries::{AnalysedQuery, Phrases, TopicQueries};
+use crate::sdm::{PositionalQuery, PositionalVariant, SdmWeights, search_positional};
 use crate::stats::{CollectionStats, FamilyMember, GlobalStats, SubsetFamily};
 use crate::weighted::{Model, ModelVariant, QldParams, WeightedQuery, search_weighted};
 use crate::{Error, Result};
@@ -336,6 +337,9 @@ pub struct RunVariant {
     /// `Some`: the run scores with query likelihood with Dirichlet
     /// smoothing ([`crate::weighted`]) instead of BM25.
     pub qld: Option<QldParams>,
+    /// The run scores Anserini's sequential dependence query with BM25
+    /// `params` ([`crate::sdm`]; the index needs positions). Not with `qld`.
+    pub sdm: bool,
     /// Index into the batch's selections (`None`: every document).
     pub selection: Option<usize>,
     /// The run tag.
@@ -390,6 +394,16 @@ impl QueryPlan<'_> {
     fn check(&self, selections: usize) -> Result<()> {
         for v in self.variants {
             v.model().validate()?;
+            if v.sdm && v.qld.is_some() {
+                return Err(Error::InvalidParameter {
+                    name: "model",
+                    expected: "sdm with BM25 parameters, not with query likelihood",
+                    got: format!("run {} with sdm and qld", v.tag),
+                });
+            }
+        }
+        if self.variants.iter().any(|v| v.sdm) {
+            crate::bm25::require_positions(self.shards, "--sdm")?;
         }
         if self.global.is_some() && self.stats_mode == StatsMode::Filtered && selections > 0 {
             return Err(Error::InvalidParameter {
@@ -411,9 +425,40 @@ pub fn run_batch(
     queries: &TopicQueries<'_>,
     selections: &[DocSelection],
 ) -> Result<Vec<RunResults>> {
+    run_batch_phrases(plan, queries, selections, Phrases::Ignore)
+}
+
+/// [`run_batch`], with the topics' quoted phrases searched as `phrases`
+/// says. With [`Phrases::Exact`], a topic with a quoted phrase of two or
+/// more terms needs an index with positions ([`crate::Error::IndexLacks`],
+/// naming the topic and the phrase, otherwise).
+pub fn run_batch_phrases(
+    plan: &QueryPlan<'_>,
+    queries: &TopicQueries<'_>,
+    selections: &[DocSelection],
+    phrases: Phrases,
+) -> Result<Vec<RunResults>> {
     plan.check(selections.len())?;
+    let analysed = queries.analyse_full();
+    if phrases == Phrases::Exact {
+        check_phrases(plan.shards, &analysed)?;
+    }
     let subsets = select_all(plan.shards, selections)?;
-    run_batch_on(plan, queries, &subsets)
+    search_analysed(plan, &analysed, &subsets, phrases)
+}
+
+/// Refuses quoted phrases (the first, with its topic) when some shard has
+/// no positions.
+fn check_phrases(shards: &[Shard], analysed: &[(String, AnalysedQuery)]) -> Result<()> {
+    let Some((id, q)) = analysed.iter().find(|(_, q)| !q.phrases.is_empty()) else {
+        return Ok(());
+    };
+    let words: Vec<&str> = q.phrases[0].iter().map(|(t, _)| t.as_str()).collect();
+    let needed_by = format!(
+        "the quoted phrase [{}] of topic {id} (give --phrases ignore to search quotes as plain words)",
+        words.join(" ")
+    );
+    crate::bm25::require_positions(shards, &needed_by)
 }
 
 /// [`run_batch`] with the selections already turned into bitmaps
@@ -424,17 +469,26 @@ pub fn run_batch_on(
     queries: &TopicQueries<'_>,
     subsets: &[Subset],
 ) -> Result<Vec<RunResults>> {
+    search_analysed(plan, &queries.analyse_full(), subsets, Phrases::Ignore)
+}
+
+/// Every analysed topic searched for every run of `plan`, topics in
+/// parallel, the results in topic order.
+fn search_analysed(
+    plan: &QueryPlan<'_>,
+    analysed: &[(String, AnalysedQuery)],
+    subsets: &[Subset],
+    phrases: Phrases,
+) -> Result<Vec<RunResults>> {
     let prepared = Prepared::new(*plan, subsets)?;
-    let analysed = queries.analyse();
     let per_topic: Vec<Vec<Vec<Hit>>> = analysed
         .par_iter()
-        .map(|(_, query)| prepared.search(query))
+        .map(|(_, query)| prepared.search_query(query, phrases))
         .collect::<Result<_>>()?;
-    let topics = queries.topics;
-    let mut out: Vec<RunResults> = vec![Vec::with_capacity(topics.len()); plan.variants.len()];
-    for (topic, results) in topics.iter().zip(per_topic) {
+    let mut out: Vec<RunResults> = vec![Vec::with_capacity(analysed.len()); plan.variants.len()];
+    for ((id, _), results) in analysed.iter().zip(per_topic) {
         for (slot, hits) in out.iter_mut().zip(results) {
-            slot.push((topic.id.clone(), hits));
+            slot.push((id.clone(), hits));
         }
     }
     Ok(out)
@@ -525,8 +579,71 @@ impl<'a> Prepared<'a> {
 
     /// The top hits of `query` for every run, in run order: the BM25 runs
     /// in one pass over the postings ([`crate::bm25::search`]), the other
-    /// models in another ([`crate::weighted::search_weighted`]).
+    /// models in another ([`crate::weighted::search_weighted`]). A bag of
+    /// words has no token order: a plan with an SDM run is refused (see
+    /// [`Prepared::search_query`]).
     pub fn search(&self, query: &BagOfWords) -> Result<Vec<Vec<Hit>>> {
+        if let Some(v) = self.plan.variants.iter().find(|v| v.sdm) {
+            return Err(Error::InvalidParameter {
+                name: "model",
+                expected: "bm25 or qld runs for a search by bag of words (sdm needs the query's tokens in order)",
+                got: format!("sdm run {}", v.tag),
+            });
+        }
+        self.search_bag(query, &[])
+    }
+
+    /// The top hits of `query` for every run, in run order: SDM runs and,
+    /// for a query with quoted phrases searched as phrases, BM25 runs by
+    /// [`crate::sdm::search_positional`], the others as
+    /// [`Prepared::search`]. A quoted phrase searched as a phrase in a QLD
+    /// run is refused.
+    pub fn search_query(&self, query: &AnalysedQuery, phrases: Phrases) -> Result<Vec<Vec<Hit>>> {
+        let variants = self.plan.variants;
+        let with_phrases = phrases == Phrases::Exact && !query.phrases.is_empty();
+        if with_phrases && let Some(v) = variants.iter().find(|v| v.qld.is_some()) {
+            return Err(Error::InvalidParameter {
+                name: "phrases",
+                expected: "BM25 or SDM runs for a topic with a quoted phrase (or --phrases ignore)",
+                got: format!("query-likelihood run {} for the query {:?}", v.tag, query.tokens),
+            });
+        }
+        let positional: Vec<usize> = (0..variants.len())
+            .filter(|&i| variants[i].sdm || (with_phrases && variants[i].qld.is_none()))
+            .collect();
+        let mut out = self.search_bag(&query.bag, &positional)?;
+        let members: Vec<Option<FamilyMember<'_, 'a>>> =
+            (0..variants.len()).map(|v| self.member(v)).collect();
+        let (sdm, bag): (Vec<usize>, Vec<usize>) =
+            positional.into_iter().partition(|&i| variants[i].sdm);
+        let sdm_query = PositionalQuery::sdm(&query.tokens, SdmWeights::ANSERINI);
+        let bag_query = PositionalQuery::bag_with_phrases(&query.bag, &query.phrases);
+        for (runs, q) in [(sdm, &sdm_query), (bag, &bag_query)] {
+            if runs.is_empty() {
+                continue;
+            }
+            let vs: Vec<PositionalVariant<'_>> = runs
+                .iter()
+                .map(|&i| PositionalVariant {
+                    params: variants[i].params,
+                    stats: match &members[i] {
+                        Some(m) => m as &dyn CollectionStats,
+                        None => self.global(),
+                    },
+                    subset: variants[i].selection.map(|s| &self.subsets[s]),
+                })
+                .collect();
+            let hits = search_positional(self.plan.shards, self.plan.field, q, &vs, self.plan.hits)?;
+            for (&i, h) in runs.iter().zip(hits) {
+                out[i] = h;
+            }
+        }
+        Ok(out)
+    }
+
+    /// [`Prepared::search`] without the SDM check, the runs of `skip` left
+    /// empty (searched elsewhere).
+    fn search_bag(&self, query: &BagOfWords, skip: &[usize]) -> Result<Vec<Vec<Hit>>> {
         let variants = self.plan.variants;
         let members: Vec<Option<FamilyMember<'_, 'a>>> =
             (0..variants.len()).map(|v| self.member(v)).collect();
@@ -537,8 +654,9 @@ impl<'a> Prepared<'a> {
                 None => self.global(),
             })
             .collect();
-        let (bm25, other): (Vec<usize>, Vec<usize>) =
-            (0..variants.len()).partition(|&i| variants[i].qld.is_none());
+        let (bm25, other): (Vec<usize>, Vec<usize>) = (0..variants.len())
+            .filter(|i| !skip.contains(i))
+            .partition(|&i| variants[i].qld.is_none());
         let mut out: Vec<Vec<Hit>> = vec![Vec::new(); variants.len()];
         if !bm25.is_empty() {
             let vs: Vec<Variant<'_>> = bm25

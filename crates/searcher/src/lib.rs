@@ -26,6 +26,10 @@
 //! output in topic order. Runs of other models (query likelihood with
 //! Dirichlet smoothing) are scored by [`weighted`]: any weighted-term query,
 //! each term scored by a per-term model, exhaustively document at a time.
+//! Queries that need term positions (Anserini's sequential dependence
+//! model, quoted phrases) are scored by [`sdm`], with BM25, from postings
+//! with positions; [`queries`] gives each topic's tokens in order and its
+//! quoted phrases beside its bag of words.
 //! [`batch`] holds the plan, the selections (rules
 //! over the index's fast fields, or a filter file) and the shards; [`stats`]
 //! the statistics (summed over shards, or recomputed over a selection);
@@ -51,7 +55,7 @@
 //! Every fallible function returns [`Error`], whose variants carry the
 //! evidence (path, line, expected and found values). No module cycles:
 //! `text` <- [`topics`], [`qrels`], [`run`]; [`bm25`] <- [`queries`] <-
-//! [`stats`] <- [`weighted`] <- [`twostage`] <- [`batch`] <- [`runspec`]; [`bm25`] <-
+//! [`stats`] <- [`weighted`], [`sdm`] <- [`twostage`] <- [`batch`] <- [`runspec`]; [`bm25`] <-
 //! [`docinfo`]; [`batch`] <- [`feedback`]; [`paired`]; [`qrels`], [`run`]
 //! <- [`eval`] <- [`compare`]
 //! <- [`sweep`] (also [`batch`]).
@@ -100,6 +104,7 @@ pub mod qrels;
 pub mod queries;
 pub mod run;
 pub mod runspec;
+pub mod sdm;
 pub mod stats;
 pub mod sweep;
 mod text;

@@ -15,6 +15,7 @@ use sieve_analysis::EnglishAnalyzer;
 
 use crate::bm25::BagOfWords;
 use crate::topics::{Topic, TopicField};
+use tantivy::tokenizer::Token;
 
 /// The default cap on unique analysed terms per topic.
 pub const DEFAULT_MAX_QUERY_TERMS: usize = 1024;
@@ -38,6 +39,84 @@ impl TopicQueries<'_> {
     pub fn analyse(&self) -> Vec<(String, BagOfWords)> {
         analyse_topics(self.analyzer, self.topics, self.field, self.max_terms)
     }
+
+    /// Every topic's id and [`AnalysedQuery`]: its bag of words (as
+    /// [`TopicQueries::analyse`]), its tokens in order and its quoted
+    /// phrases.
+    pub fn analyse_full(&self) -> Vec<(String, AnalysedQuery)> {
+        self.analyse()
+            .into_iter()
+            .zip(self.topics)
+            .map(|((id, bag), topic)| {
+                let q = AnalysedQuery::new(self.analyzer, &topic.query(self.field), bag);
+                (id, q)
+            })
+            .collect()
+    }
+}
+
+/// How quoted text in a topic is searched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Phrases {
+    /// Quotes are punctuation: a topic is its bag of words.
+    #[default]
+    Ignore,
+    /// A quoted phrase of two or more terms is an exact phrase clause
+    /// beside the bag of words (an index with positions is needed).
+    Exact,
+}
+
+/// A topic's query in every form a model searches: the bag of words, the
+/// analysed tokens in query order (duplicates kept; the sequential
+/// dependence model's input), and the quoted phrases.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AnalysedQuery {
+    /// The bag of words (capped at the unique-term limit).
+    pub bag: BagOfWords,
+    /// The analysed tokens in order, only those of terms in the bag.
+    pub tokens: Vec<String>,
+    /// Each quoted phrase of two or more terms, every term in the bag: its
+    /// terms with their positions (a removed stop word leaves a gap).
+    pub phrases: Vec<Vec<(String, u32)>>,
+}
+
+impl AnalysedQuery {
+    /// The query of `text` whose (capped) bag of words is `bag`.
+    pub fn new(analyzer: &EnglishAnalyzer, text: &str, bag: BagOfWords) -> AnalysedQuery {
+        let in_bag: std::collections::HashSet<&str> =
+            bag.terms.iter().map(|(t, _)| t.as_str()).collect();
+        let kept = |t: &str| in_bag.contains(t);
+        let tokens = analyzer.terms(text).into_iter().filter(|t| kept(t)).collect();
+        let mut phrases = Vec::new();
+        for quoted in quoted_spans(text) {
+            let mut toks: Vec<Token> = Vec::new();
+            analyzer.analyze_into(quoted, &mut toks);
+            if toks.len() >= 2 && toks.iter().all(|t| kept(&t.text)) {
+                phrases.push(toks.into_iter().map(|t| (t.text, t.position as u32)).collect());
+            }
+        }
+        drop(in_bag);
+        AnalysedQuery { bag, tokens, phrases }
+    }
+
+    /// The query of a bag of words alone (no token order, no phrases).
+    pub fn from_bag(bag: &BagOfWords) -> AnalysedQuery {
+        AnalysedQuery { bag: bag.clone(), ..Default::default() }
+    }
+}
+
+/// The texts between pairs of double quotes (`"`), in order; a last
+/// unpaired quote opens nothing.
+pub fn quoted_spans(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('"') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('"') else { break };
+        out.push(&after[..close]);
+        rest = &after[close + 1..];
+    }
+    out
 }
 
 /// Something worth telling the user about one topic's query.

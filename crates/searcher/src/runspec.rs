@@ -2,7 +2,8 @@
 //! their thresholds or filter file, one run per BM25 setting and selection
 //! with its tag and output file, and the writing of their results.
 //!
-//! Tags: every query-likelihood tag is `TAG_qld_mu-MU[_SELECTION]`; a
+//! Tags: every query-likelihood tag is `TAG_qld_mu-MU[_SELECTION]`, every
+//! sequential-dependence tag `TAG_sdm_k1-K1_b-B[_SELECTION]`; a
 //! BM25 run alone is tagged with the base tag, plus `_SELECTION` when a
 //! selection is given, and with several runs `TAG_k1-K1_b-B[_SELECTION]`;
 //! numbers are written by [`num_label`]. Runs come
@@ -17,13 +18,13 @@ use sieve_format::schema::TextField;
 
 use crate::Result;
 use crate::batch::{
-    DocSelection, Prepared, QueryPlan, RunResults, RunVariant, StatsMode, num_label, run_batch,
-    run_path, select_all,
+    DocSelection, Prepared, QueryPlan, RunResults, RunVariant, StatsMode, num_label,
+    run_batch_phrases, run_path, select_all,
 };
 use crate::bm25::{Bm25Params, Hit, Shard};
 use crate::feedback::Feedback;
 use crate::feedback::run::{FeedbackResults, run_feedback};
-use crate::queries::TopicQueries;
+use crate::queries::{Phrases, TopicQueries};
 use crate::run::RunWriter;
 use crate::stats::CollectionStats;
 use crate::weighted::{ModelVariant, QldParams, WeightedQuery, search_weighted};
@@ -32,7 +33,7 @@ use rayon::prelude::*;
 /// The selection keeping documents with spam percentile `>= min_percentile`
 /// (`unscored`: what happens to documents without a score), named
 /// `spam{min_percentile}`. The percentile is not checked here (see
-/// [`Thresholds::validate`], which [`run_batch`] does not call).
+/// [`Thresholds::validate`], which [`crate::batch::run_batch`] does not call).
 pub fn spam_selection(min_percentile: u8, unscored: Unscored) -> DocSelection {
     DocSelection {
         name: format!("spam{min_percentile}"),
@@ -168,17 +169,21 @@ pub enum ModelName {
     Bm25,
     /// Query likelihood with Dirichlet smoothing (one run per mu).
     Qld,
+    /// Anserini's sequential dependence model with BM25 (one run per k1
+    /// and b; [`crate::sdm`]).
+    Sdm,
 }
 
 impl ModelName {
-    /// The model named `name` (`bm25` or `qld`).
+    /// The model named `name` (`bm25`, `qld` or `sdm`).
     pub fn parse(name: &str) -> Result<ModelName> {
         match name {
             "bm25" => Ok(ModelName::Bm25),
             "qld" => Ok(ModelName::Qld),
+            "sdm" => Ok(ModelName::Sdm),
             other => Err(crate::Error::InvalidParameter {
                 name: "model",
-                expected: "bm25 or qld",
+                expected: "bm25, qld or sdm",
                 got: other.to_string(),
             }),
         }
@@ -188,13 +193,15 @@ impl ModelName {
 /// One model setting of a batch (a run before its selection): BM25
 /// parameters (used unless `qld` is given), the Dirichlet prior of a QLD
 /// run, and the part of a tag that names it (`k1-0.9_b-0.4`,
-/// `qld_mu-1000`).
+/// `qld_mu-1000`, `sdm_k1-0.9_b-0.4`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelSetting {
     /// BM25 parameters.
     pub params: Bm25Params,
     /// `Some` for query likelihood.
     pub qld: Option<QldParams>,
+    /// The sequential dependence model with `params`.
+    pub sdm: bool,
     /// The tag part.
     pub label: String,
 }
@@ -216,13 +223,16 @@ pub fn model_settings(
     let mut settings = Vec::new();
     for model in models {
         match model {
-            ModelName::Bm25 => {
+            ModelName::Bm25 | ModelName::Sdm => {
+                let sdm = *model == ModelName::Sdm;
                 for &k1 in k1 {
                     for &b in b {
+                        let label = format!("k1-{}_b-{}", num_label(k1), num_label(b));
                         settings.push(ModelSetting {
                             params: Bm25Params { k1, b }.validate()?,
                             qld: None,
-                            label: format!("k1-{}_b-{}", num_label(k1), num_label(b)),
+                            sdm,
+                            label: if sdm { format!("sdm_{label}") } else { label },
                         });
                     }
                 }
@@ -232,6 +242,7 @@ pub fn model_settings(
                     settings.push(ModelSetting {
                         params: Bm25Params::ANSERINI,
                         qld: Some(QldParams { mu }.validate()?),
+                        sdm: false,
                         label: format!("qld_mu-{}", num_label(mu)),
                     });
                 }
@@ -260,6 +271,8 @@ pub struct RunSpec {
     pub stats: StatsMode,
     /// Hits per topic.
     pub hits: usize,
+    /// How quoted phrases in topics are searched.
+    pub phrases: Phrases,
     /// The one output file (wins over `output_dir`).
     pub output: Option<PathBuf>,
     /// The directory for run files named `TAG.run` ([`run_path`]).
@@ -288,10 +301,10 @@ impl RunSpec {
             (0..self.selections.len()).map(Some).collect()
         };
         let mut runs = Vec::new();
-        for ModelSetting { params, qld, label } in settings {
+        for ModelSetting { params, qld, sdm, label } in settings {
             for &selection in &sel_ids {
                 let mut tag = self.tag.clone();
-                if several || qld.is_some() {
+                if several || qld.is_some() || sdm {
                     tag = format!("{tag}_{label}");
                 }
                 if let Some(i) = selection {
@@ -301,6 +314,7 @@ impl RunSpec {
                 let variant = RunVariant {
                     params,
                     qld,
+                    sdm,
                     selection,
                     tag,
                 };
@@ -321,7 +335,7 @@ impl RunSpec {
 
     /// Searches `runs` (from [`RunSpec::runs`]) over `shards` (field
     /// `field`, statistics `global` when given: see [`QueryPlan::global`])
-    /// for the topics of `queries`, with [`run_batch`]: one result list
+    /// for the topics of `queries`, with [`crate::batch::run_batch`]: one result list
     /// per run, in order.
     pub fn search(
         &self,
@@ -340,7 +354,7 @@ impl RunSpec {
             global,
             hits: self.hits,
         };
-        run_batch(&plan, queries, &self.selections)
+        run_batch_phrases(&plan, queries, &self.selections, self.phrases)
     }
 
     /// Searches weighted queries of analysed terms (`(topic id, query)`,

@@ -96,7 +96,7 @@ impl Bm25Params {
 
 /// A query after analysis: unique terms in first-occurrence order, with
 /// their query frequencies.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct BagOfWords {
     /// `(term text, qtf)`.
     pub terms: Vec<(String, u32)>,

@@ -252,6 +252,13 @@ impl SweepSpec {
     /// empty.
     fn models(&self) -> Result<Vec<ModelSetting>> {
         let settings = model_settings(&self.models, &self.k1, &self.b, &self.mu)?;
+        if let Some(m) = settings.iter().find(|m| m.sdm) {
+            return Err(Error::InvalidParameter {
+                name: "model",
+                expected: "bm25 or qld (a sweep does not search sdm: use `run --model sdm`)",
+                got: m.label.clone(),
+            });
+        }
         if settings.is_empty() {
             return Err(Error::InvalidParameter {
                 name: "k1/b/mu",
@@ -409,6 +416,7 @@ pub fn run(
         .map(|s| RunVariant {
             params: s.params,
             qld: s.qld,
+            sdm: false,
             selection: s.selection,
             tag: s.tag.clone(),
         })
