@@ -272,73 +272,100 @@ sieve_test!(cranfield_qld_matches_anserini, |dir| {
     assert!((p - 0.2018).abs() <= 0.001, "P@10 {p10}");
 });
 
-sieve_test!(cacm_sdm_matches_anserini_and_quoted_phrases_need_positions, |dir| {
-    let cacm = fixture("cacm/cacm.trec.gz");
-    let plain = build(&dir, "cacm", &[&cacm]);
-    let ix = dir.join("cacm-positions");
-    ok(dir
-        .cmd("sieve-index")
-        .args(["build", "--positions", "--input"])
-        .arg(&cacm)
-        .arg("--index")
-        .arg(&ix));
-    let out = dir.join("sdm.run");
-    let text = run(&dir, &[&ix], &out, &["--sdm"]);
-    assert!(
-        text.lines().all(|l| l.ends_with(" sieve_sdm_k1-0.9_b-0.4")),
-        "an SDM run names its model"
-    );
-    let (map, p10, eval) = map_p10(&dir, &fixture("eval/qrels.cacm.txt"), &out);
-    eprintln!("CACM SDM: MAP {map} P@10 {p10} (Anserini 0.3212 / 0.3212)");
-    // Anserini 1.7.1 -bm25 -sdm (k1 0.9, b 0.4) -hits 1000, pytrec_eval over
-    // the 52 judged topics (bench/peers/anserini_models.sh): 0.3212 / 0.3212.
-    let m: f64 = map.parse().unwrap();
-    let p: f64 = p10.parse().unwrap();
-    assert!((m - 0.3212).abs() <= 0.003, "MAP {map} {eval}");
-    assert!((p - 0.3212).abs() <= 0.003, "P@10 {p10} {eval}");
-    // BM25 on the index with positions is BM25 on the one without.
-    let with = run(&dir, &[&ix], &dir.join("bm25p.run"), &[]);
-    let without = run(&dir, &[&plain], &dir.join("bm25.run"), &[]);
-    assert_eq!(with, without);
-    assert_ne!(untagged(&with), untagged(&text));
+sieve_test!(
+    cacm_sdm_matches_anserini_and_quoted_phrases_need_positions,
+    |dir| {
+        let cacm = fixture("cacm/cacm.trec.gz");
+        let plain = build(&dir, "cacm", &[&cacm]);
+        let ix = dir.join("cacm-positions");
+        ok(dir
+            .cmd("sieve-index")
+            .args(["build", "--positions", "--input"])
+            .arg(&cacm)
+            .arg("--index")
+            .arg(&ix));
+        let out = dir.join("sdm.run");
+        let text = run(&dir, &[&ix], &out, &["--sdm"]);
+        assert!(
+            text.lines().all(|l| l.ends_with(" sieve_sdm_k1-0.9_b-0.4")),
+            "an SDM run names its model"
+        );
+        let (map, p10, eval) = map_p10(&dir, &fixture("eval/qrels.cacm.txt"), &out);
+        eprintln!("CACM SDM: MAP {map} P@10 {p10} (Anserini 0.3212 / 0.3212)");
+        // Anserini 1.7.1 -bm25 -sdm (k1 0.9, b 0.4) -hits 1000, pytrec_eval over
+        // the 52 judged topics (bench/peers/anserini_models.sh): 0.3212 / 0.3212.
+        let m: f64 = map.parse().unwrap();
+        let p: f64 = p10.parse().unwrap();
+        assert!((m - 0.3212).abs() <= 0.003, "MAP {map} {eval}");
+        assert!((p - 0.3212).abs() <= 0.003, "P@10 {p10} {eval}");
+        // BM25 on the index with positions is BM25 on the one without.
+        let with = run(&dir, &[&ix], &dir.join("bm25p.run"), &[]);
+        let without = run(&dir, &[&plain], &dir.join("bm25.run"), &[]);
+        assert_eq!(with, without);
+        assert_ne!(untagged(&with), untagged(&text));
 
-    // --sdm on an index without positions is refused, naming the flag.
-    let topics = repo_root().join("topics/topics.cacm.txt");
-    let e = crate::util::fails(
-        dir.cmd("sieve-search")
-            .args(["run", "--sdm", "--index"])
-            .arg(&plain)
-            .arg("--topics")
-            .arg(&topics),
-    );
-    let err = String::from_utf8_lossy(&e.stderr);
-    assert!(err.contains("--positions") && err.contains("--sdm"), "{err}");
+        // --sdm on an index without positions is refused, naming the flag.
+        let topics = repo_root().join("topics/topics.cacm.txt");
+        let e = crate::util::fails(
+            dir.cmd("sieve-search")
+                .args(["run", "--sdm", "--index"])
+                .arg(&plain)
+                .arg("--topics")
+                .arg(&topics),
+        );
+        let err = String::from_utf8_lossy(&e.stderr);
+        assert!(
+            err.contains("--positions") && err.contains("--sdm"),
+            "{err}"
+        );
 
-    // CACM's topics quote titles: by default quotes are plain words, as
-    // before; with --phrases exact they need positions, and change runs.
-    let e = crate::util::fails(
-        dir.cmd("sieve-search")
-            .args(["run", "--phrases", "exact", "--index"])
-            .arg(&plain)
-            .arg("--topics")
-            .arg(&topics),
-    );
-    let err = String::from_utf8_lossy(&e.stderr);
-    assert!(err.contains("--positions") && err.contains("--phrases ignore"), "{err}");
-    let exact = run(&dir, &[&ix], &dir.join("exact.run"), &["--phrases", "exact"]);
-    assert_ne!(exact, with);
-    let quoted = dir.write("q.txt", b"1:\"time sharing\" systems\n2:time sharing systems\n");
-    let phrase_run = |extra: &[&str]| {
-        let out = dir.join("p.run");
-        let mut cmd = dir.cmd("sieve-search");
-        ok(cmd.args(["run", "--index"]).arg(&ix).arg("--topics").arg(&quoted).arg("--output").arg(&out).args(extra));
-        std::fs::read_to_string(&out).unwrap()
-    };
-    let (ignored, honoured) = (phrase_run(&[]), phrase_run(&["--phrases", "exact"]));
-    let topic = |run: &str, id: &str| -> Vec<String> {
-        run.lines().filter(|l| l.starts_with(&format!("{id} "))).map(String::from).collect()
-    };
-    // A topic without quotes is searched as before.
-    assert_eq!(topic(&ignored, "2"), topic(&honoured, "2"));
-    assert_ne!(topic(&ignored, "1"), topic(&honoured, "1"));
-});
+        // CACM's topics quote titles: by default quotes are plain words, as
+        // before; with --phrases exact they need positions, and change runs.
+        let e = crate::util::fails(
+            dir.cmd("sieve-search")
+                .args(["run", "--phrases", "exact", "--index"])
+                .arg(&plain)
+                .arg("--topics")
+                .arg(&topics),
+        );
+        let err = String::from_utf8_lossy(&e.stderr);
+        assert!(
+            err.contains("--positions") && err.contains("--phrases ignore"),
+            "{err}"
+        );
+        let exact = run(
+            &dir,
+            &[&ix],
+            &dir.join("exact.run"),
+            &["--phrases", "exact"],
+        );
+        assert_ne!(exact, with);
+        let quoted = dir.write(
+            "q.txt",
+            b"1:\"time sharing\" systems\n2:time sharing systems\n",
+        );
+        let phrase_run = |extra: &[&str]| {
+            let out = dir.join("p.run");
+            let mut cmd = dir.cmd("sieve-search");
+            ok(cmd
+                .args(["run", "--index"])
+                .arg(&ix)
+                .arg("--topics")
+                .arg(&quoted)
+                .arg("--output")
+                .arg(&out)
+                .args(extra));
+            std::fs::read_to_string(&out).unwrap()
+        };
+        let (ignored, honoured) = (phrase_run(&[]), phrase_run(&["--phrases", "exact"]));
+        let topic = |run: &str, id: &str| -> Vec<String> {
+            run.lines()
+                .filter(|l| l.starts_with(&format!("{id} ")))
+                .map(String::from)
+                .collect()
+        };
+        // A topic without quotes is searched as before.
+        assert_eq!(topic(&ignored, "2"), topic(&honoured, "2"));
+        assert_ne!(topic(&ignored, "1"), topic(&honoured, "1"));
+    }
+);

@@ -301,7 +301,13 @@ impl RunSpec {
             (0..self.selections.len()).map(Some).collect()
         };
         let mut runs = Vec::new();
-        for ModelSetting { params, qld, sdm, label } in settings {
+        for ModelSetting {
+            params,
+            qld,
+            sdm,
+            label,
+        } in settings
+        {
             for &selection in &sel_ids {
                 let mut tag = self.tag.clone();
                 if several || qld.is_some() || sdm {
@@ -559,7 +565,11 @@ mod tests {
         assert_eq!(runs[2].variant.qld, Some(QldParams { mu: 2500.0 }));
         s.models = vec![ModelName::Qld];
         s.mu = vec![1000.0];
-        assert_eq!(tags(&s), ["sieve"]);
+        assert_eq!(
+            tags(&s),
+            ["sieve_qld_mu-1000"],
+            "a QLD run always names its model"
+        );
         s.mu = vec![0.0];
         assert!(s.runs().is_err());
         assert!(ModelName::parse("bm26").is_err());
