@@ -513,7 +513,8 @@ def build(
     with ``_`` for ``-`` (``build_keywords()`` lists them with their flags):
     ``threads`` (default: one per core), ``charset`` (``"auto"``/``"utf8"``),
     ``text`` (``"all"``/``"main"``), ``no_near_duplicates``, ``positions``
-    (term positions, for sequential dependence and phrases), the caps
+    (term positions, for sequential dependence and phrases), ``docvectors``
+    (each document's terms stored, for fast feedback), the caps
     ``max_record_bytes``, ``max_decompression_ratio``, ``max_html_depth``,
     ``max_text_bytes``, ``max_doc_ms`` and ``doc_timeout``
     (``"skip"``/``"truncate"``), ``quarantine`` (a directory),

@@ -235,6 +235,7 @@ fn apply_numbers_and_paths(
     match name {
         "no_near_duplicates" => o.near_duplicates = !value.is_truthy()?,
         "positions" => o.contents.positions = value.is_truthy()?,
+        "docvectors" => o.contents.docvectors = value.is_truthy()?,
         "max_record_bytes" => o.crawl.max_record_bytes = int(0)?,
         "max_decompression_ratio" => o.crawl.max_decompression_ratio = int(0)?,
         "max_html_depth" => o.html.max_depth = size(0)?,

@@ -30,6 +30,7 @@ pub const BUILD_KEYWORDS: &[Keyword] = &[
     kw("text", "--text"),
     kw("no_near_duplicates", "--no-near-duplicates"),
     kw("positions", "--positions"),
+    kw("docvectors", "--docvectors"),
     kw("max_record_bytes", "--max-record-bytes"),
     kw("max_decompression_ratio", "--max-decompression-ratio"),
     kw("max_html_depth", "--max-html-depth"),

@@ -16,6 +16,7 @@ EVERY_KEYWORD = {
     "text": "main",
     "no_near_duplicates": True,
     "positions": True,
+    "docvectors": True,
     "max_record_bytes": 10 << 20,
     "max_decompression_ratio": 200,
     "max_html_depth": 256,
