@@ -49,7 +49,8 @@ def test_build_keywords_of_the_readme_were_rejected(tmp_path):
     assert {k for k, _, _ in sieve.build_keywords()} == set(EVERY_KEYWORD)
     idx = sieve.build(CRAN_DOCS, tmp_path / "ix", progress=False, **EVERY_KEYWORD)
     cli("sieve-index", "build", "--input", CRAN_DOCS, "--index", tmp_path / "cli", "--threads", 1,
-        "--text", "main", "--no-near-duplicates", "--commit-every-mb", 0, "--writer-mb", 64)
+        "--text", "main", "--no-near-duplicates", "--positions", "--docvectors", "--commit-every-mb", 0,
+        "--writer-mb", 64)
     assert idx.num_docs > 0
     assert idx.manifest["options"] == sieve.Index(tmp_path / "cli").manifest["options"]
     assert idx.stats["totals"] == sieve.Index(tmp_path / "cli").stats["totals"]
