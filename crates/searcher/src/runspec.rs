@@ -352,14 +352,7 @@ impl RunSpec {
         queries: &TopicQueries<'_>,
     ) -> Result<Vec<RunResults>> {
         let variants: Vec<RunVariant> = runs.iter().map(|r| r.variant.clone()).collect();
-        let plan = QueryPlan {
-            shards,
-            field,
-            variants: &variants,
-            stats_mode: self.stats,
-            global,
-            hits: self.hits,
-        };
+        let plan = self.plan(shards, field, &variants, global);
         run_batch_phrases(&plan, queries, &self.selections, self.phrases)
     }
 
@@ -377,14 +370,7 @@ impl RunSpec {
     ) -> Result<Vec<RunResults>> {
         let subsets = select_all(shards, &self.selections)?;
         let variants: Vec<RunVariant> = self.runs()?.into_iter().map(|r| r.variant).collect();
-        let plan = QueryPlan {
-            shards,
-            field,
-            variants: &variants,
-            stats_mode: self.stats,
-            global,
-            hits: self.hits,
-        };
+        let plan = self.plan(shards, field, &variants, global);
         let prepared = Prepared::new(plan, &subsets)?;
         let per_topic: Vec<Vec<Vec<Hit>>> = queries
             .par_iter()
@@ -411,6 +397,24 @@ impl RunSpec {
             }
         }
         Ok(out)
+    }
+
+    /// The query plan of this spec's runs `variants` over `shards`.
+    fn plan<'a>(
+        &self,
+        shards: &'a [Shard],
+        field: TextField,
+        variants: &'a [RunVariant],
+        global: Option<&'a dyn CollectionStats>,
+    ) -> QueryPlan<'a> {
+        QueryPlan {
+            shards,
+            field,
+            variants,
+            stats_mode: self.stats,
+            global,
+            hits: self.hits,
+        }
     }
 
     /// The feedback runs: every run of [`RunSpec::runs`] once per feedback
@@ -451,14 +455,7 @@ impl RunSpec {
         let (settings, rerank_cutoff) = feedback;
         let subsets = select_all(shards, &self.selections)?;
         let variants: Vec<RunVariant> = self.runs()?.into_iter().map(|r| r.variant).collect();
-        let plan = QueryPlan {
-            shards,
-            field,
-            variants: &variants,
-            stats_mode: self.stats,
-            global,
-            hits: self.hits,
-        };
+        let plan = self.plan(shards, field, &variants, global);
         run_feedback(&plan, queries, &subsets, settings, rerank_cutoff)
     }
 }

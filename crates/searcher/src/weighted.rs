@@ -215,7 +215,8 @@ fn term_scorers(
     let total_tokens = stats.total_num_tokens(field)?;
     let mut out = Vec::with_capacity(terms.len());
     match variant.model {
-        Model::Bm25(params) => {
+        Model::Bm25(params) | Model::Bm25UnitIdf(params) => {
+            let unit_idf = matches!(variant.model, Model::Bm25UnitIdf(_));
             let norm = bm25_norm(params, n, total_tokens);
             for (term, w) in terms {
                 let df = stats.doc_freq(term)?;
@@ -223,21 +224,7 @@ fn term_scorers(
                     TermScorer::Absent
                 } else {
                     TermScorer::Bm25 {
-                        weight: w * idf(df, n),
-                        norm: norm.clone(),
-                    }
-                });
-            }
-        }
-        Model::Bm25UnitIdf(params) => {
-            let norm = bm25_norm(params, n, total_tokens);
-            for (term, w) in terms {
-                let df = stats.doc_freq(term)?;
-                out.push(if df == 0 || n == 0 {
-                    TermScorer::Absent
-                } else {
-                    TermScorer::Bm25 {
-                        weight: *w,
+                        weight: if unit_idf { *w } else { w * idf(df, n) },
                         norm: norm.clone(),
                     }
                 });
