@@ -451,9 +451,14 @@ mod tests {
         let runs = s.runs().unwrap();
         assert_eq!(runs[0].variant.qld, None);
         assert_eq!(runs[2].variant.qld, Some(QldParams { mu: 2500.0 }));
+        // A QLD or SDM run names its model even alone (the module docs).
         s.models = vec![ModelName::Qld];
         s.mu = vec![1000.0];
-        assert_eq!(tags(&s), ["sieve"]);
+        assert_eq!(tags(&s), ["sieve_qld_mu-1000"]);
+        s.models = vec![ModelName::Sdm];
+        assert_eq!(tags(&s), ["sieve_sdm_k1-0.9_b-0.4"]);
+        assert!(s.runs().unwrap()[0].variant.sdm);
+        s.models = vec![ModelName::Qld];
         s.mu = vec![0.0];
         assert!(s.runs().is_err());
         assert!(ModelName::parse("bm26").is_err());

@@ -46,9 +46,9 @@ fn unordered_windows() {
     // a@0 b@3 (width 4), then a@5 b@3 (width 3).
     let expected = (f64::from(0.2f32) + 0.25) as f32;
     assert_eq!(unordered_freq(&[0, 5], &[3], 8), Some(expected));
-    // (a, a) in "a a": both at 0 (width 1), a@1 b@0 (width 2), both at 1
-    // (width 1), then b runs out.
-    let expected = (f64::from((1.0f64 + 1.0 / 3.0) as f32) + 1.0) as f32;
+    // (a, a) in "a a": both at 0 (width 1: 1/2), a@1 b@0 (width 2: 1/3),
+    // both at 1 (width 1: 1/2), then b runs out.
+    let expected = (f64::from((0.5f64 + 1.0 / 3.0) as f32) + 0.5) as f32;
     assert_eq!(unordered_freq(&[0, 1], &[0, 1], 8), Some(expected));
     // Once the top term runs out the document is done, even if the other
     // term has a later position that would match.
