@@ -403,10 +403,21 @@ sieve_test!(sweep_with_a_model_axis_equals_run, |dir| {
     let got: Vec<[&str; 5]> = rows
         .iter()
         .map(|r| {
-            [&r["setting"], &r["baseline"], &r["model"], &r["k1"], &r["mu"]].map(String::as_str)
+            [
+                &r["setting"],
+                &r["baseline"],
+                &r["model"],
+                &r["k1"],
+                &r["mu"],
+            ]
+            .map(String::as_str)
         })
         .collect();
-    let (b, q1, q2) = ("sieve_k1-0.9_b-0.4", "sieve_qld_mu-1000", "sieve_qld_mu-2000");
+    let (b, q1, q2) = (
+        "sieve_k1-0.9_b-0.4",
+        "sieve_qld_mu-1000",
+        "sieve_qld_mu-2000",
+    );
     assert_eq!(
         got,
         [
@@ -439,7 +450,10 @@ sieve_test!(sweep_with_a_model_axis_equals_run, |dir| {
         );
     }
     let svg = std::fs::read_to_string(out.join("sweep.svg")).unwrap();
-    assert!(svg.contains("qld mu=2000"), "the figure names the QLD series");
+    assert!(
+        svg.contains("qld mu=2000"),
+        "the figure names the QLD series"
+    );
 });
 
 sieve_test!(sweep_crossed_rules_name_every_combination, |dir| {

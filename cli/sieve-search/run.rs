@@ -9,9 +9,7 @@ use sieve_analysis::EnglishAnalyzer;
 use sieve_filters::docfilter::Unscored;
 use sieve_searcher::batch::{DocSelection, RunResults};
 use sieve_searcher::queries::{Phrases, TopicQueries};
-use sieve_searcher::runspec::{
-    MIN_SPAM_PERCENTILE, PlannedRun, RunSpec, SelectionSpec,
-};
+use sieve_searcher::runspec::{MIN_SPAM_PERCENTILE, PlannedRun, RunSpec, SelectionSpec};
 use sieve_searcher::topics::read_topics;
 use sieve_searcher::twostage;
 

@@ -348,7 +348,9 @@ impl IndexContents {
             .get_field(BODY)
             .ok()
             .and_then(|f| match schema.get_field_entry(f).field_type() {
-                tantivy::schema::FieldType::Str(o) => o.get_indexing_options().map(|i| i.index_option()),
+                tantivy::schema::FieldType::Str(o) => {
+                    o.get_indexing_options().map(|i| i.index_option())
+                }
                 _ => None,
             })
             .is_some_and(|o| o.has_positions());

@@ -15,8 +15,8 @@ use sieve_analysis::AnalyzerConfig;
 use sieve_crawl::CrawlOptions;
 use sieve_crawl::inputs::SkippedInput;
 use sieve_filters::docfilter::DocFilter;
-use sieve_format::schema::IndexContents;
 use sieve_filters::spam::SpamMap;
+use sieve_format::schema::IndexContents;
 use sieve_text::charset::CharsetMode;
 use sieve_text::html::{HtmlOptions, TextMode};
 

@@ -556,7 +556,11 @@ impl<'a> Prepared<'a> {
     /// Run `v`'s statistics recomputed over its selection, when the plan
     /// asks for filtered statistics and the run has a selection.
     fn member(&self, v: usize) -> Option<FamilyMember<'_, 'a>> {
-        Some(self.filtered.as_ref()?.member(self.plan.variants[v].selection?))
+        Some(
+            self.filtered
+                .as_ref()?
+                .member(self.plan.variants[v].selection?),
+        )
     }
 
     /// Calls `f` with run `v`'s statistics (see [`QueryPlan::stats_mode`])
@@ -601,7 +605,10 @@ impl<'a> Prepared<'a> {
             return Err(Error::InvalidParameter {
                 name: "phrases",
                 expected: "BM25 or SDM runs for a topic with a quoted phrase (or --phrases ignore)",
-                got: format!("query-likelihood run {} for the query {:?}", v.tag, query.tokens),
+                got: format!(
+                    "query-likelihood run {} for the query {:?}",
+                    v.tag, query.tokens
+                ),
             });
         }
         let positional: Vec<usize> = (0..variants.len())
@@ -629,7 +636,8 @@ impl<'a> Prepared<'a> {
                     subset: variants[i].selection.map(|s| &self.subsets[s]),
                 })
                 .collect();
-            let hits = search_positional(self.plan.shards, self.plan.field, q, &vs, self.plan.hits)?;
+            let hits =
+                search_positional(self.plan.shards, self.plan.field, q, &vs, self.plan.hits)?;
             for (&i, h) in runs.iter().zip(hits) {
                 out[i] = h;
             }

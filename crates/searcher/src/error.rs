@@ -34,7 +34,9 @@ pub enum Error {
         detail: String,
     },
     /// A run needs something the index was built without.
-    #[error("index {index} was built without {what}, which {needed_by} needs: rebuild it with `sieve-index build {flag}`")]
+    #[error(
+        "index {index} was built without {what}, which {needed_by} needs: rebuild it with `sieve-index build {flag}`"
+    )]
     IndexLacks {
         /// The index directory.
         index: String,

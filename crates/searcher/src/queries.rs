@@ -86,22 +86,37 @@ impl AnalysedQuery {
         let in_bag: std::collections::HashSet<&str> =
             bag.terms.iter().map(|(t, _)| t.as_str()).collect();
         let kept = |t: &str| in_bag.contains(t);
-        let tokens = analyzer.terms(text).into_iter().filter(|t| kept(t)).collect();
+        let tokens = analyzer
+            .terms(text)
+            .into_iter()
+            .filter(|t| kept(t))
+            .collect();
         let mut phrases = Vec::new();
         for quoted in quoted_spans(text) {
             let mut toks: Vec<Token> = Vec::new();
             analyzer.analyze_into(quoted, &mut toks);
             if toks.len() >= 2 && toks.iter().all(|t| kept(&t.text)) {
-                phrases.push(toks.into_iter().map(|t| (t.text, t.position as u32)).collect());
+                phrases.push(
+                    toks.into_iter()
+                        .map(|t| (t.text, t.position as u32))
+                        .collect(),
+                );
             }
         }
         drop(in_bag);
-        AnalysedQuery { bag, tokens, phrases }
+        AnalysedQuery {
+            bag,
+            tokens,
+            phrases,
+        }
     }
 
     /// The query of a bag of words alone (no token order, no phrases).
     pub fn from_bag(bag: &BagOfWords) -> AnalysedQuery {
-        AnalysedQuery { bag: bag.clone(), ..Default::default() }
+        AnalysedQuery {
+            bag: bag.clone(),
+            ..Default::default()
+        }
     }
 }
 

@@ -22,10 +22,10 @@ use crate::batch::{
     run_path,
 };
 use crate::bm25::{Bm25Params, Hit, Shard};
-use crate::stats::CollectionStats;
-use crate::weighted::QldParams;
 use crate::queries::{Phrases, TopicQueries};
 use crate::run::RunWriter;
+use crate::stats::CollectionStats;
+use crate::weighted::QldParams;
 
 /// The selection keeping documents with spam percentile `>= min_percentile`
 /// (`unscored`: what happens to documents without a score), named
@@ -298,7 +298,13 @@ impl RunSpec {
             (0..self.selections.len()).map(Some).collect()
         };
         let mut runs = Vec::new();
-        for ModelSetting { params, qld, sdm, label } in settings {
+        for ModelSetting {
+            params,
+            qld,
+            sdm,
+            label,
+        } in settings
+        {
             for &selection in &sel_ids {
                 let mut tag = self.tag.clone();
                 if several || qld.is_some() || sdm {
@@ -446,7 +452,11 @@ mod tests {
         s.mu = vec![1000.0, 2500.0];
         assert_eq!(
             tags(&s),
-            ["sieve_k1-0.9_b-0.4", "sieve_qld_mu-1000", "sieve_qld_mu-2500"]
+            [
+                "sieve_k1-0.9_b-0.4",
+                "sieve_qld_mu-1000",
+                "sieve_qld_mu-2500"
+            ]
         );
         let runs = s.runs().unwrap();
         assert_eq!(runs[0].variant.qld, None);

@@ -185,8 +185,16 @@ impl PositionalQuery {
         }
         for pair in ids.windows(2) {
             let (first, second) = (pair[0], pair[1]);
-            let o = Clause::Ordered { first, second, slop: ORDERED_SLOP };
-            let u = Clause::Unordered { first, second, slop: UNORDERED_SLOP };
+            let o = Clause::Ordered {
+                first,
+                second,
+                slop: ORDERED_SLOP,
+            };
+            let u = Clause::Unordered {
+                first,
+                second,
+                slop: UNORDERED_SLOP,
+            };
             Group::add(&mut ordered, o, &mut oc);
             Group::add(&mut unordered, u, &mut uc);
         }
@@ -315,7 +323,9 @@ pub fn phrase_freq(parts: &[(&[u32], u32)]) -> u32 {
     let mut cursors = vec![0usize; parts.len()];
     let mut count = 0;
     'lead: for &p in lead {
-        let Some(start) = p.checked_sub(lead_offset) else { continue };
+        let Some(start) = p.checked_sub(lead_offset) else {
+            continue;
+        };
         for (k, &(positions, offset)) in parts.iter().enumerate().skip(1) {
             let want = start + offset;
             let c = &mut cursors[k];
@@ -358,11 +368,20 @@ struct VariantScorer {
 }
 
 impl VariantScorer {
-    fn new(v: &PositionalVariant<'_>, field: Field, q: &PositionalQuery, terms: &[Term]) -> Result<Self> {
+    fn new(
+        v: &PositionalVariant<'_>,
+        field: Field,
+        q: &PositionalQuery,
+        terms: &[Term],
+    ) -> Result<Self> {
         v.params.validate()?;
         let n = v.stats.total_num_docs()?;
         let tokens = v.stats.total_num_tokens(field)?;
-        let avgdl = if n > 0 { (tokens as f64 / n as f64) as f32 } else { 0.0 };
+        let avgdl = if n > 0 {
+            (tokens as f64 / n as f64) as f32
+        } else {
+            0.0
+        };
         let Bm25Params { k1, b } = v.params;
         let mut inv = Box::new([0.0f32; 256]);
         for (id, slot) in inv.iter_mut().enumerate() {
@@ -441,7 +460,11 @@ pub fn search_positional(
         return Ok(vec![Vec::new(); variants.len()]);
     }
     let handle = shards[0].fields.text(field);
-    let terms: Vec<Term> = query.terms.iter().map(|t| Term::from_field_text(handle, t)).collect();
+    let terms: Vec<Term> = query
+        .terms
+        .iter()
+        .map(|t| Term::from_field_text(handle, t))
+        .collect();
     let scorers: Vec<VariantScorer> = variants
         .iter()
         .map(|v| VariantScorer::new(v, handle, query, &terms))
@@ -504,7 +527,11 @@ struct DocTerms {
 impl DocTerms {
     /// The positions of term `t` in the document (none when absent).
     fn positions(&self, t: usize) -> &[u32] {
-        if self.read[t] { &self.positions[t] } else { &[] }
+        if self.read[t] {
+            &self.positions[t]
+        } else {
+            &[]
+        }
     }
 }
 
@@ -542,15 +569,27 @@ impl SegmentScoring<'_> {
             positions: vec![Vec::new(); n],
             read: vec![false; n],
         };
-        let mut freqs: Vec<Vec<Option<f32>>> =
-            self.query.groups.iter().map(|g| vec![None; g.clauses.len()]).collect();
+        let mut freqs: Vec<Vec<Option<f32>>> = self
+            .query
+            .groups
+            .iter()
+            .map(|g| vec![None; g.clauses.len()])
+            .collect();
         loop {
-            let doc: DocId = cursors.iter().flatten().map(|p| p.doc()).min().unwrap_or(TERMINATED);
+            let doc: DocId = cursors
+                .iter()
+                .flatten()
+                .map(|p| p.doc())
+                .min()
+                .unwrap_or(TERMINATED);
             if doc == TERMINATED {
                 return Ok(());
             }
             let wanted = alive.is_none_or(|a| a.is_alive(doc))
-                && self.subsets.iter().any(|s| s.is_none_or(|b| b.contains(doc)));
+                && self
+                    .subsets
+                    .iter()
+                    .any(|s| s.is_none_or(|b| b.contains(doc)));
             for (i, c) in cursors.iter_mut().enumerate() {
                 doc_terms.tf[i] = 0;
                 doc_terms.read[i] = false;
@@ -581,7 +620,8 @@ impl SegmentScoring<'_> {
                 if heap.threshold().is_some_and(|t| score < t) {
                     continue;
                 }
-                let ord = *ord.get_or_insert_with(|| self.docids.term_ords(doc).next().unwrap_or(0) as u32);
+                let ord = *ord
+                    .get_or_insert_with(|| self.docids.term_ords(doc).next().unwrap_or(0) as u32);
                 heap.push(Candidate { score, ord });
             }
         }
@@ -593,12 +633,16 @@ impl SegmentScoring<'_> {
             for ((clause, _), slot) in g.clauses.iter().zip(out.iter_mut()) {
                 *slot = match clause {
                     Clause::Term(t) => (d.tf[*t] > 0).then_some(d.tf[*t] as f32),
-                    Clause::Ordered { first, second, slop } => {
-                        ordered_freq(d.positions(*first), d.positions(*second), *slop)
-                    }
-                    Clause::Unordered { first, second, slop } => {
-                        unordered_freq(d.positions(*first), d.positions(*second), *slop)
-                    }
+                    Clause::Ordered {
+                        first,
+                        second,
+                        slop,
+                    } => ordered_freq(d.positions(*first), d.positions(*second), *slop),
+                    Clause::Unordered {
+                        first,
+                        second,
+                        slop,
+                    } => unordered_freq(d.positions(*first), d.positions(*second), *slop),
                     Clause::Phrase(parts) => {
                         let parts: Vec<(&[u32], u32)> =
                             parts.iter().map(|(t, o)| (d.positions(*t), *o)).collect();

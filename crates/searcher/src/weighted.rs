@@ -145,9 +145,16 @@ enum TermScorer {
     /// The term occurs nowhere in the statistics: it scores nothing.
     Absent,
     /// `weight · tf / (tf + norm[id])`, in `f32`.
-    Bm25 { weight: Score, norm: Box<[Score; 256]> },
+    Bm25 {
+        weight: Score,
+        norm: Box<[Score; 256]>,
+    },
     /// `max(0, boost · (ln(1 + tf / mu_p) + len[id]))` in `f64`.
-    Qld { boost: f64, mu_p: f64, len: Box<[f64; 256]> },
+    Qld {
+        boost: f64,
+        mu_p: f64,
+        len: Box<[f64; 256]>,
+    },
 }
 
 impl TermScorer {
@@ -170,7 +177,11 @@ impl TermScorer {
 /// BM25's length normalisation `k1 · (1 − b + b · dl / avgdl)` for every
 /// fieldnorm id, in `f32`.
 fn bm25_norm(Bm25Params { k1, b }: Bm25Params, n: u64, total_tokens: u64) -> Box<[Score; 256]> {
-    let avgdl = if n > 0 { total_tokens as Score / n as Score } else { 0.0 };
+    let avgdl = if n > 0 {
+        total_tokens as Score / n as Score
+    } else {
+        0.0
+    };
     let mut norm = Box::new([0.0; 256]);
     for (id, slot) in norm.iter_mut().enumerate() {
         let dl = FieldNormReader::id_to_fieldnorm(id as u8) as Score;
@@ -181,7 +192,11 @@ fn bm25_norm(Bm25Params { k1, b }: Bm25Params, n: u64, total_tokens: u64) -> Box
 }
 
 /// The scorers of every term of `terms` for `variant`.
-fn term_scorers(variant: &ModelVariant<'_>, field: Field, terms: &[(Term, f32)]) -> Result<Vec<TermScorer>> {
+fn term_scorers(
+    variant: &ModelVariant<'_>,
+    field: Field,
+    terms: &[(Term, f32)],
+) -> Result<Vec<TermScorer>> {
     let stats = variant.stats;
     let n = stats.total_num_docs()?;
     let total_tokens = stats.total_num_tokens(field)?;
@@ -194,7 +209,10 @@ fn term_scorers(variant: &ModelVariant<'_>, field: Field, terms: &[(Term, f32)])
                 out.push(if df == 0 || n == 0 {
                     TermScorer::Absent
                 } else {
-                    TermScorer::Bm25 { weight: w * idf(df, n), norm: norm.clone() }
+                    TermScorer::Bm25 {
+                        weight: w * idf(df, n),
+                        norm: norm.clone(),
+                    }
                 });
             }
         }
@@ -205,7 +223,10 @@ fn term_scorers(variant: &ModelVariant<'_>, field: Field, terms: &[(Term, f32)])
                 out.push(if df == 0 || n == 0 {
                     TermScorer::Absent
                 } else {
-                    TermScorer::Bm25 { weight: *w, norm: norm.clone() }
+                    TermScorer::Bm25 {
+                        weight: *w,
+                        norm: norm.clone(),
+                    }
                 });
             }
         }
@@ -222,7 +243,11 @@ fn term_scorers(variant: &ModelVariant<'_>, field: Field, terms: &[(Term, f32)])
                     TermScorer::Absent
                 } else {
                     let p = (ttf as f64 + 1.0) / (total_tokens as f64 + 1.0);
-                    TermScorer::Qld { boost: f64::from(*w), mu_p: mu * p, len: len.clone() }
+                    TermScorer::Qld {
+                        boost: f64::from(*w),
+                        mu_p: mu * p,
+                        len: len.clone(),
+                    }
                 });
             }
         }
@@ -336,7 +361,11 @@ impl SegmentScoring<'_> {
         let alive = self.segment.alive_bitset();
         let mut matched: Vec<(usize, u32)> = Vec::with_capacity(cursors.len());
         loop {
-            let doc: DocId = cursors.iter().map(|(_, p)| p.doc()).min().unwrap_or(TERMINATED);
+            let doc: DocId = cursors
+                .iter()
+                .map(|(_, p)| p.doc())
+                .min()
+                .unwrap_or(TERMINATED);
             if doc == TERMINATED {
                 return Ok(());
             }
@@ -358,7 +387,10 @@ impl SegmentScoring<'_> {
                 }
                 let scorers = &self.scorers[v];
                 let score = if self.f32_sums[v] {
-                    matched.iter().map(|&(t, tf)| scorers[t].score(tf, id)).sum()
+                    matched
+                        .iter()
+                        .map(|&(t, tf)| scorers[t].score(tf, id))
+                        .sum()
                 } else {
                     let sum: f64 = matched
                         .iter()
@@ -369,9 +401,8 @@ impl SegmentScoring<'_> {
                 if heap.threshold().is_some_and(|t| score < t) {
                     continue;
                 }
-                let ord = *ord.get_or_insert_with(|| {
-                    self.docids.term_ords(doc).next().unwrap_or(0) as u32
-                });
+                let ord = *ord
+                    .get_or_insert_with(|| self.docids.term_ords(doc).next().unwrap_or(0) as u32);
                 heap.push(Candidate { score, ord });
             }
         }

@@ -52,7 +52,11 @@ pub fn locate(shards: &[Shard], docid: &str) -> Result<DocAt> {
                 doc = postings.advance();
             }
             if doc != TERMINATED {
-                return Ok(DocAt { shard: s, segment: g, doc });
+                return Ok(DocAt {
+                    shard: s,
+                    segment: g,
+                    doc,
+                });
             }
         }
     }

@@ -75,7 +75,9 @@ fn ordered_brute(pa: &[u32], pb: &[u32], slop: u32) -> Option<f32> {
     let mut freq = 0.0f32;
     let mut matched = false;
     for &p in pa {
-        let Some(&q) = pb.iter().filter(|&&q| q > p).min() else { break };
+        let Some(&q) = pb.iter().filter(|&&q| q > p).min() else {
+            break;
+        };
         if q - p - 1 <= slop {
             freq = (f64::from(freq) + 1.0 / (1.0 + f64::from(q - p - 1))) as f32;
             matched = true;
@@ -155,15 +157,31 @@ fn strings(s: &[&str]) -> Vec<String> {
 #[test]
 fn sdm_query_is_anserinis() {
     let q = PositionalQuery::sdm(&strings(&["a"]), SdmWeights::ANSERINI);
-    assert_eq!(q.groups, [Group { clauses: vec![(Clause::Term(0), 1.0)] }]);
+    assert_eq!(
+        q.groups,
+        [Group {
+            clauses: vec![(Clause::Term(0), 1.0)]
+        }]
+    );
     assert!(PositionalQuery::sdm(&[], SdmWeights::ANSERINI).is_empty());
     // "a b a b": a and b twice, the window (a, b) twice, (b, a) once.
     let q = PositionalQuery::sdm(&strings(&["a", "b", "a", "b"]), SdmWeights::ANSERINI);
     assert_eq!(q.terms, ["a", "b"]);
-    assert_eq!(q.groups[0].clauses, [(Clause::Term(0), 1.7), (Clause::Term(1), 1.7)]);
-    let o = |first, second| Clause::Ordered { first, second, slop: 1 };
+    assert_eq!(
+        q.groups[0].clauses,
+        [(Clause::Term(0), 1.7), (Clause::Term(1), 1.7)]
+    );
+    let o = |first, second| Clause::Ordered {
+        first,
+        second,
+        slop: 1,
+    };
     assert_eq!(q.groups[1].clauses, [(o(0, 1), 0.2), (o(1, 0), 0.1)]);
-    let u = |first, second| Clause::Unordered { first, second, slop: 8 };
+    let u = |first, second| Clause::Unordered {
+        first,
+        second,
+        slop: 8,
+    };
     assert_eq!(q.groups[2].clauses, [(u(0, 1), 0.1), (u(1, 0), 0.05)]);
 }
 

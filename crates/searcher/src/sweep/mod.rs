@@ -67,14 +67,14 @@ use crate::batch::{
     DocSelection, Prepared, QueryPlan, RunVariant, StatsMode, count_kept, select_all,
 };
 use crate::bm25::{Bm25Params, Shard};
-use crate::runspec::{ModelName, ModelSetting, model_settings};
-use crate::weighted::QldParams;
 use crate::compare::pairs;
 use crate::eval::{Evaluation, Measure};
 use crate::paired::{Paired, holm, paired};
 use crate::qrels::Qrels;
 use crate::queries::TopicQueries;
+use crate::runspec::{ModelName, ModelSetting, model_settings};
 use crate::topics::{Topic, TopicField};
+use crate::weighted::QldParams;
 use crate::{Error, Result};
 
 /// The most settings one sweep may have (each holds a run file open and a

@@ -47,23 +47,43 @@ const CORPUS: &[&str] = &[
 fn run(shards: &[Shard], q: &str, model: Model, k: usize) -> Vec<Hit> {
     let stats = GlobalStats::new(shards);
     let bag = BagOfWords::from_terms(analyzer().terms(q));
-    let v = ModelVariant { model, stats: &stats, subset: None };
-    search_weighted(shards, TextField::Body, &WeightedQuery::from_bag(&bag), &[v], k)
-        .unwrap()
-        .remove(0)
+    let v = ModelVariant {
+        model,
+        stats: &stats,
+        subset: None,
+    };
+    search_weighted(
+        shards,
+        TextField::Body,
+        &WeightedQuery::from_bag(&bag),
+        &[v],
+        k,
+    )
+    .unwrap()
+    .remove(0)
 }
 
 #[test]
 fn bm25_equals_the_bm25_path_bit_for_bit() {
     let idx = index(CORPUS, 3);
     let shards = [shard(&idx)];
-    for q in ["quick fox", "brown brown lazy dog", "fox fox butter nothing"] {
+    for q in [
+        "quick fox",
+        "brown brown lazy dog",
+        "fox fox butter nothing",
+    ] {
         let params = Bm25Params::ANSERINI;
         let ours = run(&shards, q, Model::Bm25(params), 10);
         let stats = GlobalStats::new(&shards);
         let bag = BagOfWords::from_terms(analyzer().terms(q));
-        let v = Variant { params, stats: &stats, subset: None };
-        let theirs = search(&shards, TextField::Body, &bag, &[v], 10).unwrap().remove(0);
+        let v = Variant {
+            params,
+            stats: &stats,
+            subset: None,
+        };
+        let theirs = search(&shards, TextField::Body, &bag, &[v], 10)
+            .unwrap()
+            .remove(0);
         assert_eq!(ours, theirs, "query {q:?}");
         assert!(!ours.is_empty());
     }
@@ -75,7 +95,8 @@ fn oracle(tfs: &[(u32, f32, u64)], dl: u32, total: u64, mu: f32) -> f32 {
     let mut sum = 0.0f64;
     for &(tf, boost, ttf) in tfs {
         let p = (ttf as f64 + 1.0) / (total as f64 + 1.0);
-        let s = f64::from(boost) * ((1.0 + f64::from(tf) / (mu * p)).ln() + (mu / (f64::from(dl) + mu)).ln());
+        let s = f64::from(boost)
+            * ((1.0 + f64::from(tf) / (mu * p)).ln() + (mu / (f64::from(dl) + mu)).ln());
         sum += f64::from(if s > 0.0 { s as f32 } else { 0.0 });
     }
     sum as f32
@@ -87,9 +108,17 @@ fn qld_equals_lucenes_formula() {
     let shards = [shard(&idx)];
     // Small mu, so that the scores are not all clipped to 0.
     let mu = 5.0;
-    let hits = run(&shards, "fox fox brown quick", Model::Qld(QldParams { mu }), 10);
+    let hits = run(
+        &shards,
+        "fox fox brown quick",
+        Model::Qld(QldParams { mu }),
+        10,
+    );
     // Analysed: fox (qtf 2), brown, quick.
-    let total = shards[0].searcher.total_num_tokens(shards[0].fields.body).unwrap();
+    let total = shards[0]
+        .searcher
+        .total_num_tokens(shards[0].fields.body)
+        .unwrap();
     let ttf = |t: &str| {
         let term = Term::from_field_text(shards[0].fields.body, t);
         GlobalStats::new(&shards).total_term_freq(&term).unwrap()
@@ -98,15 +127,33 @@ fn qld_equals_lucenes_formula() {
     assert_eq!(ttf("fox"), 5);
     assert_eq!(ttf("brown"), 3);
     // doc-001 "a fox a fox a fox": fox tf 3, length 3 (stopwords removed).
-    let d1 = hits.iter().find(|h| h.docid == "doc-001").expect("doc-001 matches");
+    let d1 = hits
+        .iter()
+        .find(|h| h.docid == "doc-001")
+        .expect("doc-001 matches");
     let want = oracle(&[(3, 2.0, ttf("fox"))], 3, total, mu);
     assert_eq!(d1.score.to_bits(), want.to_bits(), "{} vs {want}", d1.score);
     // doc-000: fox, brown, quick once each; length 7 (`the` twice removed).
-    let d0 = hits.iter().find(|h| h.docid == "doc-000").expect("doc-000 matches");
-    let want = oracle(&[(1, 2.0, ttf("fox")), (1, 1.0, ttf("brown")), (1, 1.0, ttf("quick"))], 7, total, mu);
+    let d0 = hits
+        .iter()
+        .find(|h| h.docid == "doc-000")
+        .expect("doc-000 matches");
+    let want = oracle(
+        &[
+            (1, 2.0, ttf("fox")),
+            (1, 1.0, ttf("brown")),
+            (1, 1.0, ttf("quick")),
+        ],
+        7,
+        total,
+        mu,
+    );
     assert_eq!(d0.score.to_bits(), want.to_bits(), "{} vs {want}", d0.score);
     // Documents matching no term are absent; those matching are all there.
-    assert!(hits.iter().all(|h| h.docid != "doc-004" && h.docid != "doc-006"));
+    assert!(
+        hits.iter()
+            .all(|h| h.docid != "doc-004" && h.docid != "doc-006")
+    );
     assert_eq!(hits.len(), 5);
 }
 
