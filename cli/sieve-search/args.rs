@@ -26,6 +26,8 @@ pub struct Cli {
 }
 
 #[derive(Subcommand)]
+// Parsed once per process: the size of the largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Cmd {
     /// Run a topic file over one or more indexes (shards, scored with global
     /// statistics) and write TREC run files, one per BM25 setting and filter.

@@ -193,7 +193,7 @@ pub struct DocidColumns(std::sync::OnceLock<Vec<StrColumn>>);
 impl Shard {
     /// What the index holds beyond a bag of words (read from its schema).
     pub fn contents(&self) -> sieve_format::schema::IndexContents {
-        sieve_format::schema::IndexContents::of_schema(&self.searcher.schema())
+        sieve_format::schema::IndexContents::of_schema(self.searcher.schema())
     }
 
     /// How many of this shard's segments have no block-max bounds.

@@ -108,11 +108,14 @@ pub fn term_vectors(
     Ok(out)
 }
 
+/// A document's term vector: `(term, frequency)`.
+pub type TermVector = Vec<(String, u32)>;
+
 /// A topic's first stage over an index: hits in Anserini's order, the
 /// term vectors of those feedback reads, and the run's statistics.
 pub struct IndexInput<'a> {
     /// `(hit, its term vector if read)`, in rank order.
-    pub hits: Vec<(Hit, Option<Vec<(String, u32)>>)>,
+    pub hits: Vec<(Hit, Option<TermVector>)>,
     /// The run's statistics.
     pub stats: &'a dyn CollectionStats,
     /// The field's handle.
