@@ -31,26 +31,8 @@ export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module -Cllvm-args=-sanitizer-co
 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 -Cllvm-args=-sanitizer-coverage-trace-compares -Cdebug-assertions -Coverflow-checks"
 
-# Committed fixtures each target starts from.
-seeds_of() {
-    case $1 in
-        utf8_clean) echo tests/data/utf8 tests/data/html ;;
-        topics_reader) echo topics tests/data/cacm ;;
-        qrels_reader | run_reader) echo tests/data/eval tests/data/cacm ;;
-        warc_reader) echo tests/data/warc fuzz/seeds/docids/warc_reader ;;
-        http_headers) echo tests/data/warc ;;
-        trec_reader) echo tests/data/trec fuzz/seeds/docids/trec_reader ;;
-        smart_reader) echo tests/data/cranfield fuzz/seeds/docids/smart_reader ;;
-        jsonl_reader) echo tests/data/jsonl tests/data/clueweb22/txt fuzz/seeds/docids/jsonl_reader ;;
-        tsv_reader) echo tests/data/tsv fuzz/seeds/docids/tsv_reader ;;
-        record_span) echo tests/data/jsonl tests/data/tsv tests/data/trec tests/data/cranfield ;;
-        html_extract | html_main) echo tests/data/html ;;
-        stats_tsv) echo tests/data/report ;;
-        spam_reader) echo tests/data/spam ;;
-        index_json) echo fuzz/seeds/index_json ;;
-        near_dup_files) echo fuzz/seeds/near_dup_files ;;
-    esac
-}
+# Committed fixtures each target starts from: seeds_of TARGET.
+. scripts/fuzz-seeds.sh
 
 cpu_ticks() { # utime + stime of PID, in clock ticks
     awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo -1
@@ -60,7 +42,7 @@ tick=$(getconf CLK_TCK)
 status=0
 mkdir -p fuzz/artifacts
 for t in $targets; do
-    cargo build --manifest-path fuzz/Cargo.toml --target-dir "$dir" --release --target "$triple" --bin "$t"
+    cargo build --manifest-path fuzz/Cargo.toml --target-dir "$dir" --release --target "$triple" --features libfuzzer --bin "$t"
     mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"
     seeds=$(mktemp -d)
     for s in $(seeds_of "$t"); do

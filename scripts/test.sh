@@ -8,8 +8,15 @@ export CARGO_TERM_COLOR=never
 # shows in the log (CI's and yours).
 step() { printf '\n==> [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
-step "Python venv (evaluation oracles pytrec_eval, ir_measures, scipy; maturin, pandas, pytest, pyterrier)"
-bash scripts/setup-python.sh
+# The Python venv (evaluation oracles pytrec_eval, ir_measures, scipy;
+# maturin, pandas, pytest, pyterrier) is made while cargo compiles: pip
+# mostly waits on the network and the disk. The tests need it; it is
+# awaited before them.
+mkdir -p "${CARGO_TARGET_DIR:-target}"
+venv_log="${CARGO_TARGET_DIR:-target}/setup-python.log"
+step "Python venv, in the background (log: $venv_log)"
+bash scripts/setup-python.sh >"$venv_log" 2>&1 &
+venv_pid=$!
 # Clippy lints the workspace's own crates while they are compiled (clippy's
 # driver wraps rustc for workspace members only, as `cargo clippy` does),
 # so the dependencies are compiled once, not once more for a check build.
@@ -24,13 +31,19 @@ step "build and clippy (libraries, binaries, tests, benches, examples and the fu
 # The fuzz targets are a workspace member (fuzz/): built here with the
 # dependencies everything else uses, not in a second target folder.
 cargo build --workspace --all-targets --locked
+step "waiting for the Python venv"
+wait "$venv_pid" || { cat "$venv_log" >&2; echo "setup-python.sh failed" >&2; exit 1; }
+cat "$venv_log"
 step "tests and doctests"
 cargo test --workspace --locked
-unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
+step "fuzz targets: each runs on its committed seeds (no libFuzzer; scripts/fuzz.sh fuzzes)"
+bash scripts/fuzz-replay.sh
 step "Python package: the extension built into .venv (maturin, dev profile), then pytest"
-# --no-build-isolation: maturin comes from the pinned venv (no download);
-# the dev profile reuses the dependencies the build step compiled, so only
-# pyo3 and the extension itself are compiled again.
+# --no-build-isolation: maturin comes from the pinned venv (no download).
+# The dev profile, the same lint wrapper and the same features (see
+# python/Cargo.toml) reuse what the build step compiled: only pyo3 (its
+# build configuration reads maturin's environment) and the extension are
+# compiled again.
 PATH="$PWD/.venv/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev --locked" \
   .venv/bin/python -m pip install --quiet --no-build-isolation --no-deps --disable-pip-version-check ./python
 SIEVE_BIN_DIR="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug" \

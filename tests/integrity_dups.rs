@@ -339,7 +339,7 @@ sieve_test!(duplicate_docid_across_a_resume_is_found, |dir| {
             ("D2", "shared other words"),
         ]),
     );
-    let fill = filler("b", 60_000);
+    let fill = filler("b", 15_000);
     let b = dir.write(
         "b.jsonl",
         &[fill.clone(), jsonl(&[("D1", "shared words latercopy")])].concat(),

@@ -262,8 +262,14 @@ fn normal_dependencies(name: &str) -> Vec<String> {
 /// `cargo metadata` of the workspace, resolved.
 fn cargo_metadata() -> serde_json::Value {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    // Without the test command's lint wrapper: metadata compiles nothing,
+    // and cargo's compiler probe through clippy-driver, run from inside
+    // `cargo test`, fails.
     let out = Command::new(cargo)
         .args(["metadata", "--format-version", "1", "--locked", "--offline"])
+        .env_remove("RUSTC_WORKSPACE_WRAPPER")
+        .env_remove("CLIPPY_ARGS")
+        .stdin(std::process::Stdio::null())
         .current_dir(repo_root())
         .output()
         .expect("run cargo metadata");

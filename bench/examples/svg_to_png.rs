@@ -1,6 +1,7 @@
-//! Renders an SVG file to PNG with resvg (system fonts for the text), so a
-//! figure written by a script can be looked at and checked without a
-//! browser: `cargo run -p sieve-bench --example svg_to_png -- IN.svg OUT.png`.
+//! Renders an SVG file to PNG with resvg, so a figure written by a script
+//! can be looked at and checked without a browser:
+//! `cargo run -p sieve-bench --features text --example svg_to_png -- IN.svg OUT.png`
+//! (without `--features text` the text is left out; with it, system fonts).
 //! Prints the share of non-white pixels (a blank rendering is an error).
 use resvg::tiny_skia;
 
@@ -11,17 +12,10 @@ fn main() {
         std::process::exit(2);
     };
     let svg = std::fs::read_to_string(input).expect("read the SVG");
+    #[cfg_attr(not(feature = "text"), allow(unused_mut))]
     let mut opt = resvg::usvg::Options::default();
-    let db = opt.fontdb_mut();
-    db.load_system_fonts();
-    let sans = db
-        .faces()
-        .flat_map(|f| f.families.iter().map(|(name, _)| name.clone()))
-        .filter(|name| name.contains("Sans") && !name.contains("Mono"))
-        .min();
-    if let Some(family) = sans {
-        db.set_sans_serif_family(family);
-    }
+    #[cfg(feature = "text")]
+    load_fonts(&mut opt);
     let tree = resvg::usvg::Tree::from_str(&svg, &opt).expect("parse the SVG");
     let size = tree.size().to_int_size();
     let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height()).expect("pixmap");
@@ -46,5 +40,21 @@ fn main() {
     if share < 0.01 {
         eprintln!("svg_to_png: the rendering is blank");
         std::process::exit(1);
+    }
+}
+
+/// System fonts for the text, with a sans face that is there for
+/// `sans-serif` (fontdb maps it to Arial).
+#[cfg(feature = "text")]
+fn load_fonts(opt: &mut resvg::usvg::Options) {
+    let db = opt.fontdb_mut();
+    db.load_system_fonts();
+    let sans = db
+        .faces()
+        .flat_map(|f| f.families.iter().map(|(name, _)| name.clone()))
+        .filter(|name| name.contains("Sans") && !name.contains("Mono"))
+        .min();
+    if let Some(family) = sans {
+        db.set_sans_serif_family(family);
     }
 }

@@ -9,7 +9,7 @@
 //! docids are read from the docid table too.
 //! (The file's CRC-32 seal is `sealed::open_binary`, fuzzed with the filter
 //! files; this target reaches the parser behind it.)
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -95,3 +95,5 @@ fuzz_target!(|data: &[u8]| {
         exercise(&b);
     }
 });
+
+sieve_fuzz::replay_main!();

@@ -4,7 +4,7 @@
 //! decodes to the same vector. The input is also
 //! tried as a valid vector edited in place (first byte the position, second
 //! an XOR mask), so damage reaches past the header.
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use libfuzzer_sys::fuzz_target;
 use sieve_format::docvector::{decode, encode};
 
@@ -32,3 +32,5 @@ fuzz_target!(|data: &[u8]| {
     }
     check(&good);
 });
+
+sieve_fuzz::replay_main!();

@@ -9,7 +9,7 @@
 //! the same damaged payload, sealed again with a correct CRC-32, must still
 //! be an error or a filter that answers without panicking (fst's own
 //! checksum is the second line of defence).
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use std::collections::BTreeSet;
 
 use libfuzzer_sys::fuzz_target;
@@ -103,3 +103,5 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+sieve_fuzz::replay_main!();

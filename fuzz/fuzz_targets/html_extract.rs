@@ -5,7 +5,7 @@
 //! ASCII whitespace. Input layout: byte 0 picks the caps and the charset
 //! mode, bytes 1..=16 are an HTTP `charset=` label (NUL-trimmed), the rest is
 //! the body. Output is valid UTF-8 by construction (`String`).
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use libfuzzer_sys::fuzz_target;
 use sieve_filters::utf8::Counting;
 use sieve_text::charset::{CharsetMode, decode};
@@ -53,3 +53,5 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(e.body.trim_matches(ws), e.body);
     assert_eq!(e.title.trim_matches(ws), e.title);
 });
+
+sieve_fuzz::replay_main!();

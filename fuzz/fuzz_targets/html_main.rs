@@ -5,7 +5,7 @@
 //! its lines are non-empty and trimmed. Input layout: byte 0 picks the caps,
 //! the rest is the page (decoded as UTF-8 with replacement: the charset
 //! layer has its own target).
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use libfuzzer_sys::fuzz_target;
 use sieve_text::html::{HtmlOptions, TextMode, extract_text, paragraphs};
 
@@ -42,3 +42,5 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+sieve_fuzz::replay_main!();

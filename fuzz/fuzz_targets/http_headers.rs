@@ -2,7 +2,7 @@
 //! offset is within the input and at a line start or after the status line,
 //! and that `dechunk` / `gunzip_if_gzip` / `sniff_html` never panic and
 //! respect their output caps.
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use libfuzzer_sys::fuzz_target;
 use sieve_crawl::http::{MAX_HEAD_BYTES, dechunk, gunzip_if_gzip, parse_head, sniff_html};
 
@@ -28,3 +28,5 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = sniff_html(data);
 });
+
+sieve_fuzz::replay_main!();

@@ -7,7 +7,7 @@
 //! must accept or refuse it without panicking; any one byte of the sealed
 //! file changed must then be refused. Seeds: a real `sieve.json` and
 //! `stats.json` (`fuzz/seeds/index_json`, used by `scripts/fuzz.sh`).
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use libfuzzer_sys::fuzz_target;
 use sieve_filters::sealed::{open_json, seal_json};
 use sieve_format::manifest::Manifest;
@@ -47,3 +47,5 @@ fuzz_target!(|data: &[u8]| {
         );
     }
 });
+
+sieve_fuzz::replay_main!();

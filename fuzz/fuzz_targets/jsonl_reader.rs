@@ -7,7 +7,7 @@
 //! the same document (what `sieve-index show` does). A second input maps
 //! the keys to the ones in the data, so mapped values of every type are
 //! reached.
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use libfuzzer_sys::fuzz_target;
 use sieve_crawl::{CrawlOptions, JsonFields};
 
@@ -40,3 +40,5 @@ fuzz_target!(|data: &[u8]| {
     };
     common::check_spans(&input, &opts);
 });
+
+sieve_fuzz::replay_main!();

@@ -7,7 +7,7 @@
 //! the gunzipped text; for a column it also gives the segment's document
 //! count. An accepted column calls back once per document, in order; an
 //! accepted band file has increasing positions and 16-digit keys.
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use std::io::{BufReader, Cursor};
 use std::path::Path;
 
@@ -50,3 +50,5 @@ fuzz_target!(|data: &[u8]| {
         });
     }
 });
+
+sieve_fuzz::replay_main!();

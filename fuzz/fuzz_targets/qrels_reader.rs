@@ -1,7 +1,7 @@
 //! Qrels reader: `parse_qrels` never panics on arbitrary bytes; accepted qrels
 //! written back with `Qrels::write` parse to an equal value (topic ids, docnos
 //! and grades round-trip).
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use libfuzzer_sys::fuzz_target;
 use sieve_searcher::qrels::parse_qrels;
 
@@ -13,3 +13,5 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(back, q);
     }
 });
+
+sieve_fuzz::replay_main!();

@@ -6,7 +6,7 @@
 //! document with the same docid and body. The same bytes as one gzip stream
 //! and split into gzip members must give the same spans, with members that
 //! hold the span's first byte.
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use std::io::Write;
 
 use libfuzzer_sys::fuzz_target;
@@ -52,3 +52,5 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+sieve_fuzz::replay_main!();

@@ -4,7 +4,7 @@
 //! when no score is NaN; the hits written back as run lines parse to the
 //! same run (NaN included); and evaluating the run against qrels made from
 //! its own hits never panics.
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use std::fmt::Write as _;
 
 use libfuzzer_sys::fuzz_target;
@@ -49,3 +49,5 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+sieve_fuzz::replay_main!();

@@ -5,7 +5,7 @@
 //! keeps skipped bytes (`keep_skipped`): that must not change any event, and
 //! every kept byte string must be the input at its offset, at most the keep
 //! limit long.
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use libfuzzer_sys::fuzz_target;
 
 #[path = "common/crawl.rs"]
@@ -18,3 +18,5 @@ fuzz_target!(|data: &[u8]| {
     // Behind ".I 1\n" the input is never gzip, so the events must always match.
     common::check(input, step, 64, 64);
 });
+
+sieve_fuzz::replay_main!();

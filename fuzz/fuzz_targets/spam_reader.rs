@@ -8,7 +8,7 @@
 //! with another percentile is a conflict); fed sorted and de-duplicated
 //! (the external-sort path), they build a map that answers every docid with
 //! its percentile, like a `BTreeMap`.
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use std::collections::BTreeMap;
 
 use libfuzzer_sys::fuzz_target;
@@ -89,3 +89,5 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+sieve_fuzz::replay_main!();

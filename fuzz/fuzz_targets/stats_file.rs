@@ -4,7 +4,7 @@
 //! sealed object made from the input opens to exactly the object that was
 //! sealed; with one byte changed (position and XOR mask from the input) or
 //! cut short it is refused.
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use libfuzzer_sys::fuzz_target;
 use sieve_filters::sealed::{open_json, seal_json};
 use sieve_searcher::twostage::ShardStats;
@@ -40,3 +40,5 @@ fuzz_target!(|data: &[u8]| {
         "cut at {cut} went unnoticed"
     );
 });
+
+sieve_fuzz::replay_main!();

@@ -3,7 +3,7 @@
 //! `format_row` under the full header parses to the same docid, length,
 //! spam percentile and counts (for the classes the header named; the rest
 //! must read as 0).
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use libfuzzer_sys::fuzz_target;
 use sieve_filters::docstats::{StatsColumns, format_row, header_line};
 
@@ -37,3 +37,5 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(back, row);
     }
 });
+
+sieve_fuzz::replay_main!();

@@ -1,7 +1,7 @@
 //! Topic reader: `parse_topics` never panics on arbitrary bytes, and whatever
 //! it accepts satisfies its documented invariants (non-empty ids without any
 //! whitespace, non-empty titles; unique ids; `query` never panics for any field).
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use libfuzzer_sys::fuzz_target;
 use sieve_searcher::topics::{TopicField, parse_topics};
 
@@ -26,3 +26,5 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+sieve_fuzz::replay_main!();

@@ -4,7 +4,7 @@
 //! The dribbled read also keeps skipped bytes (`keep_skipped`): that must not
 //! change any event, and every kept byte string must be the input (gzip
 //! aside) at its offset, at most the keep limit long.
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use libfuzzer_sys::fuzz_target;
 
 #[path = "common/crawl.rs"]
@@ -17,3 +17,5 @@ fuzz_target!(|data: &[u8]| {
     // Behind "<DOC>" the input is never gzip, so the events must always match.
     common::check(input, step, 64, 64);
 });
+
+sieve_fuzz::replay_main!();

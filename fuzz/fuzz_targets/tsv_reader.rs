@@ -4,7 +4,7 @@
 //! bodies never exceed `max_record_bytes`, 1..=7-byte reads give the same
 //! events, kept bytes are the input at their offset, and every document's
 //! span, read alone, gives the same document.
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use libfuzzer_sys::fuzz_target;
 use sieve_crawl::{CrawlOptions, parse_tsv_columns};
 
@@ -24,3 +24,5 @@ fuzz_target!(|data: &[u8]| {
     opts.tsv_columns = parse_tsv_columns("id,url,title,text").expect("columns");
     common::check_spans(&input, &opts);
 });
+
+sieve_fuzz::replay_main!();

@@ -3,7 +3,7 @@
 //! and counts, `count` gives the same counts, the output is valid UTF-8 of the
 //! same length, and a `StreamCleaner` fed the input in chunks (sizes taken
 //! from the first input byte) gives the same bytes and counts.
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use libfuzzer_sys::fuzz_target;
 use sieve_filters::utf8::{
     Counting, StreamCleaner, clean_in_place_with, count, reference::reference_clean,
@@ -37,3 +37,5 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(s.finish(&mut out), want_counts);
     assert_eq!(out, want);
 });
+
+sieve_fuzz::replay_main!();

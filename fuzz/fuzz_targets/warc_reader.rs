@@ -10,7 +10,7 @@
 //! offset, at most the keep limit long. A third input splits the bytes
 //! into three gzip members (a per-record `.warc.gz`) and damages one byte
 //! of them, so the member resynchronisation is exercised too.
-#![no_main]
+#![cfg_attr(fuzzing, no_main)]
 use std::io::Write;
 
 use libfuzzer_sys::fuzz_target;
@@ -46,3 +46,5 @@ fn damaged_members(plain: &[u8], data: &[u8]) -> Vec<u8> {
     }
     out
 }
+
+sieve_fuzz::replay_main!();

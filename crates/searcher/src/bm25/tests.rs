@@ -157,55 +157,104 @@ pub(super) fn brute_force(
     params: Bm25Params,
     k: usize,
 ) -> Vec<Hit> {
-    let a = analyzer();
-    let analysed: Vec<(usize, Vec<String>)> = docs
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| kept(*i))
-        .map(|(i, (_, body))| (i, a.terms(body)))
-        .collect();
-    let n = analysed.len() as u64;
-    let total: u64 = analysed.iter().map(|(_, t)| t.len() as u64).sum();
+    let corpus = analysed_corpus(docs);
+    let kept: Vec<bool> = (0..docs.len()).map(kept).collect();
+    let n = kept.iter().filter(|&&x| x).count() as u64;
+    let total: u64 = (0..docs.len())
+        .filter(|&i| kept[i])
+        .map(|i| u64::from(corpus.lens[i]))
+        .sum();
     let avgdl = total as f32 / n as f32;
-    let df_of: std::collections::HashMap<&String, u64> = q
-        .terms
+    // Each document's norm; tantivy quantises a length to the largest
+    // table value not above it.
+    let norm: Vec<f32> = corpus
+        .lens
         .iter()
-        .map(|(t, _)| {
-            let df = analysed.iter().filter(|(_, ts)| ts.contains(t)).count() as u64;
-            (t, df)
+        .map(|&len| {
+            let id = (0..=255u8)
+                .rev()
+                .find(|&id| FieldNormReader::id_to_fieldnorm(id) <= len)
+                .unwrap();
+            let dl = FieldNormReader::id_to_fieldnorm(id) as f32;
+            params.k1 * (1.0 - params.b + params.b * (dl / avgdl))
         })
         .collect();
-    let mut hits = Vec::new();
-    for (i, terms) in &analysed {
-        // tantivy quantises a length to the largest table value not above it.
-        let len = terms.len() as u32;
-        let id = (0..=255u8)
-            .rev()
-            .find(|&id| FieldNormReader::id_to_fieldnorm(id) <= len)
-            .unwrap();
-        let dl = FieldNormReader::id_to_fieldnorm(id) as f32;
-        let norm = params.k1 * (1.0 - params.b + params.b * (dl / avgdl));
-        let mut score = 0.0f32;
-        let mut matched = false;
-        for (t, qtf) in &q.terms {
-            let tf = terms.iter().filter(|x| *x == t).count() as f32;
-            if tf == 0.0 {
-                continue;
-            }
-            matched = true;
-            let w = *qtf as f32 * idf(df_of[t], n);
-            score += w * (tf / (tf + norm));
-        }
-        if matched {
-            hits.push(Hit {
-                docid: docs[*i].0.clone(),
-                score,
-            });
+    // Term by term in query order, so each document's score is summed in
+    // the order of the formula.
+    let mut score = vec![0.0f32; docs.len()];
+    let mut matched = vec![false; docs.len()];
+    for (t, qtf) in &q.terms {
+        let postings: Vec<(usize, u32)> = corpus
+            .postings
+            .get(t)
+            .map(|p| p.iter().copied().filter(|&(i, _)| kept[i]).collect())
+            .unwrap_or_default();
+        let w = *qtf as f32 * idf(postings.len() as u64, n);
+        for (i, tf) in postings {
+            let tf = tf as f32;
+            matched[i] = true;
+            score[i] += w * (tf / (tf + norm[i]));
         }
     }
+    let mut hits: Vec<Hit> = (0..docs.len())
+        .filter(|&i| matched[i])
+        .map(|i| Hit {
+            docid: docs[i].0.clone(),
+            score: score[i],
+        })
+        .collect();
     hits.sort_by(trec_order);
     hits.truncate(k);
     hits
+}
+
+/// A corpus as the oracle reads it: each document's analysed length, and
+/// for each term the documents it occurs in with its frequency there.
+struct Corpus {
+    lens: Vec<u32>,
+    postings: std::collections::HashMap<String, Vec<(usize, u32)>>,
+}
+
+/// Every document of `docs` analysed, once per corpus: the property tests
+/// score dozens of queries over one corpus, and analysing it again for
+/// each was most of their time. Cached for the last corpus of the thread,
+/// keyed by its address, its length and a hash of every 16th document
+/// (the tests' corpora are random: two of the same length at the same
+/// address differ in the sampled documents).
+fn analysed_corpus(docs: &[(String, String)]) -> std::rc::Rc<Corpus> {
+    use std::hash::{Hash, Hasher};
+    type Cached = Option<(u64, std::rc::Rc<Corpus>)>;
+    thread_local! {
+        static LAST: std::cell::RefCell<Cached> = const { std::cell::RefCell::new(None) };
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (docs.as_ptr() as usize, docs.len()).hash(&mut h);
+    docs.iter().step_by(16).for_each(|d| d.hash(&mut h));
+    let key = h.finish();
+    if let Some((k, c)) = LAST.with(|l| l.borrow().clone())
+        && k == key
+    {
+        return c;
+    }
+    let a = analyzer();
+    let mut corpus = Corpus {
+        lens: Vec::with_capacity(docs.len()),
+        postings: std::collections::HashMap::new(),
+    };
+    for (i, (_, body)) in docs.iter().enumerate() {
+        let terms = a.terms(body);
+        corpus.lens.push(terms.len() as u32);
+        for t in terms {
+            let p = corpus.postings.entry(t).or_default();
+            match p.last_mut() {
+                Some((d, tf)) if *d == i => *tf += 1,
+                _ => p.push((i, 1)),
+            }
+        }
+    }
+    let corpus = std::rc::Rc::new(corpus);
+    LAST.with(|l| *l.borrow_mut() = Some((key, corpus.clone())));
+    corpus
 }
 
 fn assert_same(ours: &[Hit], want: &[Hit]) {
