@@ -154,6 +154,42 @@ fn eval_means(dir: &Dir, run: &Path) -> serde_json::Value {
     v[0]["mean"].clone()
 }
 
+/// `eval -c --json`'s means of `run`, each read from its text by Rust's
+/// correctly rounded parser (serde_json's default float parsing may be
+/// one ulp off).
+fn eval_c_means(dir: &Dir, run: &Path) -> BTreeMap<String, f64> {
+    let out = ok(dir
+        .cmd("sieve-search")
+        .args(["eval", "-c", "--json", "--qrels"])
+        .arg(qrels())
+        .arg(run));
+    let mean = &out[out.find("\"mean\": {").expect("a mean")..];
+    mean[..mean.find('}').unwrap()]
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let (name, value) = l.trim().trim_end_matches(',').split_once(": ").unwrap();
+            (name.trim_matches('"').to_string(), value.parse().unwrap())
+        })
+        .collect()
+}
+
+/// The measures `eval` prints without `-m`, as `sweep.tsv` names them.
+const EVAL_MEASURES: [&str; 11] = [
+    "map",
+    "P_5",
+    "P_10",
+    "P_20",
+    "P_30",
+    "recall_1000",
+    "ndcg@20",
+    "err@20",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+];
+
 sieve_test!(
     sweep_rows_equal_eval_and_run_and_the_files_are_well_formed,
     |dir| {
@@ -188,8 +224,9 @@ sieve_test!(
         for t in &tags {
             assert!(stdout.contains(t), "{stdout}");
         }
-        // The baseline: everything kept, no comparison.
+        // The baseline: everything kept, no comparison, no feedback.
         assert_eq!(rows[0]["kept"], "3204");
+        assert!(rows.iter().all(|r| r["feedback"] == "none"));
         assert_eq!(rows[0]["spam"], "NA");
         assert_eq!(rows[0]["map_diff"], "NA");
         // spam >= 0 keeps everything: identical runs, all-zero differences.
@@ -400,7 +437,7 @@ sieve_test!(sweep_with_a_model_axis_equals_run, |dir| {
         .args(["--runs", "-m", "map,P_10", "--output-dir"])
         .arg(&out));
     let rows = read_tsv(&out.join("sweep.tsv"));
-    let got: Vec<[&str; 5]> = rows
+    let got: Vec<[&str; 6]> = rows
         .iter()
         .map(|r| {
             [
@@ -409,6 +446,7 @@ sieve_test!(sweep_with_a_model_axis_equals_run, |dir| {
                 &r["model"],
                 &r["k1"],
                 &r["mu"],
+                &r["feedback"],
             ]
             .map(String::as_str)
         })
@@ -421,12 +459,12 @@ sieve_test!(sweep_with_a_model_axis_equals_run, |dir| {
     assert_eq!(
         got,
         [
-            [b, b, "bm25", "0.9", "NA"],
-            ["sieve_k1-0.9_b-0.4_spam70", b, "bm25", "0.9", "NA"],
-            [q1, q1, "qld", "NA", "1000"],
-            ["sieve_qld_mu-1000_spam70", q1, "qld", "NA", "1000"],
-            [q2, q2, "qld", "NA", "2000"],
-            ["sieve_qld_mu-2000_spam70", q2, "qld", "NA", "2000"],
+            [b, b, "bm25", "0.9", "NA", "none"],
+            ["sieve_k1-0.9_b-0.4_spam70", b, "bm25", "0.9", "NA", "none"],
+            [q1, q1, "qld", "NA", "1000", "none"],
+            ["sieve_qld_mu-1000_spam70", q1, "qld", "NA", "1000", "none"],
+            [q2, q2, "qld", "NA", "2000", "none"],
+            ["sieve_qld_mu-2000_spam70", q2, "qld", "NA", "2000", "none"],
         ]
     );
     // Every filtered setting's run file is the one `run` writes.
@@ -454,6 +492,237 @@ sieve_test!(sweep_with_a_model_axis_equals_run, |dir| {
         svg.contains("qld mu=2000"),
         "the figure names the QLD series"
     );
+});
+
+sieve_test!(sweep_with_feedback_equals_run_with_feedback, |dir| {
+    let ix = cacm(&dir);
+    let out = dir.join("sweep");
+    let html = dir.join("sweep.html");
+    ok(dir
+        .cmd("sieve-search")
+        .args(["sweep", "--index"])
+        .arg(&ix)
+        .arg("--topics")
+        .arg(topics())
+        .arg("--qrels")
+        .arg(qrels())
+        .args(["--min-spam-percentile", "30,70", "--feedback", "rm3"])
+        .args(["--hits", "200", "--runs", "--output-dir"])
+        .arg(&out)
+        .arg("--html")
+        .arg(&html));
+    let rows = read_tsv(&out.join("sweep.tsv"));
+    let rm3 = "rm3_t10_d10_w0.5";
+    let got: Vec<[&str; 4]> = rows
+        .iter()
+        .map(|r| [&r["setting"], &r["baseline"], &r["feedback"], &r["spam"]].map(String::as_str))
+        .collect();
+    let base = "sieve_rm3_t10_d10_w0.5";
+    assert_eq!(
+        got,
+        [
+            [base, base, rm3, "NA"],
+            ["sieve_spam30_rm3_t10_d10_w0.5", base, rm3, "30"],
+            ["sieve_spam70_rm3_t10_d10_w0.5", base, rm3, "70"],
+        ]
+    );
+    // The feedback column comes right after the model columns.
+    let header = std::fs::read_to_string(out.join("sweep.tsv")).unwrap();
+    assert!(
+        header.starts_with("setting\tbaseline\tmodel\tk1\tb\tmu\tfeedback\tspam\tkept\t"),
+        "{}",
+        header.lines().next().unwrap()
+    );
+    // Each run file is, byte for byte, the run `run --feedback rm3` writes
+    // with the same threshold (its feedback documents from the filtered
+    // ranking), or without one for the baseline.
+    for (threshold, tag) in [
+        (None, base),
+        (Some("30"), "sieve_spam30_rm3_t10_d10_w0.5"),
+        (Some("70"), "sieve_spam70_rm3_t10_d10_w0.5"),
+    ] {
+        let runs = dir.join(&format!("runs-{}", threshold.unwrap_or("all")));
+        let mut cmd = dir.cmd("sieve-search");
+        cmd.args(["run", "--index"])
+            .arg(&ix)
+            .arg("--topics")
+            .arg(topics())
+            .args(["--feedback", "rm3", "--hits", "200", "--output-dir"])
+            .arg(&runs);
+        if let Some(p) = threshold {
+            cmd.args(["--min-spam-percentile", p]);
+        }
+        ok(&mut cmd);
+        let sweep_run = out.join(format!("runs/{tag}.run"));
+        assert_eq!(
+            std::fs::read(&sweep_run).unwrap(),
+            std::fs::read(runs.join(format!("{tag}.run"))).unwrap(),
+            "{tag}"
+        );
+        // The row's numbers are `eval`'s of that run file (-c: a topic the
+        // setting retrieves nothing for counts 0, as in the sweep).
+        let row = rows.iter().find(|r| r["setting"] == tag).unwrap();
+        let means = eval_c_means(&dir, &sweep_run);
+        for m in EVAL_MEASURES {
+            let got: f64 = row[m].parse().unwrap();
+            assert_eq!(got, means[m], "{tag} {m}");
+        }
+    }
+    // Feedback changes the runs: the baseline is not the plain BM25 run.
+    let plain = dir.join("plain.run");
+    ok(dir
+        .cmd("sieve-search")
+        .args(["run", "--index"])
+        .arg(&ix)
+        .arg("--topics")
+        .arg(topics())
+        .args(["--hits", "200", "--output"])
+        .arg(&plain));
+    assert_ne!(
+        eval_c_means(&dir, &plain)["map"],
+        rows[0]["map"].parse::<f64>().unwrap()
+    );
+    // The figure names the feedback series; the page has a feedback
+    // column and says where the feedback documents come from.
+    let svg = std::fs::read_to_string(out.join("sweep.svg")).unwrap();
+    assert_offline(&svg);
+    assert!(svg.contains(rm3), "the legend names the feedback setting");
+    assert!(svg.contains("feedback documents come from the filtered ranking"));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert_offline(&page);
+    assert!(page.contains("<th>feedback</th>"));
+    assert!(page.contains(&format!("<td>{rm3}</td>")));
+    assert!(page.contains("under a filter, the filtered ranking"));
+});
+
+sieve_test!(
+    sweep_with_feedback_and_models_has_a_baseline_per_pair,
+    |dir| {
+        let ix = cacm(&dir);
+        let out = dir.join("sweep");
+        let settings = [
+            "--feedback",
+            "rm3,rocchio",
+            "--model",
+            "bm25,qld",
+            "--hits",
+            "30",
+        ];
+        ok(dir
+            .cmd("sieve-search")
+            .args(["sweep", "--index"])
+            .arg(&ix)
+            .arg("--topics")
+            .arg(topics())
+            .arg("--qrels")
+            .arg(qrels())
+            .args(["--min-spam-percentile", "70"])
+            .args(settings)
+            .args(["--runs", "-m", "map,P_10", "--output-dir"])
+            .arg(&out));
+        let rows = read_tsv(&out.join("sweep.tsv"));
+        let (r, c) = ("rm3_t10_d10_w0.5", "rocchio_t10_d10_a1_b0.75");
+        let got: Vec<[&str; 4]> = rows
+            .iter()
+            .map(|x| {
+                [&x["setting"], &x["baseline"], &x["model"], &x["feedback"]].map(String::as_str)
+            })
+            .collect();
+        let b = |m: &str, f: &str| format!("sieve_{m}_{f}");
+        let f = |m: &str, f: &str| format!("sieve_{m}_spam70_{f}");
+        let (bm, qm) = ("k1-0.9_b-0.4", "qld_mu-1000");
+        let want: Vec<[String; 4]> = [
+            (bm, "bm25", r),
+            (bm, "bm25", c),
+            (qm, "qld", r),
+            (qm, "qld", c),
+        ]
+        .into_iter()
+        .flat_map(|(m, model, fb)| {
+            [
+                [b(m, fb), b(m, fb), model.into(), fb.into()],
+                [f(m, fb), b(m, fb), model.into(), fb.into()],
+            ]
+        })
+        .collect();
+        let want: Vec<[&str; 4]> = want
+            .iter()
+            .map(|w| w.each_ref().map(String::as_str))
+            .collect();
+        assert_eq!(got, want);
+        // 2 models x 2 feedback settings: four baselines.
+        let baselines: Vec<&str> = rows
+            .iter()
+            .filter(|x| x["setting"] == x["baseline"])
+            .map(|x| x["setting"].as_str())
+            .collect();
+        assert_eq!(baselines.len(), 4, "{baselines:?}");
+        assert!(baselines.iter().all(|t| !t.contains("spam")));
+        // Every filtered setting's run is `run`'s with the same flags (each
+        // comes from its own model's first stage and its own feedback setting).
+        let runs = dir.join("runs");
+        ok(dir
+            .cmd("sieve-search")
+            .args(["run", "--index"])
+            .arg(&ix)
+            .arg("--topics")
+            .arg(topics())
+            .args(["--min-spam-percentile", "70"])
+            .args(settings)
+            .arg("--output-dir")
+            .arg(&runs));
+        for x in rows.iter().filter(|x| x["setting"] != x["baseline"]) {
+            let tag = &x["setting"];
+            assert_eq!(
+                std::fs::read(out.join(format!("runs/{tag}.run"))).unwrap(),
+                std::fs::read(runs.join(format!("{tag}.run"))).unwrap(),
+                "{tag}"
+            );
+        }
+        let svg = std::fs::read_to_string(out.join("sweep.svg")).unwrap();
+        assert_offline(&svg);
+        // two panels (map, P_10), a baseline per model and feedback setting
+        assert_eq!(svg.matches("class=\"baseline\"").count(), 2 * 4);
+        assert!(svg.contains(&format!("qld mu=1000, {c}")));
+    }
+);
+
+sieve_test!(sweep_with_feedback_refuses_naming_the_flag, |dir| {
+    let ix = cacm(&dir);
+    let base = |dir: &Dir| {
+        let mut c = dir.cmd("sieve-search");
+        c.args(["sweep", "--index"])
+            .arg(&ix)
+            .arg("--topics")
+            .arg(topics())
+            .arg("--qrels")
+            .arg(qrels())
+            .args(["--min-spam-percentile", "50", "--output-dir"])
+            .arg(dir.join("out"));
+        c
+    };
+    for (args, want) in [
+        (vec!["--feedback", "rm4"], "--feedback"),
+        (
+            vec!["--feedback", "rm3", "--rm3-fb-docs", "0"],
+            "--rm3-fb-docs",
+        ),
+        (vec!["--feedback", "rm3", "--model", "sdm"], "--model"),
+        (
+            vec!["--feedback", "rm3", "--rerank-cutoff", "0"],
+            "--rerank-cutoff",
+        ),
+        // `run` writes the feedback queries; a sweep does not take the flag.
+        (
+            vec!["--feedback", "rm3", "--feedback-queries", "q.tsv"],
+            "--feedback-queries",
+        ),
+    ] {
+        let out = fails(base(&dir).args(&args));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    assert!(!dir.join("out/sweep.tsv").exists());
 });
 
 sieve_test!(sweep_crossed_rules_name_every_combination, |dir| {

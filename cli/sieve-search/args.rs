@@ -1,8 +1,9 @@
 //! The command line of `sieve-search`: every subcommand's flags, as clap
 //! reads them. Flags several subcommands share are declared once, in a
 //! group flattened into each subcommand that takes them:
-//! [`AllowUnfinished`], the query ([`QueryArgs`]), [`Hits`], [`Threads`]
-//! and the [`Output`] file. (`--index` is declared by each subcommand:
+//! [`AllowUnfinished`], the query ([`QueryArgs`]), [`Hits`], [`Threads`],
+//! the [`Output`] file, the models ([`ModelArgs`]) and feedback
+//! ([`FeedbackArgs`]). (`--index` is declared by each subcommand:
 //! each says in its help what several indexes mean to it.)
 
 use std::path::PathBuf;
@@ -41,9 +42,10 @@ pub enum Cmd {
     /// most changed topics; --html writes a self-contained page.
     Compare(CompareArgs),
     /// Sweep filter thresholds (spam percentile, per-KB error rates, their
-    /// combinations; optionally k1/b lists) in one pass over the postings:
-    /// every setting evaluated and compared with the unfiltered run
-    /// (sweep.tsv, sweep.svg, optionally run files and an HTML page).
+    /// combinations; optionally model and feedback settings) in one pass
+    /// over the postings: every setting evaluated and compared with the
+    /// unfiltered run (sweep.tsv, sweep.svg, optionally run files and an
+    /// HTML page).
     Sweep(Box<SweepArgs>),
     /// Two-stage search, stage 1: write the global BM25 statistics (N, total
     /// tokens, df of every analysed query term) of one or more indexes as
@@ -139,6 +141,9 @@ pub struct RunArgs {
     pub threads: Threads,
     #[command(flatten)]
     pub feedback: FeedbackArgs,
+    /// Print each topic's feedback query (term^weight) to this file, per run.
+    #[arg(long, value_name = "FILE", help_heading = FEEDBACK_HEADING)]
+    pub feedback_queries: Option<PathBuf>,
 }
 
 /// `topics`.
@@ -325,6 +330,8 @@ pub struct SweepArgs {
     pub top: usize,
     #[command(flatten)]
     pub threads: Threads,
+    #[command(flatten)]
+    pub feedback: FeedbackArgs,
 }
 
 /// `global-stats`.
@@ -575,17 +582,23 @@ pub enum NearDupArg {
     Drop,
 }
 
-/// Pseudo-relevance feedback, of `run` (each flag a comma list: one run
-/// per combination; defaults are Anserini 1.7.1's).
+/// The help heading of the feedback flags.
+pub const FEEDBACK_HEADING: &str = "Feedback (each a comma list: one setting per combination)";
+
+/// Pseudo-relevance feedback, of `run` and `sweep` (each flag a comma
+/// list: one feedback setting per combination; defaults are Anserini
+/// 1.7.1's).
 #[derive(clap::Args)]
-#[command(next_help_heading = "Feedback (each a comma list: one run per combination)")]
+#[command(next_help_heading = FEEDBACK_HEADING)]
 pub struct FeedbackArgs {
     /// Feedback models: rm3, bm25prf, rocchio (comma list). Each topic's
-    /// first stage (the run's model, filtered by the run's filter, so
-    /// feedback documents are kept documents) gives the feedback
-    /// documents; the expanded query is searched again, --hits deep. One
-    /// run file per setting, its tag
-    /// ending in the model and its parameters (rm3_t10_d10_w0.5).
+    /// first stage (the run's model and filter) gives the feedback
+    /// documents: with a filter, they come from the filtered ranking (kept
+    /// documents only). The expanded query is searched again in the same
+    /// documents, --hits deep. `run`: one run file per setting; `sweep`:
+    /// each setting crossed with every threshold, with its own unfiltered
+    /// baseline. Tags end in the model and its parameters
+    /// (rm3_t10_d10_w0.5).
     #[arg(long, value_delimiter = ',', value_name = "MODEL")]
     pub feedback: Vec<String>,
     /// First-stage hits feedback reads (Anserini's -rerankCutoff); Rocchio's
@@ -593,9 +606,6 @@ pub struct FeedbackArgs {
     #[arg(long, default_value_t = sieve_searcher::feedback::DEFAULT_RERANK_CUTOFF,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub rerank_cutoff: usize,
-    /// Print each topic's feedback query (term^weight) to this file, per run.
-    #[arg(long, value_name = "FILE")]
-    pub feedback_queries: Option<PathBuf>,
     /// RM3: feedback terms.
     #[arg(long, value_delimiter = ',', default_value = "10", value_name = "N")]
     pub rm3_fb_terms: Vec<usize>,

@@ -16,6 +16,17 @@ use sieve_searcher::twostage::GlobalStatsFile;
 use crate::args::RunArgs;
 use crate::run::{refuse_run_inputs, write_runs};
 
+/// Says on stderr when feedback reads the feedback documents' terms from
+/// the postings (slow) because `shards` store no document vectors of
+/// `field`.
+pub fn warn_without_vectors(shards: &[Shard], field: sieve_format::schema::TextField) {
+    if !has_stored_vectors(shards, field) {
+        eprintln!(
+            "feedback: no stored document vectors, so each topic's feedback documents are read from the postings (slow: a pass over the term dictionary); build the index with `sieve-index build --docvectors` to store them"
+        );
+    }
+}
+
 /// Every run of `spec` with every feedback setting of `settings`.
 pub fn cmd_run_feedback(
     a: &RunArgs,
@@ -33,11 +44,7 @@ pub fn cmd_run_feedback(
         );
     }
     refuse_run_inputs(a, &runs)?;
-    if !has_stored_vectors(shards, a.query.search_field.text_field()) {
-        eprintln!(
-            "feedback: no stored document vectors, so each topic's feedback documents are read from the postings (slow: a pass over the term dictionary); build the index with `sieve-index build --docvectors` to store them"
-        );
-    }
+    warn_without_vectors(shards, a.query.search_field.text_field());
     let started = std::time::Instant::now();
     let results = spec.search_feedback(
         (settings, a.feedback.rerank_cutoff),
@@ -48,7 +55,7 @@ pub fn cmd_run_feedback(
     )?;
     let elapsed = started.elapsed().as_secs_f64();
     write_runs(spec, &runs, &results.runs)?;
-    if let Some(path) = &a.feedback.feedback_queries {
+    if let Some(path) = &a.feedback_queries {
         let mut out = sieve_format::outfile::OutFile::create(path)
             .with_context(|| format!("cannot write {}", path.display()))?;
         for (run, qs) in runs.iter().zip(&results.queries) {

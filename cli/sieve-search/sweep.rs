@@ -21,7 +21,13 @@ use crate::setup::{open_shards, read_queries, set_threads};
 pub fn cmd_sweep(a: SweepArgs) -> Result<()> {
     set_threads(a.threads.threads)?;
     let spec = sweep_spec(&a)?;
-    let plan = spec.plan()?;
+    let plan = spec.plan().map_err(|e| match &e {
+        sieve_searcher::Error::InvalidParameter { name: "model", .. } => {
+            anyhow::anyhow!("--model: {e}")
+        }
+        _ => e.into(),
+    })?;
+    let feedback_note = feedback_note(&spec);
     refuse_inputs(&a, &plan)?;
     let qrels = read_judgements(&a.qrels)?;
     let (shards, config) = open_shards(&a.index, &a.unfinished)?;
@@ -42,12 +48,25 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<()> {
         complete: a.complete,
     };
     let n_settings = plan.settings.len();
-    eprintln!(
-        "sweep: {n_settings} settings ({} filters and the unfiltered run, times {} k1/b), {} topics, one pass over the postings per topic",
-        plan.selections.len(),
-        n_settings / (plan.selections.len() + 1),
-        topics.len()
-    );
+    match &plan.feedback {
+        None => eprintln!(
+            "sweep: {n_settings} settings ({} filters and the unfiltered run, times {} k1/b), {} topics, one pass over the postings per topic",
+            plan.selections.len(),
+            n_settings / (plan.selections.len() + 1),
+            topics.len()
+        ),
+        Some(f) => {
+            crate::feedback::warn_without_vectors(&shards, inputs.field);
+            eprintln!(
+                "sweep: {n_settings} settings ({} filters and the unfiltered run, times {} model settings, times {} feedback settings), {} topics, one first-stage pass over the postings per topic ({} deep; under a filter, feedback documents come from the filtered ranking), then one search per setting",
+                plan.selections.len(),
+                f.first_stage.len() / (plan.selections.len() + 1),
+                f.settings.len(),
+                topics.len(),
+                spec.rerank_cutoff
+            );
+        }
+    }
     let mut progress = progress_lines(topics.len());
     let outcome = sweep::run(&spec, plan, &inputs, &files, &mut progress)?;
     let measures = if a.measure.is_empty() {
@@ -56,15 +75,20 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<()> {
         a.measure.clone()
     };
     let tbl = Table::new(&outcome, &measures);
-    let written = write_files(&a, &outcome, &tbl, topics.len(), (&qrels, &shards))?;
+    let written = write_files(
+        &a,
+        (&outcome, &tbl),
+        (topics.len(), feedback_note.as_deref()),
+        (&qrels, &shards),
+    )?;
     let first = tbl.measures.iter().position(|m| !m.is_count()).unwrap_or(0);
     print!("{}", table::to_text(&outcome, &tbl, first));
     say_done(&a, &outcome, (topics.len(), n_settings), &written);
     Ok(())
 }
 
-/// The sweep `a` asks for: its rules and thresholds, BM25 settings and
-/// statistics.
+/// The sweep `a` asks for: its rules and thresholds, model settings,
+/// statistics and feedback settings.
 fn sweep_spec(a: &SweepArgs) -> Result<SweepSpec> {
     Ok(SweepSpec {
         tag: a.tag.clone(),
@@ -78,7 +102,23 @@ fn sweep_spec(a: &SweepArgs) -> Result<SweepSpec> {
         b: a.models.b.clone(),
         stats: a.stats.mode(),
         max_query_terms: a.query.max_query_terms,
+        feedback: a.feedback.settings()?,
+        rerank_cutoff: a.feedback.rerank_cutoff,
     })
+}
+
+/// With feedback, the line the page's facts give about it: the settings,
+/// and where their feedback documents come from.
+fn feedback_note(spec: &SweepSpec) -> Option<String> {
+    if spec.feedback.is_empty() {
+        return None;
+    }
+    let labels: Vec<String> = spec.feedback.iter().map(|f| f.label()).collect();
+    Some(format!(
+        "feedback: {}; feedback documents from each setting's first stage, {} deep (under a filter, the filtered ranking)",
+        labels.join(", "),
+        spec.rerank_cutoff
+    ))
 }
 
 /// The rules and thresholds of `a`, in flag order: spam, invalid 4/5/6,
@@ -171,13 +211,12 @@ fn progress_lines(total: usize) -> impl FnMut(usize) {
 }
 
 /// Writes `sweep.tsv`, `sweep.svg` and the page of `--html` (its documents'
-/// grades from `qrels`, their details from `shards`); returns the paths of
-/// the first two.
+/// grades from `qrels`, their details from `shards`; its facts end with
+/// `feedback`, when given); returns the paths of the first two.
 fn write_files(
     a: &SweepArgs,
-    outcome: &Outcome,
-    tbl: &Table,
-    n_topics: usize,
+    (outcome, tbl): (&Outcome, &Table),
+    (n_topics, feedback): (usize, Option<&str>),
     (qrels, shards): (&Qrels, &[Shard]),
 ) -> Result<(PathBuf, PathBuf)> {
     let tsv = a.output_dir.join("sweep.tsv");
@@ -187,12 +226,13 @@ fn write_files(
     let svg_path = a.output_dir.join("sweep.svg");
     sweep::write_atomic(&svg_path, svg_text.as_bytes())?;
     if let Some(html) = &a.html {
-        let meta = vec![
+        let mut meta = vec![
             format!("index: {}", join_paths(&a.index)),
             format!("topics: {} ({n_topics} topics)", a.query.topics.display()),
             format!("qrels: {}", a.qrels.display()),
             subtitle,
         ];
+        meta.extend(feedback.map(str::to_string));
         let page = sieve_report::sweep_html(&sieve_report::SweepPage {
             outcome,
             table: tbl,

@@ -533,7 +533,12 @@ pub fn sweep_page(
 }
 
 fn sweep_table(s: &mut String, outcome: &Outcome, table: &Table) {
-    s.push_str("<div class=\"wide\">\n<table class=\"sweep\">\n<tr><th>setting</th><th>filter</th><th>kept</th>");
+    let feedback = outcome.has_feedback();
+    s.push_str("<div class=\"wide\">\n<table class=\"sweep\">\n<tr><th>setting</th>");
+    if feedback {
+        s.push_str("<th>feedback</th>");
+    }
+    s.push_str("<th>filter</th><th>kept</th>");
     let stats: Vec<(usize, Measure)> = table
         .measures
         .iter()
@@ -557,13 +562,24 @@ fn sweep_table(s: &mut String, outcome: &Outcome, table: &Table) {
         };
         let _ = write!(
             s,
-            "<tr class=\"{}\"><td>{}</td><td>{}</td><td class=\"n\">{} ({kept:.1}%)</td>",
+            "<tr class=\"{}\"><td>{}</td>",
             if setting.is_baseline() {
                 "base"
             } else {
                 "setting"
             },
             escape(&setting.tag),
+        );
+        if feedback {
+            let label = setting
+                .feedback
+                .as_ref()
+                .map_or_else(|| "none".to_string(), |f| f.label());
+            let _ = write!(s, "<td>{}</td>", escape(&label));
+        }
+        let _ = write!(
+            s,
+            "<td>{}</td><td class=\"n\">{} ({kept:.1}%)</td>",
             escape(&setting.describe()),
             outcome.kept[i]
         );
@@ -595,12 +611,18 @@ fn sweep_table(s: &mut String, outcome: &Outcome, table: &Table) {
         }
         s.push_str("</tr>\n");
     }
-    s.push_str(
+    s.push_str(if feedback {
+        "</table>\n</div>\n<p class=\"note\">kept: documents the filter keeps (share of the index); diff: mean \
+         per-topic difference from the unfiltered run of the same model and feedback setting, with its 95% confidence \
+         interval; p: paired two-sided t-test, Holm-corrected over the sweep (bold: &lt; 0.05); \
+         feedback: the setting's feedback model and parameters, its feedback documents taken from the \
+         setting's own (filtered) first-stage ranking; sweep.tsv has every number at full precision.</p>\n"
+    } else {
         "</table>\n</div>\n<p class=\"note\">kept: documents the filter keeps (share of the index); diff: mean \
          per-topic difference from the unfiltered run of the same k1/b, with its 95% confidence \
          interval; p: paired two-sided t-test, Holm-corrected over the sweep (bold: &lt; 0.05); \
-         sweep.tsv has every number at full precision.</p>\n",
-    );
+         sweep.tsv has every number at full precision.</p>\n"
+    });
 }
 
 #[cfg(test)]

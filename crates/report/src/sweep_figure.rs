@@ -10,8 +10,9 @@
 //!   percentiles, evenly spaced in value order for per-KB rates
 //!   ([`sieve_searcher::sweep::Scale`]); in a crossed sweep, the first rule's threshold,
 //!   the other rules' values telling the series apart;
-//! * one series per BM25 setting (and, crossed, per combination of the
-//!   other rules): a line through the setting's mean at each threshold;
+//! * one series per model setting (and feedback setting, and, crossed,
+//!   per combination of the other rules): a line through the setting's
+//!   mean at each threshold;
 //! * a band (and an error bar at each point) for the 95% confidence
 //!   interval of the mean difference from the unfiltered run, drawn around
 //!   the unfiltered mean, so the band holds the point and crosses the
@@ -87,6 +88,9 @@ fn series(outcome: &Outcome, rule: Rule) -> Vec<Series> {
                 Some(q) => format!("qld mu={}", q.mu),
                 None => format!("k1={} b={}", s.params.k1, s.params.b),
             });
+        }
+        if let Some(f) = &s.feedback {
+            parts.push(f.label());
         }
         parts.extend(s.conditions[1..].iter().map(|(r, v)| r.describe(*v)));
         let label = if parts.is_empty() {
@@ -201,7 +205,7 @@ pub fn sweep_svg(outcome: &Outcome, table: &Table, subtitle: &str) -> String {
         .map(|&r| series(outcome, r))
         .unwrap_or_default();
     let width = if cols == 1 { PANEL_W + 40.0 } else { WIDTH };
-    let notes = legend_notes(width);
+    let notes = legend_notes(width, outcome.has_feedback());
     let legend_h = 30.0 + 20.0 * legend_series.len() as f64 + 15.0 * notes.len() as f64;
     let height = TOP + rows as f64 * PANEL_H + legend_h;
     let mut s = String::new();
@@ -378,7 +382,7 @@ impl<'a> Panel<'a> {
             drawn.push(se.baseline);
             let mean = self.table.means[se.baseline][j];
             let yy = p.y(mean);
-            let colour = if self.outcome.several_params {
+            let colour = if self.outcome.baselines() > 1 {
                 svg::colour(k)
             } else {
                 "#555555".to_string()
@@ -543,12 +547,17 @@ fn point_tip(x: f64, mean: f64, v: Option<&Versus>) -> String {
     }
 }
 
-/// The legend's explanation, wrapped to the figure's width.
-fn legend_notes(width: f64) -> Vec<String> {
+/// The legend's explanation, wrapped to the figure's width (`feedback`:
+/// the sweep's settings have feedback).
+fn legend_notes(width: f64, feedback: bool) -> Vec<String> {
     let notes = [
         "Filled marker: the difference from the unfiltered run is significant (paired two-sided t-test over topics, Holm-corrected over the sweep, p < 0.05); hollow: not significant.",
         "Band and bars: 95% confidence interval of the mean per-topic difference, drawn around the unfiltered mean.",
-        "Dashed line: the unfiltered run (same k1 and b).",
+        if feedback {
+            "Dashed line: the unfiltered run (same model and feedback setting; under a filter, feedback documents come from the filtered ranking)."
+        } else {
+            "Dashed line: the unfiltered run (same k1 and b)."
+        },
     ];
     notes
         .iter()

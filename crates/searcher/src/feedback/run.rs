@@ -39,49 +39,13 @@ pub fn run_feedback(
     settings: &[Feedback],
     rerank_cutoff: usize,
 ) -> Result<FeedbackResults> {
-    if rerank_cutoff == 0 {
-        return Err(Error::InvalidParameter {
-            name: "rerank cutoff",
-            expected: "an integer >= 1",
-            got: "0".into(),
-        });
-    }
-    if plan.global.is_some() {
-        // The expansion terms are known only after the first stage, so a
-        // statistics file made for the topic terms cannot score them.
-        return Err(Error::InvalidParameter {
-            name: "global statistics",
-            expected: "no statistics file with feedback: give every shard with --index (one process sums their statistics, feedback terms included)",
-            got: "a statistics file".into(),
-        });
-    }
-    if plan.shards.is_empty() {
-        return Err(Error::InvalidParameter {
-            name: "index",
-            expected: "at least one index directory",
-            got: "none".into(),
-        });
-    }
-    let settings: Vec<Feedback> = settings
-        .iter()
-        .map(|f| f.validate())
-        .collect::<Result<_>>()?;
-    let first_plan = QueryPlan {
-        hits: rerank_cutoff,
-        ..*plan
-    };
-    let prepared = Prepared::new(first_plan, subsets)?;
+    let search = FeedbackSearch::new(plan, subsets, settings, rerank_cutoff)?;
     let analysed = queries.analyse();
-    let ctx = Context {
-        plan,
-        prepared: &prepared,
-        settings: &settings,
-    };
     let per_topic: Vec<Vec<(Vec<Hit>, Expansion)>> = analysed
         .par_iter()
-        .map(|(_, query)| ctx.topic(query))
+        .map(|(_, query)| search.topic(query))
         .collect::<Result<_>>()?;
-    let runs = plan.variants.len() * settings.len();
+    let runs = search.runs();
     let mut out = FeedbackResults {
         runs: vec![Vec::with_capacity(analysed.len()); runs],
         queries: vec![Vec::with_capacity(analysed.len()); runs],
@@ -95,18 +59,75 @@ pub fn run_feedback(
     Ok(out)
 }
 
-/// What every topic of a feedback batch shares.
-struct Context<'a> {
-    plan: &'a QueryPlan<'a>,
+/// A feedback batch ready to search topic by topic ([`run_feedback`]
+/// searches every topic with it; a sweep, which evaluates and writes each
+/// group of topics as it comes, calls [`FeedbackSearch::topic`]). Its
+/// runs are `plan.variants` × `settings` (settings vary fastest): the
+/// first stage of every run of `plan` is searched once per topic, in one
+/// pass, and its feedback documents read once for all the settings.
+pub struct FeedbackSearch<'a> {
+    plan: QueryPlan<'a>,
     /// The first stage, `rerank_cutoff` deep.
-    prepared: &'a Prepared<'a>,
-    settings: &'a [Feedback],
+    prepared: Prepared<'a>,
+    settings: Vec<Feedback>,
 }
 
-impl Context<'_> {
-    /// One topic: per run and setting, the second search's hits and the
-    /// feedback query.
-    fn topic(&self, query: &BagOfWords) -> Result<Vec<(Vec<Hit>, Expansion)>> {
+impl<'a> FeedbackSearch<'a> {
+    /// Checks the batch (see [`run_feedback`]: `rerank_cutoff` at least 1,
+    /// no statistics from elsewhere, at least one shard, every setting
+    /// valid) and prepares its first stage.
+    pub fn new(
+        plan: &QueryPlan<'a>,
+        subsets: &'a [Subset],
+        settings: &[Feedback],
+        rerank_cutoff: usize,
+    ) -> Result<FeedbackSearch<'a>> {
+        if rerank_cutoff == 0 {
+            return Err(Error::InvalidParameter {
+                name: "rerank cutoff",
+                expected: "an integer >= 1",
+                got: "0".into(),
+            });
+        }
+        if plan.global.is_some() {
+            // The expansion terms are known only after the first stage, so a
+            // statistics file made for the topic terms cannot score them.
+            return Err(Error::InvalidParameter {
+                name: "global statistics",
+                expected: "no statistics file with feedback: give every shard with --index (one process sums their statistics, feedback terms included)",
+                got: "a statistics file".into(),
+            });
+        }
+        if plan.shards.is_empty() {
+            return Err(Error::InvalidParameter {
+                name: "index",
+                expected: "at least one index directory",
+                got: "none".into(),
+            });
+        }
+        let settings: Vec<Feedback> = settings
+            .iter()
+            .map(|f| f.validate())
+            .collect::<Result<_>>()?;
+        let first_plan = QueryPlan {
+            hits: rerank_cutoff,
+            ..*plan
+        };
+        Ok(FeedbackSearch {
+            plan: *plan,
+            prepared: Prepared::new(first_plan, subsets)?,
+            settings,
+        })
+    }
+
+    /// The number of runs: `plan.variants` × `settings`.
+    pub fn runs(&self) -> usize {
+        self.plan.variants.len() * self.settings.len()
+    }
+
+    /// One topic, whose analysed query is `query`: per run, in run order,
+    /// the second search's hits (`plan.hits` deep) and the feedback query.
+    pub fn topic(&self, query: &BagOfWords) -> Result<Vec<(Vec<Hit>, Expansion)>> {
         let first = self.prepared.search(query)?;
         let mut out = Vec::with_capacity(first.len() * self.settings.len());
         for (v, hits) in first.into_iter().enumerate() {
@@ -137,7 +158,7 @@ impl Context<'_> {
         let input = index_input(shards, self.plan.field, stats, hits, read)?;
         let first_model = self.plan.variants[v].model();
         let mut out = Vec::with_capacity(self.settings.len());
-        for setting in self.settings {
+        for setting in &self.settings {
             let e = setting.expand(&query.terms, &input)?;
             let model = match e.rescoring {
                 Rescoring::FirstStage => first_model,

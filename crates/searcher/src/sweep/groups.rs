@@ -10,8 +10,7 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 use sieve_format::outfile::OutFile;
 
-use super::{RunFiles, Setting, TOP_DOCS};
-use crate::batch::Prepared;
+use super::{RunFiles, Search, Setting, TOP_DOCS};
 use crate::bm25::{BagOfWords, Hit};
 use crate::eval::{EvalOptions, Evaluation, evaluate, nothing_retrieved};
 use crate::qrels::Qrels;
@@ -33,7 +32,7 @@ type Queries = [(String, BagOfWords)];
 /// `progress` is called with the number of topics absorbed.
 pub(super) fn search_in_groups(
     queries: &Queries,
-    prepared: &Prepared<'_>,
+    search: &Search<'_>,
     absorber: &mut Absorber<'_>,
     progress: &mut dyn FnMut(usize),
 ) -> Result<()> {
@@ -45,7 +44,7 @@ pub(super) fn search_in_groups(
             || {
                 chunk
                     .par_iter()
-                    .map(|(_, q)| prepared.search(q))
+                    .map(|(_, q)| search.search(q))
                     .collect::<Result<Vec<_>>>()
             },
             || match previous.take() {

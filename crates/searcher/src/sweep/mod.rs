@@ -1,7 +1,7 @@
 //! Threshold sweeps: one index, one topic file, one qrels file, many filter
-//! thresholds (and BM25 settings), searched in one pass over the postings,
-//! every run evaluated and compared with the unfiltered run of the same
-//! BM25 setting.
+//! thresholds (and model and feedback settings), searched in one pass over
+//! the postings, every run evaluated and compared with the unfiltered run
+//! of the same model and feedback setting.
 //!
 //! # Settings
 //!
@@ -11,17 +11,35 @@
 //! combination of one threshold per axis is one filter (every rule of the
 //! combination must keep a document). Each filter is crossed with every
 //! model setting (each BM25 `(k1, b)`, each QLD `mu`, in the order of
-//! [`crate::runspec::model_settings`]); each model setting also gets its
-//! **baseline**, the unfiltered run with that model. Settings come in the
-//! order of the model settings, then the baseline and the filters (the
-//! first axis varying slowest).
+//! [`crate::runspec::model_settings`]) and, with
+//! [`SweepSpec::feedback`], with every feedback setting (in the order of
+//! [`crate::feedback::FeedbackSpec::settings`]); each model setting (each
+//! model and feedback setting) also gets its **baseline**, the unfiltered
+//! run with that model (and feedback). Settings come in the order of the
+//! model settings, then the feedback settings, then the baseline and the
+//! filters (the first axis varying slowest).
 //!
-//! Tags: `TAG[_MODEL][_FILTER]`: `MODEL` (`k1-0.9_b-0.4`, `qld_mu-1000`,
-//! as `sieve-search run` names runs) when the sweep has more than one
-//! model setting, and always for QLD; `FILTER` is the rule labels of
-//! [`Rule::label`] joined by `_` (`spam70`, `spam70_i456le0.5`). A setting
-//! with one filter rule is tagged as `sieve-search run` tags the same
+//! Tags: `TAG[_MODEL][_FILTER][_FEEDBACK]`: `MODEL` (`k1-0.9_b-0.4`,
+//! `qld_mu-1000`, as `sieve-search run` names runs) when the sweep has
+//! more than one model setting, and always for QLD; `FILTER` is the rule
+//! labels of [`Rule::label`] joined by `_` (`spam70`, `spam70_i456le0.5`);
+//! `FEEDBACK` is the feedback setting's [`Feedback::label`]
+//! (`rm3_t10_d10_w0.5`). A setting with one filter rule is tagged as
+//! `sieve-search run` (with the same `--feedback`) tags the same
 //! selection, so its run file is the same.
+//!
+//! # Feedback
+//!
+//! A feedback setting searches each topic twice, as `sieve-search run
+//! --feedback` does ([`crate::feedback::run`]): the first stage (the
+//! setting's model, in its filter's selection, with its statistics,
+//! [`SweepSpec::rerank_cutoff`] deep) gives the feedback documents, so
+//! **under a filter the feedback documents come from the filtered
+//! ranking**; the feedback query is then searched in the same selection,
+//! [`SweepSpec::hits`] deep. The first stage of one model setting and
+//! filter is shared by every feedback setting: it is searched once per
+//! topic (every model setting and filter in one pass, as without
+//! feedback) and its feedback documents are read once.
 //!
 //! # Evaluation and statistics
 //!
@@ -66,9 +84,11 @@ pub use rules::{Axis, Rule, Scale};
 use crate::batch::{
     DocSelection, Prepared, QueryPlan, RunVariant, StatsMode, count_kept, select_all,
 };
-use crate::bm25::{Bm25Params, Shard};
+use crate::bm25::{BagOfWords, Bm25Params, Hit, Shard, Subset};
 use crate::compare::pairs;
 use crate::eval::{Evaluation, Measure};
+use crate::feedback::Feedback;
+use crate::feedback::run::FeedbackSearch;
 use crate::paired::{Paired, holm, paired};
 use crate::qrels::Qrels;
 use crate::queries::TopicQueries;
@@ -111,6 +131,13 @@ pub struct SweepSpec {
     pub hits: usize,
     /// Unique analysed terms per topic ([`crate::queries`]).
     pub max_query_terms: usize,
+    /// Feedback settings (module docs): none, no feedback; else every
+    /// model setting and filter is searched once per setting, and there
+    /// is no setting without feedback.
+    pub feedback: Vec<Feedback>,
+    /// With feedback, the first stage's depth (Anserini's
+    /// `-rerankCutoff`, at least 1).
+    pub rerank_cutoff: usize,
 }
 
 /// One setting of a sweep.
@@ -122,6 +149,8 @@ pub struct Setting {
     pub params: Bm25Params,
     /// `Some` for a query-likelihood setting.
     pub qld: Option<QldParams>,
+    /// The feedback setting (`None`: no feedback).
+    pub feedback: Option<Feedback>,
     /// The filter: one `(rule, threshold)` per rule it applies, in axis
     /// order; empty for a baseline.
     pub conditions: Vec<(Rule, f64)>,
@@ -165,21 +194,52 @@ pub struct Plan {
     pub rules: Vec<Rule>,
     /// True when the sweep has more than one model setting.
     pub several_params: bool,
+    /// With feedback, how its settings are searched (`None`: without).
+    pub feedback: Option<FeedbackPlan>,
+}
+
+/// How the settings of a sweep with feedback are searched: a feedback
+/// batch ([`FeedbackSearch`]) whose runs are `first_stage` ×
+/// `settings` (settings varying fastest).
+#[derive(Debug, Clone)]
+pub struct FeedbackPlan {
+    /// The feedback settings, in order.
+    pub settings: Vec<Feedback>,
+    /// The first stage: one run per model setting and filter (the
+    /// unfiltered run first), model settings varying slowest, each tagged
+    /// as the sweep without feedback tags it.
+    pub first_stage: Vec<RunVariant>,
+    /// Per setting of the sweep ([`Plan::settings`]), its run in the
+    /// feedback batch.
+    pub source: Vec<usize>,
 }
 
 impl SweepSpec {
     /// The settings and selections (see the module docs). Refused: no axis,
-    /// the same rule on two axes, an empty k1 or b list, invalid BM25
-    /// parameters, more than [`MAX_SETTINGS`] settings.
+    /// the same rule on two axes, an empty k1 or b list, invalid BM25 or
+    /// feedback parameters, more than [`MAX_SETTINGS`] settings.
     pub fn plan(&self) -> Result<Plan> {
         let rules = self.rules()?;
         let filters = self.filters();
         let models = self.models()?;
-        let total = models.len() * (filters.len() + 1);
+        let feedback: Vec<Feedback> = self
+            .feedback
+            .iter()
+            .map(|f| f.validate())
+            .collect::<Result<_>>()?;
+        if !feedback.is_empty() && self.rerank_cutoff == 0 {
+            return Err(Error::InvalidParameter {
+                name: "rerank cutoff",
+                expected: "an integer >= 1",
+                got: "0".into(),
+            });
+        }
+        let per_model = feedback.len().max(1) * (filters.len() + 1);
+        let total = models.len() * per_model;
         if total > MAX_SETTINGS {
             return Err(Error::InvalidParameter {
                 name: "thresholds",
-                expected: "at most 500 settings (filters plus the baseline, times the model settings): split the sweep",
+                expected: "at most 500 settings (filters plus the baseline, times the model settings, times the feedback settings): split the sweep",
                 got: format!("{total} settings"),
             });
         }
@@ -187,14 +247,44 @@ impl SweepSpec {
             filters.iter().map(|conds| self.selection(conds)).collect();
         let several_params = models.len() > 1;
         let mut settings = Vec::with_capacity(total);
+        let mut first_stage = Vec::new();
         for m in &models {
-            self.push_settings(m, several_params, &filters, &selections, &mut settings);
+            if feedback.is_empty() {
+                self.push_settings(
+                    m,
+                    several_params,
+                    None,
+                    &filters,
+                    &selections,
+                    &mut settings,
+                );
+                continue;
+            }
+            let mut plain = Vec::with_capacity(filters.len() + 1);
+            self.push_settings(m, several_params, None, &filters, &selections, &mut plain);
+            first_stage.extend(plain.iter().map(Setting::variant));
+            for f in &feedback {
+                self.push_settings(
+                    m,
+                    several_params,
+                    Some(f),
+                    &filters,
+                    &selections,
+                    &mut settings,
+                );
+            }
         }
+        let feedback = (!feedback.is_empty()).then(|| FeedbackPlan {
+            source: feedback_sources(models.len(), feedback.len(), filters.len() + 1),
+            settings: feedback,
+            first_stage,
+        });
         Ok(Plan {
             settings,
             selections,
             rules,
             several_params,
+            feedback,
         })
     }
 
@@ -281,12 +371,14 @@ impl SweepSpec {
         sel
     }
 
-    /// Pushes onto `settings` the baseline of `p` and then one setting per
-    /// filter, tagged as the module docs say.
+    /// Pushes onto `settings` the baseline of model setting `m` with
+    /// feedback setting `feedback` and then one setting per filter, tagged
+    /// as the module docs say.
     fn push_settings(
         &self,
         m: &ModelSetting,
         several_params: bool,
+        feedback: Option<&Feedback>,
         filters: &[Vec<(Rule, f64)>],
         selections: &[DocSelection],
         settings: &mut Vec<Setting>,
@@ -296,26 +388,61 @@ impl SweepSpec {
         } else {
             self.tag.clone()
         };
+        let with_feedback = |tag: String| match feedback {
+            Some(f) => format!("{tag}_{}", f.label()),
+            None => tag,
+        };
         let baseline = settings.len();
         settings.push(Setting {
-            tag: base_tag.clone(),
+            tag: with_feedback(base_tag.clone()),
             params: m.params,
             qld: m.qld,
+            feedback: feedback.copied(),
             conditions: Vec::new(),
             selection: None,
             baseline,
         });
         for (i, conds) in filters.iter().enumerate() {
             settings.push(Setting {
-                tag: format!("{base_tag}_{}", selections[i].name),
+                tag: with_feedback(format!("{base_tag}_{}", selections[i].name)),
                 params: m.params,
                 qld: m.qld,
+                feedback: feedback.copied(),
                 conditions: conds.clone(),
                 selection: Some(i),
                 baseline,
             });
         }
     }
+}
+
+impl Setting {
+    /// The run a batch searches for this setting without its feedback.
+    fn variant(&self) -> RunVariant {
+        RunVariant {
+            params: self.params,
+            qld: self.qld,
+            sdm: false,
+            selection: self.selection,
+            tag: self.tag.clone(),
+        }
+    }
+}
+
+/// Where each setting of a sweep with feedback comes from in its feedback
+/// batch ([`FeedbackPlan::source`]): the sweep's settings are `models` ×
+/// `feedback` × `per_filter` (the baseline and each filter), the batch's
+/// runs `models` × `per_filter` (the first stage) × `feedback`.
+fn feedback_sources(models: usize, feedback: usize, per_filter: usize) -> Vec<usize> {
+    let mut out = Vec::with_capacity(models * feedback * per_filter);
+    for m in 0..models {
+        for f in 0..feedback {
+            for j in 0..per_filter {
+                out.push((m * per_filter + j) * feedback + f);
+            }
+        }
+    }
+    out
 }
 
 /// The tag part of a filter: its rule labels joined by `_`.
@@ -355,6 +482,19 @@ pub struct Outcome {
     pub select_seconds: f64,
     /// Seconds spent searching, evaluating and writing, all settings.
     pub search_seconds: f64,
+}
+
+impl Outcome {
+    /// True when the sweep's settings have feedback.
+    pub fn has_feedback(&self) -> bool {
+        self.settings.iter().any(|s| s.feedback.is_some())
+    }
+
+    /// The number of baselines (unfiltered settings): one per model
+    /// setting and feedback setting.
+    pub fn baselines(&self) -> usize {
+        self.settings.iter().filter(|s| s.is_baseline()).count()
+    }
 }
 
 /// The qrels a sweep evaluates against (module docs): `qrels` itself with
@@ -410,17 +550,10 @@ pub fn run(
         .collect();
     let select_seconds = started.elapsed().as_secs_f64();
     let started = std::time::Instant::now();
-    let variants: Vec<RunVariant> = plan
-        .settings
-        .iter()
-        .map(|s| RunVariant {
-            params: s.params,
-            qld: s.qld,
-            sdm: false,
-            selection: s.selection,
-            tag: s.tag.clone(),
-        })
-        .collect();
+    let variants: Vec<RunVariant> = match &plan.feedback {
+        None => plan.settings.iter().map(Setting::variant).collect(),
+        Some(f) => f.first_stage.clone(),
+    };
     let query_plan = QueryPlan {
         shards: inputs.shards,
         field: inputs.field,
@@ -429,7 +562,12 @@ pub fn run(
         global: None,
         hits: spec.hits,
     };
-    let prepared = Prepared::new(query_plan, &subsets)?;
+    let search = Search::new(
+        &query_plan,
+        &subsets,
+        plan.feedback.as_ref(),
+        spec.rerank_cutoff,
+    )?;
     let queries = TopicQueries {
         analyzer: inputs.analyzer,
         topics: inputs.topics,
@@ -448,7 +586,7 @@ pub fn run(
         &qrels,
         RunFileSet::create(files, &plan.settings)?,
     );
-    search_in_groups(&queries, &prepared, &mut absorber, progress)?;
+    search_in_groups(&queries, &search, &mut absorber, progress)?;
     let (evals, top_docs, run_files) = absorber.finish()?;
     Ok(Outcome {
         settings: plan.settings,
@@ -462,6 +600,47 @@ pub fn run(
         select_seconds,
         search_seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// How a sweep searches one topic: every setting in one pass, or, with
+/// feedback, the feedback batch of [`FeedbackPlan`].
+enum Search<'a> {
+    /// Every setting is a run of the batch, in setting order.
+    Plain(Prepared<'a>),
+    /// Every setting is the run of the feedback batch its `source` names.
+    Feedback(FeedbackSearch<'a>, &'a [usize]),
+}
+
+impl<'a> Search<'a> {
+    fn new(
+        query_plan: &QueryPlan<'a>,
+        subsets: &'a [Subset],
+        feedback: Option<&'a FeedbackPlan>,
+        rerank_cutoff: usize,
+    ) -> Result<Search<'a>> {
+        Ok(match feedback {
+            None => Search::Plain(Prepared::new(*query_plan, subsets)?),
+            Some(f) => Search::Feedback(
+                FeedbackSearch::new(query_plan, subsets, &f.settings, rerank_cutoff)?,
+                &f.source,
+            ),
+        })
+    }
+
+    /// The hits of `query` for every setting, in setting order.
+    fn search(&self, query: &BagOfWords) -> Result<Vec<Vec<Hit>>> {
+        match self {
+            Search::Plain(p) => p.search(query),
+            Search::Feedback(f, source) => {
+                let mut runs: Vec<Option<Vec<Hit>>> =
+                    f.topic(query)?.into_iter().map(|(h, _)| Some(h)).collect();
+                Ok(source
+                    .iter()
+                    .map(|&i| runs[i].take().unwrap_or_default())
+                    .collect())
+            }
+        }
+    }
 }
 
 /// One measure of one filtered setting against its baseline.

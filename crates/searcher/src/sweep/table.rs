@@ -12,6 +12,7 @@
 //! | `model` | `bm25` or `qld` |
 //! | `k1`, `b` | BM25 parameters (`NA` for QLD) |
 //! | `mu` | the Dirichlet prior of QLD (`NA` for BM25) |
+//! | `feedback` | the feedback setting's label, as in the tag ([`crate::feedback::Feedback::label`], `rm3_t10_d10_w0.5`), or `none` |
 //! | one per rule of the sweep (`spam`, `invalid_4_5_6`, ...) | the setting's threshold for that rule, `NA` when the rule does not filter it |
 //! | `kept` | live documents the setting keeps |
 //! | `kept_fraction` | `kept` over the index's live documents |
@@ -48,7 +49,7 @@ fn opt(x: Option<f64>) -> String {
 
 /// The header of `sweep.tsv`.
 pub fn header(outcome: &Outcome, measures: &[Measure]) -> Vec<String> {
-    let mut h: Vec<String> = ["setting", "baseline", "model", "k1", "b", "mu"]
+    let mut h: Vec<String> = ["setting", "baseline", "model", "k1", "b", "mu", "feedback"]
         .iter()
         .map(|s| s.to_string())
         .collect();
@@ -68,15 +69,26 @@ pub fn header(outcome: &Outcome, measures: &[Measure]) -> Vec<String> {
 }
 
 /// The `model`, `k1`, `b` and `mu` columns of a setting (`NA` where the
-/// model has no such parameter).
-fn model_columns(setting: &super::Setting) -> [String; 4] {
+/// model has no such parameter), then `feedback`.
+fn model_columns(setting: &super::Setting) -> [String; 5] {
+    let feedback = setting
+        .feedback
+        .as_ref()
+        .map_or_else(|| "none".to_string(), |f| f.label());
     match setting.qld {
-        Some(q) => ["qld".into(), "NA".into(), "NA".into(), format!("{}", q.mu)],
+        Some(q) => [
+            "qld".into(),
+            "NA".into(),
+            "NA".into(),
+            format!("{}", q.mu),
+            feedback,
+        ],
         None => [
             "bm25".into(),
             format!("{}", setting.params.k1),
             format!("{}", setting.params.b),
             "NA".into(),
+            feedback,
         ],
     }
 }
@@ -204,8 +216,13 @@ pub fn to_text(outcome: &Outcome, table: &Table, j: usize) -> String {
     let _ = writeln!(
         s,
         "(kept%: documents the filter keeps; diff: mean per-topic difference from the unfiltered\n \
-         run of the same model setting; 95% CI of that difference; p: paired two-sided t-test, Holm-corrected\n \
-         over the sweep, - when undefined; win/loss/tie: topics better/worse/equal than unfiltered)"
+         run of the same model setting{}; 95% CI of that difference; p: paired two-sided t-test, Holm-corrected\n \
+         over the sweep, - when undefined; win/loss/tie: topics better/worse/equal than unfiltered)",
+        if outcome.has_feedback() {
+            " and feedback setting"
+        } else {
+            ""
+        }
     );
     s
 }
