@@ -501,19 +501,7 @@ impl NativeIndex {
         } else {
             spec.feedback_runs(feedback)?
         };
-        if let Some(w) = &req.models.weighted
-            && w.len() != topics.len()
-        {
-            return Err(sieve_searcher::Error::InvalidParameter {
-                name: "weighted queries",
-                expected: "one per topic",
-                got: format!("{} for {} topics", w.len(), topics.len()),
-            });
-        }
-        let weighted: Option<Vec<(String, WeightedQuery)>> = req
-            .models
-            .weighted
-            .map(|w| topics.iter().map(|t| t.id.clone()).zip(w).collect());
+        let weighted = pair_weighted(req.models.weighted, topics)?;
         if weighted.is_some() && (!feedback.is_empty() || global.is_some()) {
             return Err(sieve_searcher::Error::InvalidParameter {
                 name: "weighted queries",
@@ -818,4 +806,23 @@ impl NativeIndex {
         .map_err(|m| panicked("expanding queries", m, true))?
         .py_err()
     }
+}
+
+/// The weighted queries given for `topics`, one per topic in order, each
+/// paired with its topic's id.
+fn pair_weighted(
+    weighted: Option<Vec<WeightedQuery>>,
+    topics: &[Topic],
+) -> sieve_searcher::Result<Option<Vec<(String, WeightedQuery)>>> {
+    let Some(w) = weighted else {
+        return Ok(None);
+    };
+    if w.len() != topics.len() {
+        return Err(sieve_searcher::Error::InvalidParameter {
+            name: "weighted queries",
+            expected: "one per topic",
+            got: format!("{} for {} topics", w.len(), topics.len()),
+        });
+    }
+    Ok(Some(topics.iter().map(|t| t.id.clone()).zip(w).collect()))
 }

@@ -85,34 +85,11 @@ impl IndexDoc {
         }
         let mut title_tokens: Vec<Token> = Vec::new();
         let n_title = analyzer.analyze_into(&self.title, &mut title_tokens);
-        // The body field starts with the title's tokens, then the body's,
-        // as one pre-analysed string (see sieve_analysis::preanalysed).
-        let mut body = AnalysedText::new();
-        for t in &title_tokens {
-            body.push(t.position, &t.text);
+        let (body, vector, n_body) =
+            body_value(&title_tokens, n_title, &self.body, fields, analyzer);
+        if let (Some(f), Some(v)) = (fields.body_vector, vector) {
+            put(f, v);
         }
-        let n_body = n_title + analyzer.analyze_joined(&self.body, &mut body);
-        let body = if body.is_exact() {
-            if let Some(f) = fields.body_vector {
-                put(
-                    f,
-                    OwnedValue::Bytes(crate::docvector::encode_terms(body.terms())),
-                );
-            }
-            OwnedValue::Str(body.into_string())
-        } else {
-            // Never seen: a term that the string form cannot carry.
-            let mut tokens = title_tokens.clone();
-            analyzer.analyze_into(&self.body, &mut tokens);
-            if let Some(f) = fields.body_vector {
-                let terms = tokens.iter().map(|t| t.text.as_str());
-                put(f, OwnedValue::Bytes(crate::docvector::encode_terms(terms)));
-            }
-            OwnedValue::PreTokStr(PreTokenizedString {
-                text: String::new(),
-                tokens,
-            })
-        };
         put(
             fields.title,
             OwnedValue::PreTokStr(PreTokenizedString {
@@ -163,4 +140,40 @@ impl IndexDoc {
         }
         doc
     }
+}
+
+/// The body field's value: the title's tokens then the body's, as one
+/// pre-analysed string (see sieve_analysis::preanalysed); with it the
+/// document's stored term vector when the schema has that field, and the
+/// field's token count.
+fn body_value(
+    title_tokens: &[Token],
+    n_title: usize,
+    text: &str,
+    fields: &Fields,
+    analyzer: &EnglishAnalyzer,
+) -> (OwnedValue, Option<OwnedValue>, usize) {
+    let mut body = AnalysedText::new();
+    for t in title_tokens {
+        body.push(t.position, &t.text);
+    }
+    let n_body = n_title + analyzer.analyze_joined(text, &mut body);
+    let wants_vector = fields.body_vector.is_some();
+    if body.is_exact() {
+        let vector =
+            wants_vector.then(|| OwnedValue::Bytes(crate::docvector::encode_terms(body.terms())));
+        return (OwnedValue::Str(body.into_string()), vector, n_body);
+    }
+    // Never seen: a term that the string form cannot carry.
+    let mut tokens = title_tokens.to_vec();
+    analyzer.analyze_into(text, &mut tokens);
+    let vector = wants_vector.then(|| {
+        let terms = tokens.iter().map(|t| t.text.as_str());
+        OwnedValue::Bytes(crate::docvector::encode_terms(terms))
+    });
+    let value = OwnedValue::PreTokStr(PreTokenizedString {
+        text: String::new(),
+        tokens,
+    });
+    (value, vector, n_body)
 }

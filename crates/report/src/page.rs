@@ -583,32 +583,7 @@ fn sweep_table(s: &mut String, outcome: &Outcome, table: &Table) {
             escape(&setting.describe()),
             outcome.kept[i]
         );
-        for &(j, _) in &stats {
-            let mean = table.means[i][j];
-            match &table.versus[i][j] {
-                None => {
-                    let _ = write!(
-                        s,
-                        "<td class=\"n\">{mean:.4}</td><td>baseline</td><td></td>"
-                    );
-                }
-                Some(v) => {
-                    let sig = v.p_holm.is_some_and(|p| p < sieve_searcher::paired::ALPHA);
-                    let ci = v
-                        .paired
-                        .ci
-                        .map_or_else(String::new, |(lo, hi)| format!(" [{lo:+.4}, {hi:+.4}]"));
-                    let _ = write!(
-                        s,
-                        "<td class=\"n\">{mean:.4}</td><td class=\"{}\">{:+.4}{ci}</td><td class=\"n{}\">{}</td>",
-                        signed_class(v.paired.mean),
-                        v.paired.mean,
-                        if sig { " sig" } else { "" },
-                        p_text(v.p_holm)
-                    );
-                }
-            }
-        }
+        measure_cells(s, table, i, &stats);
         s.push_str("</tr>\n");
     }
     s.push_str(if feedback {
@@ -623,6 +598,37 @@ fn sweep_table(s: &mut String, outcome: &Outcome, table: &Table) {
          interval; p: paired two-sided t-test, Holm-corrected over the sweep (bold: &lt; 0.05); \
          sweep.tsv has every number at full precision.</p>\n"
     });
+}
+
+/// Setting `i`'s cells of each measure of `stats`: its mean, the
+/// difference from its baseline with the interval, and Holm's p.
+fn measure_cells(s: &mut String, table: &Table, i: usize, stats: &[(usize, Measure)]) {
+    for &(j, _) in stats {
+        let mean = table.means[i][j];
+        match &table.versus[i][j] {
+            None => {
+                let _ = write!(
+                    s,
+                    "<td class=\"n\">{mean:.4}</td><td>baseline</td><td></td>"
+                );
+            }
+            Some(v) => {
+                let sig = v.p_holm.is_some_and(|p| p < sieve_searcher::paired::ALPHA);
+                let ci = v
+                    .paired
+                    .ci
+                    .map_or_else(String::new, |(lo, hi)| format!(" [{lo:+.4}, {hi:+.4}]"));
+                let _ = write!(
+                    s,
+                    "<td class=\"n\">{mean:.4}</td><td class=\"{}\">{:+.4}{ci}</td><td class=\"n{}\">{}</td>",
+                    signed_class(v.paired.mean),
+                    v.paired.mean,
+                    if sig { " sig" } else { "" },
+                    p_text(v.p_holm)
+                );
+            }
+        }
+    }
 }
 
 #[cfg(test)]
