@@ -461,8 +461,9 @@ fn read_lines<'a, H: serde::de::DeserializeOwned>(
     let rest: Vec<(usize, &str)> = lines.collect();
     let want = count(&h.header);
     if rest.len() != want {
+        // The first line too many, or the last line there is.
         return Err(bad(
-            rest.len() + 1,
+            want.min(rest.len()) + 1 + usize::from(rest.len() > want),
             format!(
                 "the header counts {want} lines after it, the file has {}",
                 rest.len()
