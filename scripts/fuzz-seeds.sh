@@ -18,6 +18,9 @@ seeds_of() {
         spam_reader) echo tests/data/spam ;;
         index_json) echo fuzz/seeds/index_json ;;
         near_dup_files) echo fuzz/seeds/near_dup_files ;;
+        feedback_vectors) echo fuzz/seeds/feedback_vectors ;;
+        weighted_queries) echo fuzz/seeds/weighted_queries ;;
+        first_stage_run) echo tests/data/eval ;;
     esac
 }
 

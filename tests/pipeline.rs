@@ -781,3 +781,487 @@ sieve_test!(global_stats_for_another_search_are_refused, |dir| {
     );
     assert!(e.contains("stats"), "{e}");
 });
+
+/// The CACM collection split into `n` TREC files (document `i` in file
+/// `i % n`), each built as a shard with `--docvectors` and the made-up
+/// spam scores (`extra`: more `build-shard` flags), in `dir/cacm-shards`.
+fn cacm_shards(dir: &Dir, n: usize, extra: &[&str]) -> Vec<PathBuf> {
+    use std::io::Read;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(fixture("cacm/cacm.trec.gz")).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    let docs: Vec<&str> = text
+        .split("<DOC>")
+        .filter(|d| !d.trim().is_empty())
+        .collect();
+    assert!(docs.len() > 3000, "{} documents", docs.len());
+    (0..n)
+        .map(|s| {
+            let part: String = docs
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| i % n == s)
+                .map(|(_, d)| format!("<DOC>{d}"))
+                .collect();
+            let input = dir.write(&format!("cacm-parts/part-{s}.trec"), part.as_bytes());
+            let out = dir.join(&format!("cacm-shards/s{s}"));
+            ok(dir
+                .cmd("sieve-index")
+                .args(["build-shard", "--docvectors", "--input"])
+                .arg(&input)
+                .arg("--spam")
+                .arg(fixture("spam/made-up-cacm-spam.txt"))
+                .arg("--index")
+                .arg(&out)
+                .args(extra));
+            out
+        })
+        .collect()
+}
+
+/// The staged feedback protocol over `shards` searched apart, each step a
+/// separate process with files in and out (in the test's directory), as
+/// `scale/spark_search.py --feedback` runs it.
+struct Staged<'a> {
+    dir: &'a Dir,
+    shards: &'a [PathBuf],
+    topics: &'a Path,
+}
+
+impl Staged<'_> {
+    fn search(&self) -> Command {
+        let mut c = self.dir.cmd("sieve-search");
+        c.current_dir(self.dir.path());
+        c
+    }
+
+    /// `global-stats` of every shard (with `extra`), summed into `name`.
+    fn stats(&self, name: &str, extra: &[&str]) -> PathBuf {
+        let mut parts = Vec::new();
+        for (i, s) in self.shards.iter().enumerate() {
+            let part = self.dir.join(&format!("{name}.part{i}"));
+            ok(self
+                .search()
+                .args(["global-stats", "--index"])
+                .arg(s)
+                .arg("--topics")
+                .arg(self.topics)
+                .args(extra)
+                .arg("--output")
+                .arg(&part));
+            parts.push(part);
+        }
+        let out = self.dir.join(name);
+        ok(self
+            .search()
+            .arg("sum-stats")
+            .args(&parts)
+            .arg("--output")
+            .arg(&out));
+        out
+    }
+
+    /// `run` on every shard with `extra`, merged (`merge-runs --hits
+    /// hits`, tagged as the shard runs are) into `name`.
+    fn run(&self, name: &str, hits: usize, extra: &[&str]) -> PathBuf {
+        let mut runs = Vec::new();
+        for (i, s) in self.shards.iter().enumerate() {
+            let r = self.dir.join(&format!("{name}.shard{i}"));
+            ok(self
+                .search()
+                .args(["run", "--index"])
+                .arg(s)
+                .arg("--topics")
+                .arg(self.topics)
+                .args(["--hits", &hits.to_string()])
+                .args(extra)
+                .arg("--output")
+                .arg(&r));
+            runs.push(r);
+        }
+        let tags: std::collections::BTreeSet<String> = runs
+            .iter()
+            .flat_map(|r| {
+                std::fs::read_to_string(r)
+                    .unwrap()
+                    .lines()
+                    .map(|l| l.split(' ').nth(5).unwrap().to_string())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert!(tags.len() <= 1, "{tags:?}");
+        let out = self.dir.join(name);
+        ok(self
+            .search()
+            .arg("merge-runs")
+            .args(&runs)
+            .args(["--hits", &hits.to_string(), "--topics"])
+            .arg(self.topics)
+            .args(["--tag", tags.first().map_or("sieve", String::as_str)])
+            .arg("--output")
+            .arg(&out));
+        out
+    }
+
+    /// `feedback-vectors` of `run` on each shard (flags `fb`): the parts.
+    fn vector_parts(&self, name: &str, run: &Path, fb: &[&str]) -> Vec<PathBuf> {
+        self.shards
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let part = self.dir.join(&format!("{name}.part{i}"));
+                ok(self
+                    .search()
+                    .args(["feedback-vectors", "--index"])
+                    .arg(s)
+                    .arg("--topics")
+                    .arg(self.topics)
+                    .arg("--run")
+                    .arg(run)
+                    .args(fb)
+                    .arg("--output")
+                    .arg(&part));
+                part
+            })
+            .collect()
+    }
+
+    /// The whole protocol (`search`: the model and filter flags of both
+    /// stages; `fb`: the feedback flags): the final run's text.
+    fn protocol(&self, name: &str, search: &[&str], fb: &[&str], hits: usize) -> String {
+        let depth = fb
+            .windows(2)
+            .find(|w| w[0] == "--rerank-cutoff")
+            .map_or("50", |w| w[1]);
+        let g = self.stats(&format!("{name}.g.json"), &[]);
+        let r1 = self.run(
+            &format!("{name}.r1.run"),
+            depth.parse().unwrap(),
+            &[&["--global-stats", g.to_str().unwrap()], search].concat(),
+        );
+        let parts = self.vector_parts(&format!("{name}.vectors"), &r1, fb);
+        let vectors = self.dir.join(&format!("{name}.vectors.jsonl"));
+        ok(self
+            .search()
+            .arg("merge-vectors")
+            .args(&parts)
+            .arg("--output")
+            .arg(&vectors));
+        let g2 = self.stats(
+            &format!("{name}.g2.json"),
+            &["--vocabulary", vectors.to_str().unwrap()],
+        );
+        let w = self.dir.join(&format!("{name}.queries.jsonl"));
+        // The driver's step: no index.
+        ok(self
+            .search()
+            .arg("expand-queries")
+            .arg("--topics")
+            .arg(self.topics)
+            .arg("--run")
+            .arg(&r1)
+            .arg("--vectors")
+            .arg(&vectors)
+            .arg("--global-stats")
+            .arg(&g2)
+            .args(search.iter().take_while(|f| !f.starts_with("--min-spam")))
+            .args(fb)
+            .arg("--output")
+            .arg(&w));
+        let fin = self.run(
+            &format!("{name}.final.run"),
+            hits,
+            &[
+                &[
+                    "--global-stats",
+                    g2.to_str().unwrap(),
+                    "--weighted-queries",
+                    w.to_str().unwrap(),
+                ],
+                search,
+            ]
+            .concat(),
+        );
+        std::fs::read_to_string(fin).unwrap()
+    }
+}
+
+sieve_test!(
+    staged_feedback_over_shards_searched_apart_equals_one_index,
+    |dir| {
+        // Three CACM shards, each step of the staged protocol a process of
+        // its own: every feedback run is the merged index's, byte for byte.
+        let shards = cacm_shards(&dir, 3, &[]);
+        let merged = dir.join("merged");
+        ok(dir
+            .cmd("sieve-index")
+            .args(["merge", "--index"])
+            .arg(&merged)
+            .arg("--shards")
+            .args(&shards));
+        let topics = crate::util::repo_root().join("topics/topics.cacm.txt");
+        let staged = Staged {
+            dir: &dir,
+            shards: &shards,
+            topics: &topics,
+        };
+        let cases: [(&str, &[&str], &[&str]); 6] = [
+            ("rm3", &[], &["--feedback", "rm3"]),
+            ("bm25prf", &[], &["--feedback", "bm25prf"]),
+            (
+                "rocchio",
+                &[],
+                &["--feedback", "rocchio", "--rocchio-use-negative"],
+            ),
+            ("qld-rm3", &["--model", "qld"], &["--feedback", "rm3"]),
+            (
+                "rm3-spam",
+                &["--min-spam-percentile", "50"],
+                &["--feedback", "rm3", "--rerank-cutoff", "20"],
+            ),
+            (
+                "bm25-k1",
+                &["--k1", "1.2", "--b", "0.75"],
+                &[
+                    "--feedback",
+                    "rm3",
+                    "--rm3-fb-docs",
+                    "5",
+                    "--rm3-fb-terms",
+                    "20",
+                ],
+            ),
+        ];
+        for (name, search, fb) in cases {
+            let want = ok(dir
+                .cmd("sieve-search")
+                .arg("run")
+                .arg("--index")
+                .arg(&merged)
+                .arg("--topics")
+                .arg(&topics)
+                .args(["--hits", "1000"])
+                .args(search)
+                .args(fb));
+            assert!(
+                want.lines().count() > 30_000,
+                "{name}: {} lines",
+                want.lines().count()
+            );
+            let got = staged.protocol(name, search, fb, 1000);
+            assert!(
+                got == want,
+                "{name}: the staged run differs from the merged index's"
+            );
+        }
+    }
+);
+
+sieve_test!(staged_feedback_refuses_files_of_another_search, |dir| {
+    let shards = cacm_shards(&dir, 2, &[]);
+    let topics_path = crate::util::repo_root().join("topics/topics.cacm.txt");
+    let staged = Staged {
+        dir: &dir,
+        shards: &shards,
+        topics: &topics_path,
+    };
+    let fb = ["--feedback", "rm3"];
+    let g = staged.stats("g.json", &[]);
+    let r1 = staged.run("r1.run", 50, &["--global-stats", g.to_str().unwrap()]);
+    let parts = staged.vector_parts("v", &r1, &fb);
+    let stderr = |out: std::process::Output| String::from_utf8_lossy(&out.stderr).into_owned();
+    // A part made with another topic file (one topic's text changed).
+    let text = std::fs::read_to_string(&topics_path).unwrap();
+    let changed = text.replacen("Time Sharing", "Parsing Sharing", 1);
+    assert_ne!(changed, text);
+    let other_topics = dir.write("other-topics.txt", changed.as_bytes());
+    let other = dir.join("v.other");
+    ok(staged
+        .search()
+        .args(["feedback-vectors", "--index"])
+        .arg(&shards[1])
+        .arg("--topics")
+        .arg(&other_topics)
+        .arg("--run")
+        .arg(&r1)
+        .args(fb)
+        .arg("--output")
+        .arg(&other));
+    let e = stderr(fails(
+        staged
+            .search()
+            .arg("merge-vectors")
+            .arg(&parts[0])
+            .arg(&other)
+            .arg("--output")
+            .arg(dir.join("never.jsonl")),
+    ));
+    assert!(e.contains("v.other") && e.contains("topics_digest"), "{e}");
+    assert!(!dir.join("never.jsonl").exists());
+    // A part of a shard built with another analyser.
+    let nostem = dir.join("nostem");
+    ok(dir
+        .cmd("sieve-index")
+        .args(["build-shard", "--no-stem", "--docvectors", "--input"])
+        .arg(dir.join("cacm-parts/part-1.trec"))
+        .arg("--index")
+        .arg(&nostem));
+    let nostem_part = dir.join("v.nostem");
+    ok(staged
+        .search()
+        .args(["feedback-vectors", "--index"])
+        .arg(&nostem)
+        .arg("--topics")
+        .arg(&topics_path)
+        .arg("--run")
+        .arg(&r1)
+        .args(fb)
+        .arg("--output")
+        .arg(&nostem_part));
+    let e = stderr(fails(
+        staged
+            .search()
+            .arg("merge-vectors")
+            .arg(&parts[0])
+            .arg(&nostem_part),
+    ));
+    assert!(e.contains("v.nostem") && e.contains("stemmer"), "{e}");
+    // The same shard's part twice: its documents claimed twice.
+    let e = stderr(fails(
+        staged
+            .search()
+            .arg("merge-vectors")
+            .arg(&parts[0])
+            .arg(&parts[1])
+            .arg(dir.join("v.part1")),
+    ));
+    assert!(e.contains("docid") && e.contains("v.part1"), "{e}");
+    // A part left out: a feedback document on no shard is an error naming it.
+    let half = dir.join("half.jsonl");
+    ok(staged
+        .search()
+        .arg("merge-vectors")
+        .arg(&parts[0])
+        .arg("--output")
+        .arg(&half));
+    let g2_half = staged.stats("g2-half.json", &["--vocabulary", half.to_str().unwrap()]);
+    let expand = |vectors: &Path, g2: &Path, topics: &Path, run: &Path| {
+        let mut c = staged.search();
+        c.arg("expand-queries")
+            .arg("--topics")
+            .arg(topics)
+            .arg("--run")
+            .arg(run)
+            .arg("--vectors")
+            .arg(vectors)
+            .arg("--global-stats")
+            .arg(g2)
+            .args(fb);
+        c
+    };
+    let e = stderr(fails(&mut expand(&half, &g2_half, &topics_path, &r1)));
+    assert!(
+        e.contains("no shard's part holds it") && e.contains("half.jsonl"),
+        "{e}"
+    );
+    // The whole protocol's files, then each refused where it does not fit.
+    let vectors = dir.join("v.jsonl");
+    ok(staged
+        .search()
+        .arg("merge-vectors")
+        .args(&parts)
+        .arg("--output")
+        .arg(&vectors));
+    let g2 = staged.stats("g2.json", &["--vocabulary", vectors.to_str().unwrap()]);
+    // Statistics of the topic terms only, or of another vocabulary.
+    let e = stderr(fails(&mut expand(&vectors, &g, &topics_path, &r1)));
+    assert!(e.contains("g.json") && e.contains("vocabulary"), "{e}");
+    let e = stderr(fails(&mut expand(&vectors, &g2_half, &topics_path, &r1)));
+    assert!(
+        e.contains("g2-half.json") && e.contains("vocabulary"),
+        "{e}"
+    );
+    // Another topic file.
+    let e = stderr(fails(&mut expand(&vectors, &g2, &other_topics, &r1)));
+    assert!(e.contains("v.jsonl") && e.contains("topics_digest"), "{e}");
+    // Another first-stage run (another k1: other scores and documents).
+    let r1_bm = staged.run(
+        "r1-k1.run",
+        50,
+        &["--global-stats", g.to_str().unwrap(), "--k1", "1.2"],
+    );
+    let e = stderr(fails(&mut expand(&vectors, &g2, &topics_path, &r1_bm)));
+    assert!(e.contains("first_stage"), "{e}");
+    // A run with a topic the topic file lacks, named with its line.
+    let run_text = std::fs::read_to_string(&r1).unwrap();
+    let bad_run = dir.write(
+        "bad.run",
+        format!("{run_text}999 Q0 CACM-0001 1 1.5 x\n").as_bytes(),
+    );
+    let e = stderr(fails(&mut expand(&vectors, &g2, &topics_path, &bad_run)));
+    let line = run_text.lines().count() + 1;
+    assert!(
+        e.contains("bad.run") && e.contains(&format!("line {line}")) && e.contains("\"999\""),
+        "{e}"
+    );
+    let w = dir.join("w.jsonl");
+    ok(expand(&vectors, &g2, &topics_path, &r1)
+        .arg("--output")
+        .arg(&w));
+    let second = |w: &Path, g: &Path, extra: &[&str]| {
+        let mut c = staged.search();
+        c.args(["run", "--index"])
+            .arg(&shards[0])
+            .arg("--topics")
+            .arg(&topics_path)
+            .arg("--global-stats")
+            .arg(g)
+            .arg("--weighted-queries")
+            .arg(w)
+            .args(extra);
+        c
+    };
+    ok(&mut second(&w, &g2, &[]));
+    // The statistics of the topic terms alone cannot score the queries.
+    let e = stderr(fails(&mut second(&w, &g, &[])));
+    assert!(e.contains("g.json") && e.contains("vocabulary"), "{e}");
+    // Another first-stage model.
+    let e = stderr(fails(&mut second(&w, &g2, &["--model", "qld"])));
+    assert!(e.contains("w.jsonl") && e.contains("k1-0.9_b-0.4"), "{e}");
+    // With feedback flags.
+    let e = stderr(fails(&mut second(&w, &g2, &["--feedback", "rm3"])));
+    assert!(e.contains("--feedback"), "{e}");
+    // A weighted-queries file of another version.
+    let text = std::fs::read_to_string(&w).unwrap();
+    let v2 = dir.write(
+        "w2.jsonl",
+        text.replacen("\"version\":1", "\"version\":2", 1)
+            .as_bytes(),
+    );
+    let e = stderr(fails(&mut second(&v2, &g2, &[])));
+    assert!(
+        e.contains("w2.jsonl") && e.contains("line 1") && e.contains("version 2"),
+        "{e}"
+    );
+    // A line lost: the count of the header refuses it.
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.remove(3);
+    let cut = dir.write("cut.jsonl", format!("{}\n", lines.join("\n")).as_bytes());
+    let e = stderr(fails(&mut second(&cut, &g2, &[])));
+    assert!(e.contains("cut.jsonl") && e.contains("counts"), "{e}");
+    // Another topic file.
+    let e = stderr(fails(
+        staged
+            .search()
+            .args(["run", "--index"])
+            .arg(&shards[0])
+            .arg("--topics")
+            .arg(&other_topics)
+            .arg("--global-stats")
+            .arg(&g2)
+            .arg("--weighted-queries")
+            .arg(&w),
+    ));
+    assert!(e.contains("w.jsonl") && e.contains("topics_digest"), "{e}");
+});

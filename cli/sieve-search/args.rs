@@ -55,6 +55,20 @@ pub enum Cmd {
     /// Sum global-statistics files written by `global-stats` (their headers
     /// must be equal: same analyser, fields and topics) into one.
     SumStats(SumStatsArgs),
+    /// Feedback over shards searched apart, per shard: the term vectors of
+    /// a first-stage run's feedback documents that these indexes hold
+    /// (JSON lines, for `merge-vectors`). Give it the feedback flags of
+    /// `run`.
+    FeedbackVectors(Box<FeedbackVectorsArgs>),
+    /// Merge the feedback vectors of every shard (headers must be equal;
+    /// a document two parts hold is refused) into one file, for
+    /// `global-stats --vocabulary` and `expand-queries`.
+    MergeVectors(MergeVectorsArgs),
+    /// Feedback over shards searched apart, on the driver (no index): each
+    /// topic's feedback query from the first-stage run, the merged vectors
+    /// and their summed statistics, as a weighted-queries file for `run
+    /// --weighted-queries`.
+    ExpandQueries(Box<ExpandQueriesArgs>),
     /// Two-stage search, last step: merge shard runs (each searched with
     /// `run --global-stats`) into the best K hits per topic, ties broken as
     /// in one index (score descending, docid descending).
@@ -144,6 +158,13 @@ pub struct RunArgs {
     /// Print each topic's feedback query (term^weight) to this file, per run.
     #[arg(long, value_name = "FILE", help_heading = FEEDBACK_HEADING)]
     pub feedback_queries: Option<PathBuf>,
+    /// Search these feedback queries (from `expand-queries`) instead of
+    /// the topics: the second stage of feedback over shards searched apart,
+    /// with the statistics of `global-stats --vocabulary` (--global-stats)
+    /// and the first stage's model and filter flags. One run, tagged as
+    /// `run --feedback` tags it.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["feedback", "feedback_queries"])]
+    pub weighted_queries: Option<PathBuf>,
 }
 
 /// `topics`.
@@ -345,6 +366,66 @@ pub struct StatsArgs {
     pub unfinished: AllowUnfinished,
     #[command(flatten)]
     pub query: QueryArgs,
+    /// Also the statistics of every term of this feedback vectors file
+    /// (from `merge-vectors`): for `expand-queries` and `run
+    /// --weighted-queries`.
+    #[arg(long, value_name = "FILE")]
+    pub vocabulary: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+/// `feedback-vectors`.
+#[derive(clap::Args)]
+pub struct FeedbackVectorsArgs {
+    /// Index directories (shards searched apart; the documents of the run
+    /// they hold): `--index A B` or `--index A --index B`.
+    #[arg(long, required = true, num_args = 1.., value_name = "DIR")]
+    pub index: Vec<PathBuf>,
+    #[command(flatten)]
+    pub unfinished: AllowUnfinished,
+    #[command(flatten)]
+    pub query: QueryArgs,
+    /// The first-stage run (`merge-runs --hits D` of the shard runs, D the
+    /// --rerank-cutoff).
+    #[arg(long, value_name = "FILE")]
+    pub run: PathBuf,
+    #[command(flatten)]
+    pub feedback: FeedbackArgs,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+/// `merge-vectors`.
+#[derive(clap::Args)]
+pub struct MergeVectorsArgs {
+    /// Feedback vectors files from `feedback-vectors`, one or more per shard.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+/// `expand-queries`.
+#[derive(clap::Args)]
+pub struct ExpandQueriesArgs {
+    #[command(flatten)]
+    pub query: QueryArgs,
+    /// The first-stage run (as given to `feedback-vectors`).
+    #[arg(long, value_name = "FILE")]
+    pub run: PathBuf,
+    /// The merged feedback vectors (`merge-vectors`).
+    #[arg(long, value_name = "FILE")]
+    pub vectors: PathBuf,
+    /// The statistics of the topic terms and the vectors' terms
+    /// (`global-stats --vocabulary`, summed by `sum-stats`).
+    #[arg(long, value_name = "FILE")]
+    pub global_stats: PathBuf,
+    /// The first stage's model (one setting; the second stage must use it).
+    #[command(flatten)]
+    pub models: ModelArgs,
+    #[command(flatten)]
+    pub feedback: FeedbackArgs,
     #[command(flatten)]
     pub output: Output,
 }

@@ -4,7 +4,9 @@
 //! declared in [`args`]; one handler per subcommand, in [`mod@run`] (run,
 //! topics; [`feedback`] for the feedback runs of `run`), [`eval`] (eval,
 //! compare), [`sweep`] and [`twostage`] (global-stats, sum-stats,
-//! merge-runs) and [`fuse`]; [`setup`] opens what a search
+//! merge-runs), [`staged`] (feedback over shards searched apart:
+//! feedback-vectors, merge-vectors, expand-queries, run
+//! --weighted-queries) and [`fuse`]; [`setup`] opens what a search
 //! reads and [`output`] is where results go.
 
 mod anserini;
@@ -15,6 +17,7 @@ mod fuse;
 mod output;
 mod run;
 mod setup;
+mod staged;
 mod sweep;
 mod twostage;
 
@@ -51,6 +54,9 @@ fn run() -> Result<()> {
         Cmd::GlobalStats(a) => twostage::cmd_stats(a),
         Cmd::SumStats(a) => twostage::cmd_sum_stats(a),
         Cmd::MergeRuns(a) => twostage::cmd_merge_runs(a),
+        Cmd::FeedbackVectors(a) => staged::cmd_feedback_vectors(*a),
+        Cmd::MergeVectors(a) => staged::cmd_merge_vectors(a),
+        Cmd::ExpandQueries(a) => staged::cmd_expand_queries(*a),
         Cmd::Fuse(a) => fuse::cmd_fuse(a),
     }
 }

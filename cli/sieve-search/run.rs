@@ -17,6 +17,7 @@ use crate::args::{RunArgs, TopicsArgs, UnscoredArg};
 use crate::feedback;
 use crate::output::{refuse_inputs, sink};
 use crate::setup::{open_shards, read_queries, set_threads};
+use crate::staged;
 
 /// `sieve-search run`: every run of the spec searched in one pass, checked,
 /// then written.
@@ -33,11 +34,14 @@ pub fn cmd_run(a: RunArgs) -> Result<()> {
         field: a.query.field,
         max_terms: a.query.max_query_terms,
     };
+    let spec = run_spec(&a, hits)?;
+    if let Some(w) = &a.weighted_queries {
+        return staged::cmd_run_weighted(&a, &spec, (&shards, config), &queries, w);
+    }
     let global = match &a.global_stats {
         Some(p) => Some(twostage::open_global_stats(p, &shards, field, &queries)?),
         None => None,
     };
-    let spec = run_spec(&a, hits)?;
     let settings = a.feedback.settings()?;
     if !settings.is_empty() && spec.phrases == Phrases::Exact {
         anyhow::bail!("--phrases exact is not searched with feedback: give --phrases ignore");
@@ -94,11 +98,13 @@ fn run_spec(a: &RunArgs, hits: usize) -> Result<RunSpec> {
 }
 
 /// Refuses a run file that is one of the inputs (an index, the topics,
-/// the global statistics, a filter file), before anything is written.
+/// the global statistics, the weighted queries, a filter file), before
+/// anything is written.
 pub(crate) fn refuse_run_inputs(a: &RunArgs, runs: &[PlannedRun]) -> Result<()> {
     let mut inputs: Vec<&Path> = a.index.iter().map(|p| p.as_path()).collect();
     inputs.push(&a.query.topics);
     inputs.extend(a.global_stats.as_deref());
+    inputs.extend(a.weighted_queries.as_deref());
     inputs.extend(a.filter.iter().map(|p| p.as_path()));
     for run in runs {
         refuse_inputs(run.output.as_deref(), &inputs)?;

@@ -1,12 +1,15 @@
 //! The two-stage search over shards searched apart: `global-stats` (stage
-//! 1: the statistics of some shards), `sum-stats` (summed over all) and
-//! `merge-runs` (the shards' runs merged into one).
+//! 1: the statistics of some shards; with `--vocabulary`, of the feedback
+//! terms too), `sum-stats` (summed over all) and `merge-runs` (the shards'
+//! runs merged into one).
 
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::Result;
 use sieve_analysis::EnglishAnalyzer;
+use sieve_searcher::feedback::staged::{VectorsFile, gather_vocabulary_stats};
+use sieve_searcher::queries::analyse_topics;
 use sieve_searcher::topics::read_topics;
 use sieve_searcher::twostage;
 
@@ -18,17 +21,29 @@ use crate::setup::{open_shards, read_queries};
 pub fn cmd_stats(a: StatsArgs) -> Result<()> {
     let mut inputs: Vec<&Path> = a.index.iter().map(|p| p.as_path()).collect();
     inputs.push(&a.query.topics);
+    inputs.extend(a.vocabulary.as_deref());
     refuse_inputs(a.output.output.as_deref(), &inputs)?;
     let (shards, config) = open_shards(&a.index, &a.unfinished)?;
-    let topics = read_queries(&EnglishAnalyzer::new(config), &a.query)?;
-    let stats = twostage::gather_stats(
-        &shards,
-        config,
-        &topics,
-        a.query.field,
-        a.query.search_field.text_field(),
-        a.query.max_query_terms,
-    )?;
+    let analyzer = EnglishAnalyzer::new(config);
+    let topics = read_queries(&analyzer, &a.query)?;
+    let field = a.query.search_field.text_field();
+    let stats = match &a.vocabulary {
+        None => twostage::gather_stats(
+            &shards,
+            config,
+            &topics,
+            a.query.field,
+            field,
+            a.query.max_query_terms,
+        )?,
+        Some(path) => {
+            let vectors = VectorsFile::read(path)?;
+            let queries =
+                analyse_topics(&analyzer, &topics, a.query.field, a.query.max_query_terms);
+            let header = twostage::StatsHeader::new(config, field, a.query.field, &queries);
+            gather_vocabulary_stats(&shards, header, field, &queries, (path, &vectors))?
+        }
+    };
     let mut out = sink(a.output.output.as_deref())?;
     out.write_all(stats.to_json().as_bytes())?;
     out.finish()?;

@@ -377,6 +377,34 @@ pub enum Error {
         found: String,
     },
 
+    /// A file of the staged feedback protocol (feedback vectors, weighted
+    /// queries, a first-stage run read for feedback) cannot be read as
+    /// one: other format or version, a malformed or missing line.
+    #[error("{path}: line {line}: {detail}")]
+    FeedbackFile {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number (the header is line 1).
+        line: usize,
+        /// What is wrong there.
+        detail: String,
+    },
+
+    /// A file of the staged feedback protocol does not fit the search or
+    /// the other files it is read with (other analyser, fields, topics,
+    /// first-stage run or feedback setting).
+    #[error("{path}: {key} is {found:?}, expected {expected}")]
+    FeedbackMismatch {
+        /// The file.
+        path: PathBuf,
+        /// The header field or entry that differs.
+        key: &'static str,
+        /// What was expected (and where that comes from).
+        expected: String,
+        /// What the file has.
+        found: String,
+    },
+
     /// A shard run to merge has a topic that the topic file lacks.
     #[error("merge: topic {qid:?} of a shard run is not in the topic file")]
     MergeUnknownTopic {

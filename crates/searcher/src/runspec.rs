@@ -27,7 +27,7 @@ use crate::feedback::run::{FeedbackResults, run_feedback};
 use crate::queries::{Phrases, TopicQueries};
 use crate::run::RunWriter;
 use crate::stats::CollectionStats;
-use crate::weighted::{ModelVariant, QldParams, WeightedQuery, search_weighted};
+use crate::weighted::{Model, ModelVariant, QldParams, WeightedQuery, search_weighted};
 use rayon::prelude::*;
 
 /// The selection keeping documents with spam percentile `>= min_percentile`
@@ -368,6 +368,21 @@ impl RunSpec {
         field: TextField,
         global: Option<&dyn CollectionStats>,
     ) -> Result<Vec<RunResults>> {
+        self.search_weighted_queries_as(queries, &|m| m, shards, field, global)
+    }
+
+    /// [`RunSpec::search_weighted_queries`], each run scored with the
+    /// model `model` gives for the run's own (a feedback query's
+    /// rescoring: the second search of the staged feedback protocol,
+    /// [`crate::feedback::staged`]).
+    pub fn search_weighted_queries_as(
+        &self,
+        queries: &[(String, WeightedQuery)],
+        model: &(dyn Fn(Model) -> Model + Sync),
+        shards: &[Shard],
+        field: TextField,
+        global: Option<&dyn CollectionStats>,
+    ) -> Result<Vec<RunResults>> {
         let subsets = select_all(shards, &self.selections)?;
         let variants: Vec<RunVariant> = self.runs()?.into_iter().map(|r| r.variant).collect();
         let plan = self.plan(shards, field, &variants, global);
@@ -379,7 +394,7 @@ impl RunSpec {
                     .map(|v| {
                         prepared.with_run(v, |stats, subset| {
                             let run = ModelVariant {
-                                model: variants[v].model(),
+                                model: model(variants[v].model()),
                                 stats,
                                 subset,
                             };

@@ -103,6 +103,12 @@ pub struct StatsHeader {
     pub terms: usize,
     /// FNV-1a (64-bit) of every topic's id and analysed terms, in file order.
     pub topics_digest: String,
+    /// Statistics for feedback terms too (`global-stats --vocabulary`):
+    /// [`vocabulary_digest`] of the feedback vectors' terms, whose
+    /// statistics the file holds beside the topic terms (`terms` then
+    /// counts both). Absent (and not written) in a file of topic terms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vocabulary: Option<String>,
 }
 
 impl StatsHeader {
@@ -152,6 +158,7 @@ impl StatsHeader {
             topics: queries.len(),
             terms: distinct_terms(queries).len(),
             topics_digest: format!("fnv1a64:{:016x}", h.0),
+            vocabulary: None,
         }
     }
 
@@ -183,13 +190,33 @@ impl StatsHeader {
                 self.topics_digest.clone(),
                 other.topics_digest.clone(),
             ),
+            (
+                "vocabulary",
+                self.vocabulary.clone().unwrap_or_else(|| "none".into()),
+                other.vocabulary.clone().unwrap_or_else(|| "none".into()),
+            ),
         ];
         pairs.into_iter().find(|(_, a, b)| a != b)
     }
 }
 
+/// [`StatsHeader::vocabulary`] of a set of terms: `fnv1a64:` and the FNV-1a
+/// (64-bit) of the distinct terms in byte order, each followed by the byte
+/// `0x1f`.
+pub fn vocabulary_digest<'a>(terms: impl IntoIterator<Item = &'a str>) -> String {
+    let mut terms: Vec<&str> = terms.into_iter().collect();
+    terms.sort_unstable();
+    terms.dedup();
+    let mut h = Fnv1a::default();
+    for t in terms {
+        h.write(t.as_bytes());
+        h.write(&[0x1f]);
+    }
+    format!("fnv1a64:{:016x}", h.0)
+}
+
 /// 64-bit FNV-1a: a stable digest with no dependency.
-struct Fnv1a(u64);
+pub(crate) struct Fnv1a(pub(crate) u64);
 
 impl Default for Fnv1a {
     fn default() -> Self {
@@ -198,7 +225,7 @@ impl Default for Fnv1a {
 }
 
 impl Fnv1a {
-    fn write(&mut self, bytes: &[u8]) {
+    pub(crate) fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
             self.0 ^= u64::from(b);
             self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
@@ -206,7 +233,7 @@ impl Fnv1a {
     }
 }
 
-fn distinct_terms(queries: &[(String, BagOfWords)]) -> Vec<&str> {
+pub(crate) fn distinct_terms(queries: &[(String, BagOfWords)]) -> Vec<&str> {
     let mut terms: Vec<&str> = queries
         .iter()
         .flat_map(|(_, b)| b.terms.iter().map(|(t, _)| t.as_str()))
@@ -243,6 +270,17 @@ impl ShardStats {
         field: TextField,
         queries: &[(String, BagOfWords)],
     ) -> Result<ShardStats> {
+        ShardStats::gather_terms(shards, header, field, &distinct_terms(queries))
+    }
+
+    /// The statistics of `shards` (summed) for the distinct `terms` (in
+    /// byte order).
+    pub fn gather_terms(
+        shards: &[Shard],
+        header: StatsHeader,
+        field: TextField,
+        terms: &[&str],
+    ) -> Result<ShardStats> {
         let Some(first) = shards.first() else {
             return Err(Error::InvalidParameter {
                 name: "index",
@@ -254,7 +292,7 @@ impl ShardStats {
         let global = GlobalStats::new(shards);
         let mut doc_freq = BTreeMap::new();
         let mut total_term_freq = BTreeMap::new();
-        for term in distinct_terms(queries) {
+        for &term in terms {
             let t = Term::from_field_text(handle, term);
             doc_freq.insert(term.to_string(), global.doc_freq(&t)?);
             total_term_freq.insert(term.to_string(), global.total_term_freq(&t)?);
@@ -417,6 +455,40 @@ impl GlobalStatsFile {
         field: TextField,
         queries: &[(String, BagOfWords)],
     ) -> Result<GlobalStatsFile> {
+        let terms = distinct_terms(queries);
+        GlobalStatsFile::open_checked(path, shards, expected, field, &terms, "query term")
+    }
+
+    /// [`GlobalStatsFile::open`] for the second search of the staged
+    /// feedback protocol ([`crate::feedback::staged`]): a file made with
+    /// `global-stats --vocabulary` for the topics of `topics` (their
+    /// header, [`StatsHeader::new`]) and a feedback vocabulary whose
+    /// [`vocabulary_digest`] is `vocabulary`, holding every term of
+    /// `terms` (the weighted queries' terms).
+    pub fn open_vocabulary(
+        path: &Path,
+        shards: &[Shard],
+        (topics, vocabulary): (&StatsHeader, &str),
+        field: TextField,
+        terms: &[&str],
+    ) -> Result<GlobalStatsFile> {
+        let mut expected = topics.clone();
+        expected.vocabulary = Some(vocabulary.to_string());
+        GlobalStatsFile::open_checked(path, shards, &expected, field, terms, "weighted-query term")
+    }
+
+    /// Reads `path` and checks it against `expected` (with a vocabulary,
+    /// every key but `terms`, which counts the vocabulary's terms too),
+    /// `terms` (each must have a `df`; `what` names them in the error)
+    /// and the documents of `shards`.
+    fn open_checked(
+        path: &Path,
+        shards: &[Shard],
+        expected: &StatsHeader,
+        field: TextField,
+        terms: &[&str],
+        what: &str,
+    ) -> Result<GlobalStatsFile> {
         let stats = ShardStats::read(path)?;
         let mismatch = |key, expected: String, found: String| Error::StatsMismatch {
             path: path.to_path_buf(),
@@ -424,16 +496,22 @@ impl GlobalStatsFile {
             expected,
             found,
         };
-        if let Some((key, want, got)) = expected.difference(&stats.header) {
-            return Err(mismatch(key, format!("{want} (this search)"), got));
+        let mut expected = expected.clone();
+        if expected.vocabulary.is_some() {
+            expected.terms = stats.header.terms;
         }
-        if let Some(term) = distinct_terms(queries)
-            .into_iter()
-            .find(|t| !stats.doc_freq.contains_key(*t))
-        {
+        if let Some((key, want, got)) = expected.difference(&stats.header) {
+            let hint = if key == "vocabulary" {
+                " (statistics for feedback terms are made with `global-stats --vocabulary` and read with `run --weighted-queries`)"
+            } else {
+                ""
+            };
+            return Err(mismatch(key, format!("{want} (this search){hint}"), got));
+        }
+        if let Some(term) = terms.iter().find(|t| !stats.doc_freq.contains_key(**t)) {
             return Err(mismatch(
                 "doc_freq",
-                format!("an entry for query term {term:?}"),
+                format!("an entry for {what} {term:?}"),
                 "none".into(),
             ));
         }
@@ -608,7 +686,7 @@ impl Merging {
 
 /// The topic id, docid and score of a run line (number `line`), or `None`
 /// for a blank line.
-fn run_line(line: &str, number: usize) -> Result<Option<(&str, &str, f32)>> {
+pub(crate) fn run_line(line: &str, number: usize) -> Result<Option<(&str, &str, f32)>> {
     let fields: Vec<&str> = line.split_ascii_whitespace().collect();
     match fields.len() {
         0 => return Ok(None),
@@ -672,6 +750,7 @@ mod tests {
             topics: 1,
             terms: 2,
             topics_digest: digest.into(),
+            vocabulary: None,
         }
     }
 

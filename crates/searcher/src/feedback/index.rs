@@ -34,6 +34,16 @@ pub struct DocAt {
 /// the exact `docid` field per segment, so only the feedback documents are
 /// looked up, whatever the size of the collection.
 pub fn locate(shards: &[Shard], docid: &str) -> Result<DocAt> {
+    find(shards, docid)?.ok_or_else(|| Error::Index {
+        index: "searched shards".into(),
+        detail: format!("no live document with docid {docid:?}"),
+    })
+}
+
+/// [`locate`], with `None` for a docid that no live document of `shards`
+/// has (a feedback document held by another shard, in the staged
+/// protocol of [`super::staged`]).
+pub fn find(shards: &[Shard], docid: &str) -> Result<Option<DocAt>> {
     for (s, shard) in shards.iter().enumerate() {
         let field = shard.fields.docid;
         for (g, seg) in shard.searcher.segment_readers().iter().enumerate() {
@@ -54,18 +64,15 @@ pub fn locate(shards: &[Shard], docid: &str) -> Result<DocAt> {
                 doc = postings.advance();
             }
             if doc != TERMINATED {
-                return Ok(DocAt {
+                return Ok(Some(DocAt {
                     shard: s,
                     segment: g,
                     doc,
-                });
+                }));
             }
         }
     }
-    Err(Error::Index {
-        index: "searched shards".into(),
-        detail: format!("no live document with docid {docid:?}"),
-    })
+    Ok(None)
 }
 
 /// Whether feedback on `field` reads stored document vectors from every

@@ -72,6 +72,7 @@ pub mod rm3;
 pub mod rocchio;
 pub mod run;
 pub mod spec;
+pub mod staged;
 pub mod vector;
 
 #[cfg(test)]

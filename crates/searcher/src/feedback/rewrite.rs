@@ -25,7 +25,7 @@ pub fn index_input<'a>(
 ) -> Result<IndexInput<'a>> {
     anserini_order(&mut hits);
     let n = hits.len();
-    let read: Vec<usize> = (0..n).filter(|&r| r < top || r + bottom >= n).collect();
+    let read = super::staged::feedback_ranks(n, (top, bottom));
     let places = read
         .iter()
         .map(|&r| locate(shards, &hits[r].docid))

@@ -94,7 +94,7 @@ impl<'a> FeedbackSearch<'a> {
             // statistics file made for the topic terms cannot score them.
             return Err(Error::InvalidParameter {
                 name: "global statistics",
-                expected: "no statistics file with feedback: give every shard with --index (one process sums their statistics, feedback terms included)",
+                expected: "no statistics file with feedback: give every shard with --index (one process sums their statistics, feedback terms included), or run the staged protocol (feedback-vectors, global-stats --vocabulary, expand-queries, run --weighted-queries: scale/README.md)",
                 got: "a statistics file".into(),
             });
         }
@@ -149,11 +149,7 @@ impl<'a> FeedbackSearch<'a> {
         stats: &dyn CollectionStats,
         subset: Option<&Subset>,
     ) -> Result<Vec<(Vec<Hit>, Expansion)>> {
-        let read = self
-            .settings
-            .iter()
-            .map(Feedback::documents_read)
-            .fold((0, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
+        let read = super::staged::documents_read(&self.settings);
         let shards = self.plan.shards;
         let input = index_input(shards, self.plan.field, stats, hits, read)?;
         let first_model = self.plan.variants[v].model();
