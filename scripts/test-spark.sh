@@ -13,10 +13,12 @@
 #    shard built (a rerun or retried task is harmless).
 # 3. Searches the shards with the two-stage Spark search
 #    (scale/spark_search.py): statistics per shard, summed on the driver,
-#    then each shard searched with the global statistics, best K per topic.
+#    then each shard searched with the global statistics, best K per topic;
+#    and with --feedback rm3 (the staged feedback protocol).
 # 4. Builds ONE index over the same files with `sieve-index build` and runs
-#    the same topics with `sieve-search run`, and asserts: the shards hold the
-#    single index's docids; for K = 10 and K = 1000 the Spark run has the same
+#    the same topics with `sieve-search run` (and `run --feedback rm3`), and
+#    asserts: the shards hold the single index's docids; for K = 10, K = 1000
+#    and the RM3 run (K = 1000) the Spark run has the same
 #    (topic, docid, rank) lines as the single-index run and the same scores up
 #    to float rounding (it reports whether the files are byte-identical).
 #
@@ -85,6 +87,13 @@ for hits in 10 1000; do
   "$BIN/sieve-search" run --index "$OUT/single" --topics "$TOPICS" --hits "$hits" \
     --output "$OUT/single-$hits.run" 2> /dev/null
 done
+# Feedback (the staged protocol of scale/README.md) against run --feedback.
+.venv-spark/bin/spark-submit --master "$MASTER" scale/spark_search.py \
+  --manifest "$OUT/shards/shards.jsonl" --topics "$TOPICS" --hits 1000 --feedback rm3 \
+  --output "$OUT/spark-rm3.run" --work "$OUT/work-rm3" --sieve-search "$BIN/sieve-search" \
+  2> "$OUT/spark-search-rm3.log" || { tail -40 "$OUT/spark-search-rm3.log"; exit 1; }
+"$BIN/sieve-search" run --index "$OUT/single" --topics "$TOPICS" --hits 1000 --feedback rm3 \
+  --output "$OUT/single-rm3.run" 2> /dev/null
 
 step "compare"
 "$PYSPARK_PYTHON" - "$OUT" "$BIN/sieve-index" <<'EOF'
@@ -105,7 +114,7 @@ check(f"{len(shards)} shards hold the single index's {len(single_ids)} docids", 
       f"{len(shard_ids)} vs {len(single_ids)}")
 check("manifest counts match", sum(r["indexed"] for r in shards) == len(single_ids))
 check("the second Spark build rebuilt no shard", not any(r["built"] for r in shards))
-for hits in (10, 1000):
+for hits in (10, 1000, "rm3"):
     spark = open(os.path.join(out, f"spark-{hits}.run")).read()
     single = open(os.path.join(out, f"single-{hits}.run")).read()
     a = [l.split() for l in spark.splitlines()]
