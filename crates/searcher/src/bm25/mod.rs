@@ -499,4 +499,4 @@ pub(crate) fn search_boosted(
 #[cfg(test)]
 mod blockmax_tests;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

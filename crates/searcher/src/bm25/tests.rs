@@ -23,7 +23,9 @@ pub(super) fn build(docs: &[(String, String)], segments: usize) -> Index {
     testing::index_in_ram(docs, segments)
 }
 
-pub(super) fn shard(name: &str, index: &Index) -> Shard {
+/// A shard of an in-RAM index (no bounds, no directory); the searcher's
+/// other test modules use it too.
+pub(crate) fn shard(name: &str, index: &Index) -> Shard {
     Shard {
         name: name.into(),
         dir: std::path::PathBuf::new(),

@@ -447,15 +447,7 @@ mod stored_vectors {
     use sieve_format::testing;
 
     fn shard(index: &tantivy::Index) -> Shard {
-        Shard {
-            name: "mem".into(),
-            dir: std::path::PathBuf::new(),
-            searcher: index.reader().unwrap().searcher(),
-            fields: Fields::from_schema(&index.schema()).unwrap(),
-            bounds: Vec::new(),
-            docid_columns: Default::default(),
-            token_totals: None,
-        }
+        crate::bm25::tests::shard("mem", index)
     }
 
     const WORDS: &[&str] = &[

@@ -5,7 +5,6 @@ use super::*;
 use crate::bm25::{Variant, search};
 use crate::stats::GlobalStats;
 use sieve_analysis::{AnalyzerConfig, EnglishAnalyzer};
-use sieve_format::schema::Fields;
 use sieve_format::testing;
 use tantivy::Index;
 use tantivy::query::Bm25StatisticsProvider;
@@ -22,16 +21,8 @@ fn index(bodies: &[&str], segments: usize) -> Index {
     testing::index_in_ram(docs, segments)
 }
 
-fn shard(index: &Index) -> Shard {
-    Shard {
-        name: "mem".into(),
-        dir: std::path::PathBuf::new(),
-        searcher: index.reader().unwrap().searcher(),
-        fields: Fields::from_schema(&index.schema()).unwrap(),
-        bounds: Vec::new(),
-        docid_columns: Default::default(),
-        token_totals: None,
-    }
+fn shard(index: &tantivy::Index) -> Shard {
+    crate::bm25::tests::shard("mem", index)
 }
 
 const CORPUS: &[&str] = &[
@@ -44,27 +35,26 @@ const CORPUS: &[&str] = &[
     "nothing relevant here at all",
 ];
 
+/// The hits of `q` under `model` over `shards`, through
+/// [`search_weighted`] (pruned where it can be).
 fn run(shards: &[Shard], q: &str, model: Model, k: usize) -> Vec<Hit> {
-    let stats = GlobalStats::new(shards);
-    let bag = BagOfWords::from_terms(analyzer().terms(q));
-    let v = ModelVariant {
-        model,
-        stats: &stats,
-        subset: None,
-    };
-    search_weighted(
-        shards,
-        TextField::Body,
-        &WeightedQuery::from_bag(&bag),
-        &[v],
-        k,
-    )
-    .unwrap()
-    .remove(0)
+    run_with(search_weighted, shards, q, model, k)
 }
 
 /// [`run`] through the exhaustive scorer, whatever the model.
 fn run_exhaustive(shards: &[Shard], q: &str, model: Model, k: usize) -> Vec<Hit> {
+    run_with(search_exhaustive, shards, q, model, k)
+}
+
+type Search = fn(
+    &[Shard],
+    TextField,
+    &WeightedQuery,
+    &[ModelVariant<'_>],
+    usize,
+) -> crate::Result<Vec<Vec<Hit>>>;
+
+fn run_with(search: Search, shards: &[Shard], q: &str, model: Model, k: usize) -> Vec<Hit> {
     let stats = GlobalStats::new(shards);
     let bag = BagOfWords::from_terms(analyzer().terms(q));
     let v = ModelVariant {
@@ -72,7 +62,7 @@ fn run_exhaustive(shards: &[Shard], q: &str, model: Model, k: usize) -> Vec<Hit>
         stats: &stats,
         subset: None,
     };
-    search_exhaustive(
+    search(
         shards,
         TextField::Body,
         &WeightedQuery::from_bag(&bag),
