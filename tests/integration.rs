@@ -23,6 +23,7 @@ mod integrity_dups;
 mod integrity_outputs;
 mod integrity_small;
 mod integrity_unfinished;
+mod judged_loss;
 mod models;
 mod near_duplicates;
 mod pipeline;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::util::{Dir, fails, fixture, ok, repo_root};
 
 /// CACM indexed with the made-up spam percentiles.
-fn cacm(dir: &Dir) -> PathBuf {
+pub(crate) fn cacm(dir: &Dir) -> PathBuf {
     let ix = dir.join("cacm");
     ok(dir
         .cmd("sieve-index")
@@ -24,17 +24,17 @@ fn cacm(dir: &Dir) -> PathBuf {
     ix
 }
 
-fn topics() -> PathBuf {
+pub(crate) fn topics() -> PathBuf {
     repo_root().join("topics/topics.cacm.txt")
 }
 
-fn qrels() -> PathBuf {
+pub(crate) fn qrels() -> PathBuf {
     fixture("eval/qrels.cacm.txt")
 }
 
 /// `sweep.tsv` as rows of column name -> value, in row order; asserts
 /// every row has the header's number of columns.
-fn read_tsv(path: &Path) -> Vec<BTreeMap<String, String>> {
+pub(crate) fn read_tsv(path: &Path) -> Vec<BTreeMap<String, String>> {
     let text = std::fs::read_to_string(path).expect("sweep.tsv");
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().expect("header").split('\t').collect();
@@ -319,7 +319,9 @@ sieve_test!(
         let svg = std::fs::read_to_string(out.join("sweep.svg")).unwrap();
         assert_offline(&svg);
         assert_eq!(svg.matches("<g class=\"panel\"").count(), 8);
-        assert_eq!(svg.matches("<g class=\"point\">").count(), 8 * 3);
+        // (and the judged-loss panel's three points)
+        assert_eq!(svg.matches("<g class=\"point\">").count(), 8 * 3 + 3);
+        assert_eq!(svg.matches("class=\"panel judged-loss\"").count(), 1);
         assert_eq!(svg.matches("class=\"baseline\"").count(), 8);
         // Filled markers where significant (spam >= 50 removes half the
         // collection), hollow for spam >= 0 (identical runs, no p-value).
@@ -883,7 +885,7 @@ sieve_test!(
         assert!(page.contains("no index was given (compare --index IDX adds them)"));
         assert!(page.contains("<bdi>HOSTILE-1</bdi>"));
         assert!(!page.contains("<th>URL</th>"));
-        // --index without --html is a usage error.
+        // --index without --html or B's filter is a usage error.
         let out = fails(
             dir.cmd("sieve-search")
                 .args(["compare", "--qrels"])

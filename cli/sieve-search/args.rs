@@ -222,6 +222,7 @@ pub struct EvalArgs {
 
 /// `compare`.
 #[derive(clap::Args)]
+#[command(group = clap::ArgGroup::new("index_use").multiple(true))]
 pub struct CompareArgs {
     #[command(flatten)]
     pub input: RunInput,
@@ -248,14 +249,51 @@ pub struct CompareArgs {
     /// Also write a self-contained HTML page to FILE: the summary table, a
     /// per-topic difference chart per measure, and the documents that
     /// entered or left the top 10 of the most changed topics.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", group = "index_use")]
     pub html: Option<PathBuf>,
-    /// The index the runs were made from, for the page's document details
-    /// (URL, title, spam percentile, charset, encoding errors).
-    #[arg(long, num_args = 1.., value_name = "DIR", requires = "html")]
+    /// The index the runs were made from: for the page's document details
+    /// (URL, title, spam percentile, charset, encoding errors) and for
+    /// what B's filter removed that was judged (the --b-* flags).
+    #[arg(long, num_args = 1.., value_name = "DIR", requires = "index_use")]
     pub index: Vec<PathBuf>,
     #[command(flatten)]
     pub unfinished: AllowUnfinished,
+    #[command(flatten)]
+    pub b_filter: FilterOfB,
+}
+
+/// The filter run B was searched with, A being the same search without
+/// it, as `run`'s filter flags name it: `compare` then reports what the
+/// filter removed that was judged (needs --index). One rule at most (`run`
+/// makes one run per rule), with or without near-duplicates dropped.
+#[derive(clap::Args)]
+pub struct FilterOfB {
+    /// B kept documents with spam percentile >= P.
+    #[arg(id = "b_spam", long = "b-min-spam-percentile", value_name = "P")]
+    #[arg(requires = "index", group = "index_use")]
+    #[arg(conflicts_with_all = ["b_i456", "b_filter_file"])]
+    pub min_spam_percentile: Option<u8>,
+    /// B's spam filter: documents without a spam score kept or dropped.
+    #[arg(long = "b-unscored", value_enum, default_value = "keep")]
+    #[arg(requires = "b_spam")]
+    pub unscored: UnscoredArg,
+    /// B dropped documents with more than X invalid 4/5/6-byte sequences
+    /// per KB.
+    #[arg(id = "b_i456", long = "b-max-invalid-456-per-kb", value_name = "X")]
+    #[arg(
+        requires = "index",
+        group = "index_use",
+        conflicts_with = "b_filter_file"
+    )]
+    pub max_invalid_456_per_kb: Option<f64>,
+    /// B kept the documents of this filter file.
+    #[arg(id = "b_filter_file", long = "b-filter", value_name = "FILE")]
+    #[arg(requires = "index", group = "index_use")]
+    pub filter: Option<PathBuf>,
+    /// B dropped near-duplicates (alone, or with one rule above).
+    #[arg(id = "b_nodup", long = "b-drop-near-duplicates")]
+    #[arg(requires = "index", group = "index_use")]
+    pub drop_near_duplicates: bool,
 }
 
 /// What `compare` evaluates its runs against.

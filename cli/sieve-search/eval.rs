@@ -5,10 +5,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use sieve_searcher::compare;
+use sieve_searcher::batch::DocSelection;
 use sieve_searcher::eval::{EvalOptions, Evaluation, MeasureSpec, evaluate_run, read_judgements};
 use sieve_searcher::qrels::Qrels;
 use sieve_searcher::run::{Duplicates, Run, read_run};
+use sieve_searcher::runspec::SelectionSpec;
+use sieve_searcher::{compare, judged};
 
 use crate::args::{CompareArgs, EvalArgs};
 use crate::output::refuse_inputs;
@@ -78,7 +80,9 @@ pub fn cmd_eval(a: EvalArgs) -> Result<()> {
 pub fn cmd_compare(a: CompareArgs) -> Result<()> {
     let mut inputs: Vec<&Path> = vec![&a.input.qrels, &a.run_a, &a.run_b];
     inputs.extend(a.index.iter().map(|p| p.as_path()));
+    inputs.extend(a.b_filter.filter.as_deref());
     refuse_inputs(a.html.as_deref(), &inputs)?;
+    let b_filter = b_selection(&a)?;
     // The index (for the page's document details) is opened first: an
     // unfinished one is refused before anything is read or written.
     let shards = match a.index.is_empty() {
@@ -95,12 +99,25 @@ pub fn cmd_compare(a: CompareArgs) -> Result<()> {
     say_notes([(&a.run_a, note_a), (&a.run_b, note_b)]);
     let cmp = compare::compare(&ea, &eb, &a.measure, a.top);
     let (na, nb) = (a.run_a.display().to_string(), a.run_b.display().to_string());
+    let judged = match (b_filter, &shards) {
+        (Some(sel), Some(shards)) => {
+            let evaluated = evaluated_qrels(&qrels, a.input.complete, [&ra, &rb]);
+            Some(judged::run_loss(shards, &evaluated, &ra, &sel)?)
+        }
+        _ => None,
+    };
     let mut out = std::io::stdout().lock();
     if a.json {
-        let json = compare::to_json(&cmp, &na, &nb);
+        let mut json = compare::to_json(&cmp, &na, &nb);
+        if let Some((j, loss)) = &judged {
+            json["judged_loss"] = judged::to_json(j, loss);
+        }
         writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
     } else {
         write!(out, "{}", compare::to_text(&cmp, &na, &nb))?;
+        if let Some((j, loss)) = &judged {
+            write!(out, "\n{}", judged::to_text(j, loss))?;
+        }
     }
     if let Some(html) = &a.html {
         let side = |name, eval, run| sieve_report::Side { name, eval, run };
@@ -110,6 +127,7 @@ pub fn cmd_compare(a: CompareArgs) -> Result<()> {
             b: side(&nb, &eb, &rb),
             qrels: &qrels,
             shards: shards.as_deref(),
+            loss: judged.as_ref().map(|(_, l)| l),
         })?;
         sieve_searcher::sweep::write_atomic(html, page.as_bytes())
             .with_context(|| format!("writing {}", html.display()))?;
@@ -132,4 +150,37 @@ fn say_notes([(run_a, note_a), (run_b, note_b)]: [(&PathBuf, Option<String>); 2]
             }
         }
     }
+}
+
+/// The filter run B was searched with (`--b-*`), as one selection; `None`
+/// when no `--b-*` flag is given.
+fn b_selection(a: &CompareArgs) -> Result<Option<DocSelection>> {
+    let f = &a.b_filter;
+    let spam: Vec<u8> = f.min_spam_percentile.into_iter().collect();
+    let rate: Vec<f64> = f.max_invalid_456_per_kb.into_iter().collect();
+    let files: Vec<PathBuf> = f.filter.iter().cloned().collect();
+    let spec = SelectionSpec {
+        min_spam_percentile: &spam,
+        unscored: f.unscored.rule(),
+        max_invalid_456_per_kb: &rate,
+        filters: &files,
+        drop_near_duplicates: f.drop_near_duplicates,
+    };
+    let mut sels = spec.selections()?;
+    // clap lets one rule through (with or without near-duplicates): one
+    // selection at most
+    anyhow::ensure!(
+        sels.len() <= 1,
+        "B's filter: one rule, as `run` makes one run per rule"
+    );
+    Ok(sels.pop())
+}
+
+/// The judgements of the topics a comparison evaluates: every qrels topic
+/// with -c, else those of the qrels that either run has.
+fn evaluated_qrels(qrels: &Qrels, complete: bool, runs: [&Run; 2]) -> Qrels {
+    if complete {
+        return qrels.clone();
+    }
+    qrels.only(|q| runs.iter().any(|r| r.hits(q).is_some()))
 }

@@ -83,6 +83,7 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<()> {
     )?;
     let first = tbl.measures.iter().position(|m| !m.is_count()).unwrap_or(0);
     print!("{}", table::to_text(&outcome, &tbl, first));
+    print!("\n{}", table::judged_text(&outcome));
     say_done(&a, &outcome, (topics.len(), n_settings), &written);
     Ok(())
 }

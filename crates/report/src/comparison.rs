@@ -45,6 +45,9 @@ pub struct Comparison<'a> {
     /// The index the runs were made from, for the documents' details; the
     /// page says how to add them when there is none.
     pub shards: Option<&'a [Shard]>,
+    /// When B is A under a document filter: what the filter removed that
+    /// was judged.
+    pub loss: Option<&'a sieve_searcher::judged::Loss>,
 }
 
 /// What the page of `sieve-search sweep --html` shows.
@@ -85,6 +88,7 @@ pub fn compare_html(c: &Comparison<'_>) -> Result<String> {
         cmp: c.cmp,
         pairs,
         topics,
+        loss: c.loss,
     };
     let info = match c.shards {
         Some(shards) => Some(docinfo::lookup(
@@ -138,7 +142,7 @@ pub fn sweep_html(p: &SweepPage<'_>) -> Result<String> {
 /// The section of setting `i` of a sweep against its unfiltered run, on
 /// the measures `m` its comparison `c` covers.
 fn sweep_section<'c>(
-    p: &SweepPage<'_>,
+    p: &SweepPage<'c>,
     i: usize,
     c: &'c [MeasureComparison],
     m: &[Measure],
@@ -167,6 +171,7 @@ fn sweep_section<'c>(
         cmp: c,
         pairs,
         topics,
+        loss: outcome.losses[i].as_ref(),
     }
 }
 

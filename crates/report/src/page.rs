@@ -28,6 +28,8 @@
 //! * the markup is well-formed XML (XHTML syntax: every element closed,
 //!   every attribute quoted), so the page and its SVG parse as XML.
 
+mod judged;
+
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 
@@ -153,6 +155,9 @@ pub struct Section<'a> {
     /// The topics that changed most on `cmp[0]`'s measure, with their top-10
     /// changes.
     pub topics: Vec<TopicDocs>,
+    /// What B's filter removed that was judged, when B is A filtered
+    /// ([`sieve_searcher::judged`]).
+    pub loss: Option<&'a sieve_searcher::judged::Loss>,
 }
 
 fn head(s: &mut String, title: &str) {
@@ -418,6 +423,9 @@ fn section_body(s: &mut String, sec: &Section<'_>, docs: &Docs<'_>) {
             escape(&sec.a)
         );
     }
+    if let Some(loss) = sec.loss {
+        judged::topic_table(s, loss);
+    }
     let Some(first) = sec.cmp.first() else {
         return;
     };
@@ -516,6 +524,8 @@ pub fn sweep_page(
     s.push_str(figure);
     s.push_str("</figure>\n<h2>Every setting</h2>\n");
     sweep_table(&mut s, outcome, table);
+    s.push_str("<h2>What each filter removed that was judged</h2>\n");
+    judged::sweep_table(&mut s, outcome);
     s.push_str("<h2>Each filtered setting against its unfiltered run</h2>\n");
     for (i, sec) in sections.iter().enumerate() {
         // The first is open, so that the page shows one in full.

@@ -20,9 +20,14 @@
 //! * a filled marker where the difference is significant (Holm-corrected
 //!   p < 0.05), a hollow one elsewhere;
 //! * the unfiltered run as a dashed horizontal line labelled `unfiltered`;
+//! * after the measures' panels, a judged-loss panel per rule (module
+//!   `judged`): the share of the judged relevant documents each filter
+//!   removes, beside the share of all documents it removes;
 //! * a `<title>` on every point (the setting, its mean, difference,
 //!   interval and p-values), which a browser shows on hover without any
 //!   script.
+
+mod judged;
 
 use std::fmt::Write as _;
 
@@ -198,14 +203,22 @@ pub fn sweep_svg(outcome: &Outcome, table: &Table, subtitle: &str) -> String {
         .iter()
         .flat_map(|&(j, m)| rules.iter().map(move |&r| (j, m, r)))
         .collect();
-    let cols = if panels.len() == 1 { 1 } else { 2 };
-    let rows = panels.len().div_ceil(cols).max(1);
+    // One judged-loss panel per rule with its own x axis, after the
+    // measures' panels.
+    let loss_rules: Vec<Rule> = if outcome.losses.iter().any(Option::is_some) {
+        rules.clone()
+    } else {
+        Vec::new()
+    };
+    let n_panels = panels.len() + loss_rules.len();
+    let cols = if n_panels == 1 { 1 } else { 2 };
+    let rows = n_panels.div_ceil(cols).max(1);
     let legend_series = rules
         .first()
         .map(|&r| series(outcome, r))
         .unwrap_or_default();
     let width = if cols == 1 { PANEL_W + 40.0 } else { WIDTH };
-    let notes = legend_notes(width, outcome.has_feedback());
+    let notes = legend_notes(width, outcome.has_feedback(), !loss_rules.is_empty());
     let legend_h = 30.0 + 20.0 * legend_series.len() as f64 + 15.0 * notes.len() as f64;
     let height = TOP + rows as f64 * PANEL_H + legend_h;
     let mut s = String::new();
@@ -226,7 +239,7 @@ pub fn sweep_svg(outcome: &Outcome, table: &Table, subtitle: &str) -> String {
         "fill=\"#444444\"",
         subtitle,
     );
-    if panels.is_empty() {
+    if n_panels == 0 {
         svg::text(
             &mut s,
             (width / 2.0, TOP + 40.0),
@@ -236,11 +249,16 @@ pub fn sweep_svg(outcome: &Outcome, table: &Table, subtitle: &str) -> String {
             "No measure to draw: every measure asked for is a count.",
         );
     }
-    for (k, &(j, m, rule)) in panels.iter().enumerate() {
+    let corner = |k: usize| {
         let (c, r) = (k % cols, k / cols);
         let x0 = if cols == 1 { 20.0 } else { c as f64 * PANEL_W };
-        let y0 = TOP + r as f64 * PANEL_H;
-        Panel::new(outcome, table, (j, m), rule, (x0, y0)).draw(&mut s, rules.len() > 1);
+        (x0, TOP + r as f64 * PANEL_H)
+    };
+    for (k, &(j, m, rule)) in panels.iter().enumerate() {
+        Panel::new(outcome, table, (j, m), rule, corner(k)).draw(&mut s, rules.len() > 1);
+    }
+    for (k, &rule) in loss_rules.iter().enumerate() {
+        judged::draw(&mut s, outcome, rule, corner(panels.len() + k));
     }
     draw_legend(
         &mut s,
@@ -341,32 +359,12 @@ impl<'a> Panel<'a> {
 
     /// The grid and y ticks, the x ticks, the frame and both axis labels.
     fn draw_axes(&self, s: &mut String) {
-        let p = &self.plot;
-        let bottom = p.bottom;
-        p.grid(s);
-        for (xx, label) in self.xa.ticks(self.rule) {
-            let _ = writeln!(
-                s,
-                "<line x1=\"{xx:.1}\" y1=\"{bottom:.1}\" x2=\"{xx:.1}\" y2=\"{:.1}\" stroke=\"#000000\"/>",
-                bottom + 5.0
-            );
-            svg::text(s, (xx, bottom + 18.0), 11.0, "middle", "", &label);
-        }
-        p.frame(s);
-        svg::text(
+        draw_axes(
             s,
-            ((p.left + p.right) / 2.0, bottom + 38.0),
-            11.5,
-            "middle",
-            "",
-            &self.rule.axis_label(),
-        );
-        let _ = writeln!(
-            s,
-            "<text font-size=\"12\" text-anchor=\"middle\" transform=\"translate({:.1},{:.1}) rotate(-90)\">{}</text>",
-            self.x0 + 18.0,
-            (p.top + bottom) / 2.0,
-            escape(&self.m.name())
+            (&self.plot, &self.xa),
+            self.rule,
+            self.x0,
+            &self.m.name(),
         );
     }
 
@@ -507,6 +505,38 @@ impl<'a> Panel<'a> {
     }
 }
 
+/// A panel's grid and y ticks, the x ticks of `xa` over `rule`, the frame
+/// and both axis labels (`y_label` rotated left of the plot, whose panel
+/// starts at page x `x0`).
+fn draw_axes(s: &mut String, (p, xa): (&Plot, &XAxis), rule: Rule, x0: f64, y_label: &str) {
+    let bottom = p.bottom;
+    p.grid(s);
+    for (xx, label) in xa.ticks(rule) {
+        let _ = writeln!(
+            s,
+            "<line x1=\"{xx:.1}\" y1=\"{bottom:.1}\" x2=\"{xx:.1}\" y2=\"{:.1}\" stroke=\"#000000\"/>",
+            bottom + 5.0
+        );
+        svg::text(s, (xx, bottom + 18.0), 11.0, "middle", "", &label);
+    }
+    p.frame(s);
+    svg::text(
+        s,
+        ((p.left + p.right) / 2.0, bottom + 38.0),
+        11.5,
+        "middle",
+        "",
+        &rule.axis_label(),
+    );
+    let _ = writeln!(
+        s,
+        "<text font-size=\"12\" text-anchor=\"middle\" transform=\"translate({:.1},{:.1}) rotate(-90)\">{}</text>",
+        x0 + 18.0,
+        (p.top + bottom) / 2.0,
+        escape(y_label)
+    );
+}
+
 /// The y axis of a panel: round ticks over every mean, baseline and band
 /// edge drawn in column `j`, with headroom above the highest value for
 /// the baseline's label.
@@ -548,9 +578,10 @@ fn point_tip(x: f64, mean: f64, v: Option<&Versus>) -> String {
 }
 
 /// The legend's explanation, wrapped to the figure's width (`feedback`:
-/// the sweep's settings have feedback).
-fn legend_notes(width: f64, feedback: bool) -> Vec<String> {
-    let notes = [
+/// the sweep's settings have feedback; `judged`: the figure has a
+/// judged-loss panel).
+fn legend_notes(width: f64, feedback: bool, judged: bool) -> Vec<String> {
+    let mut notes = vec![
         "Filled marker: the difference from the unfiltered run is significant (paired two-sided t-test over topics, Holm-corrected over the sweep, p < 0.05); hollow: not significant.",
         "Band and bars: 95% confidence interval of the mean per-topic difference, drawn around the unfiltered mean.",
         if feedback {
@@ -559,6 +590,9 @@ fn legend_notes(width: f64, feedback: bool) -> Vec<String> {
             "Dashed line: the unfiltered run (same k1 and b)."
         },
     ];
+    if judged {
+        notes.push("Judged relevant documents removed: solid, the share of the evaluated topics' judged relevant documents in the index that the filter removes; dotted, the share of all documents it removes.");
+    }
     notes
         .iter()
         .flat_map(|n| svg::wrap(n, ((width - 80.0) / 6.6) as usize))

@@ -13,8 +13,9 @@ use std::collections::BTreeMap;
 
 use sieve_filters::utf8::Utf8Counts;
 use sieve_format::schema::RuleColumns;
+use tantivy::fastfield::AliveBitSet;
 use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::{DocAddress, DocSet, TERMINATED, TantivyDocument, Term};
+use tantivy::{DocAddress, DocId, DocSet, InvertedIndexReader, TERMINATED, TantivyDocument, Term};
 
 use crate::bm25::Shard;
 use crate::{Error, Result};
@@ -57,23 +58,9 @@ pub fn lookup<'a>(
                 if out.contains_key(id) {
                     continue;
                 }
-                let term = Term::from_field_text(f.docid, id);
-                let Some(mut postings) = inverted
-                    .read_postings(&term, IndexRecordOption::Basic)
-                    .map_err(|e| Error::Index {
-                        index: shard.name.clone(),
-                        detail: format!("docid {id:?}: {e}"),
-                    })?
-                else {
+                let Some(doc) = first_live(shard, &inverted, alive, id)? else {
                     continue;
                 };
-                let mut doc = postings.doc();
-                while doc != TERMINATED && alive.is_some_and(|a| !a.is_alive(doc)) {
-                    doc = postings.advance();
-                }
-                if doc == TERMINATED {
-                    continue;
-                }
                 let stored: TantivyDocument =
                     shard.searcher.doc(DocAddress::new(ord as u32, doc))?;
                 let text = |field| {
@@ -97,4 +84,30 @@ pub fn lookup<'a>(
         }
     }
     Ok(out)
+}
+
+/// The first live document of one segment whose `docid` field is `id`
+/// (`inverted`: the segment's inverted index of the docid field, `alive`:
+/// its alive bitset).
+pub(crate) fn first_live(
+    shard: &Shard,
+    inverted: &InvertedIndexReader,
+    alive: Option<&AliveBitSet>,
+    id: &str,
+) -> Result<Option<DocId>> {
+    let term = Term::from_field_text(shard.fields.docid, id);
+    let Some(mut postings) = inverted
+        .read_postings(&term, IndexRecordOption::Basic)
+        .map_err(|e| Error::Index {
+            index: shard.name.clone(),
+            detail: format!("docid {id:?}: {e}"),
+        })?
+    else {
+        return Ok(None);
+    };
+    let mut doc = postings.doc();
+    while doc != TERMINATED && alive.is_some_and(|a| !a.is_alive(doc)) {
+        doc = postings.advance();
+    }
+    Ok((doc != TERMINATED).then_some(doc))
 }

@@ -99,6 +99,7 @@ mod error;
 pub mod eval;
 pub mod feedback;
 pub mod fusion;
+pub mod judged;
 pub mod paired;
 pub mod qrels;
 pub mod queries;

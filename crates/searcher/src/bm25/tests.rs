@@ -18,7 +18,7 @@ fn analyzer() -> EnglishAnalyzer {
 
 /// An in-RAM index of `docs`, committed in `segments` roughly equal
 /// segments (never merged).
-pub(super) fn build(docs: &[(String, String)], segments: usize) -> Index {
+pub(crate) fn build(docs: &[(String, String)], segments: usize) -> Index {
     let docs = docs.iter().map(|(id, body)| testing::doc(id, body));
     testing::index_in_ram(docs, segments)
 }

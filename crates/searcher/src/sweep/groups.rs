@@ -1,7 +1,9 @@
 //! A sweep's topics searched group by group, and what each group's hits
 //! become: per setting, the group's run written to its run file (atomic:
 //! [`OutFile`]), evaluated and added to the setting's evaluation, and its
-//! first docids per topic kept for the HTML page.
+//! first docids per topic kept for the HTML page; an unfiltered setting's
+//! relevant documents and their ranks are kept for the judged loss of its
+//! filters ([`crate::judged`]).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -13,6 +15,7 @@ use sieve_format::outfile::OutFile;
 use super::{RunFiles, Search, Setting, TOP_DOCS};
 use crate::bm25::{BagOfWords, Hit};
 use crate::eval::{EvalOptions, Evaluation, evaluate, nothing_retrieved};
+use crate::judged::{RelevantRanks, relevant_ranks};
 use crate::qrels::Qrels;
 use crate::run::{Run, RunWriter};
 use crate::{Error, Result};
@@ -76,6 +79,21 @@ pub(super) struct Absorber<'p> {
     writers: RunFileSet,
     evals: Vec<Option<Evaluation>>,
     top_docs: Vec<TopDocs>,
+    /// Per setting, for a baseline, its relevant documents and their ranks.
+    relevant: Vec<RelevantRanks>,
+}
+
+/// What [`Absorber::finish`] returns.
+pub(super) struct Absorbed {
+    /// Per setting, its evaluation.
+    pub evals: Vec<Evaluation>,
+    /// Per setting, its first docids per topic.
+    pub top_docs: Vec<TopDocs>,
+    /// The run files committed, per setting.
+    pub run_files: Vec<PathBuf>,
+    /// Per setting, for a baseline, its relevant documents and their
+    /// ranks (empty for a filtered setting).
+    pub relevant: Vec<RelevantRanks>,
 }
 
 /// A sweep evaluates every topic of the qrels (trec_eval `-c`), at every
@@ -99,6 +117,7 @@ impl<'p> Absorber<'p> {
             writers,
             evals: vec![None; n],
             top_docs: vec![BTreeMap::new(); n],
+            relevant: vec![BTreeMap::new(); n],
         }
     }
 
@@ -114,7 +133,8 @@ impl<'p> Absorber<'p> {
 
     /// Setting `s`'s hits of the group, taken from `results`, as ranked
     /// `(docid, score)` lists per topic; the first [`TOP_DOCS`] docids of
-    /// each topic with hits are kept.
+    /// each topic with hits are kept, and for a baseline the ranks of its
+    /// relevant documents.
     fn ranked(
         &mut self,
         s: usize,
@@ -124,6 +144,12 @@ impl<'p> Absorber<'p> {
         let mut ranked: Vec<(String, Vec<(String, f32)>)> = Vec::with_capacity(chunk.len());
         for ((qid, _), per_variant) in chunk.iter().zip(results.iter_mut()) {
             let hits = std::mem::take(&mut per_variant[s]);
+            if self.settings[s].is_baseline() {
+                let ranks = relevant_ranks(self.qrels, qid, hits.iter().map(|h| h.docid.as_str()));
+                if !ranks.is_empty() {
+                    self.relevant[s].insert(qid.clone(), ranks);
+                }
+            }
             if !hits.is_empty() {
                 self.top_docs[s].insert(
                     qid.clone(),
@@ -180,8 +206,9 @@ impl<'p> Absorber<'p> {
     }
 
     /// The evaluations (a setting that retrieved nothing for any judged
-    /// topic scores 0), the first docids, and the run files committed.
-    pub(super) fn finish(self) -> Result<(Vec<Evaluation>, Vec<TopDocs>, Vec<PathBuf>)> {
+    /// topic scores 0), the first docids, the run files committed and the
+    /// baselines' relevant ranks.
+    pub(super) fn finish(self) -> Result<Absorbed> {
         let run_files = self.writers.finish()?;
         let evals: Vec<Evaluation> = self
             .evals
@@ -189,7 +216,12 @@ impl<'p> Absorber<'p> {
             .zip(self.settings)
             .map(|(e, s)| e.unwrap_or_else(|| nothing_retrieved(self.qrels, &s.tag, EVAL_OPTIONS)))
             .collect();
-        Ok((evals, self.top_docs, run_files))
+        Ok(Absorbed {
+            evals,
+            top_docs: self.top_docs,
+            run_files,
+            relevant: self.relevant,
+        })
     }
 }
 

@@ -78,7 +78,7 @@ use sieve_analysis::EnglishAnalyzer;
 use sieve_filters::docfilter::Unscored;
 use sieve_format::schema::TextField;
 
-use groups::{Absorber, RunFileSet, search_in_groups};
+use groups::{Absorbed, Absorber, RunFileSet, search_in_groups};
 pub use rules::{Axis, Rule, Scale};
 
 use crate::batch::{
@@ -89,6 +89,7 @@ use crate::compare::pairs;
 use crate::eval::{Evaluation, Measure};
 use crate::feedback::Feedback;
 use crate::feedback::run::FeedbackSearch;
+use crate::judged::{Judgements, Loss};
 use crate::paired::{Paired, holm, paired};
 use crate::qrels::Qrels;
 use crate::queries::TopicQueries;
@@ -478,6 +479,14 @@ pub struct Outcome {
     pub top_docs: Vec<BTreeMap<String, Vec<String>>>,
     /// The run files written, per setting.
     pub run_files: Vec<PathBuf>,
+    /// The evaluated topics' judgements, located in the index (how many
+    /// name a document it holds, how many one it does not).
+    pub judgements: Judgements,
+    /// Per setting, what its filter removed that was judged
+    /// ([`crate::judged`]; `None` for a baseline).
+    pub losses: Vec<Option<Loss>>,
+    /// The run depth (hits per topic).
+    pub depth: usize,
     /// Seconds spent selecting documents (the bitmaps of every filter).
     pub select_seconds: f64,
     /// Seconds spent searching, evaluating and writing, all settings.
@@ -587,19 +596,42 @@ pub fn run(
         RunFileSet::create(files, &plan.settings)?,
     );
     search_in_groups(&queries, &search, &mut absorber, progress)?;
-    let (evals, top_docs, run_files) = absorber.finish()?;
+    let absorbed = absorber.finish()?;
+    let judgements = Judgements::locate(inputs.shards, &qrels)?;
+    let losses = judged_losses(&plan.settings, &subsets, &judgements, &absorbed, spec.hits);
     Ok(Outcome {
         settings: plan.settings,
         rules: plan.rules,
         several_params: plan.several_params,
         kept,
         total_docs,
-        evals,
-        top_docs,
-        run_files,
+        evals: absorbed.evals,
+        top_docs: absorbed.top_docs,
+        run_files: absorbed.run_files,
+        judgements,
+        losses,
+        depth: spec.hits,
         select_seconds,
         search_seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// Per setting, what its filter removed that was judged, against its
+/// baseline's ranking (`None` for a baseline).
+fn judged_losses(
+    settings: &[Setting],
+    subsets: &[Subset],
+    judgements: &Judgements,
+    absorbed: &Absorbed,
+    depth: usize,
+) -> Vec<Option<Loss>> {
+    settings
+        .iter()
+        .map(|s| {
+            let subset = &subsets[s.selection?];
+            Some(judgements.loss(subset, &absorbed.relevant[s.baseline], depth))
+        })
+        .collect()
 }
 
 /// How a sweep searches one topic: every setting in one pass, or, with

@@ -17,6 +17,12 @@
 //! | `kept` | live documents the setting keeps |
 //! | `kept_fraction` | `kept` over the index's live documents |
 //! | `num_q` | topics evaluated (module docs of [`super`]) |
+//! | `rel_removed` | judgements of grade `>= 1` of the evaluated topics whose document the index holds and the filter removes ([`crate::judged`]; 0 for a baseline) |
+//! | `rel_removed_share` | `rel_removed` over the judged relevant documents the index holds (`NA` when it holds none) |
+//! | `nonrel_removed` | the same for grade `<= 0` (judged non-relevant, and negative grades) |
+//! | `removed_grade_G`, one per grade `G` of the evaluated judgements, ascending | judgements of grade `G` removed |
+//! | `rel_removed_top10`, `rel_removed_topN` (`N` the run depth) | relevant documents among the first 10 (`N`) of the baseline's ranking for the topic that the filter removes, summed over topics |
+//! | `judged_not_in_index`, `rel_not_in_index` | judgements (of grade `>= 1`) whose document the index does not hold: no filter removes them, so they are not counted above; the same on every row |
 //! | per count measure (`num_ret`, `num_rel`, `num_rel_ret`) | its sum over topics, as `eval` prints it |
 //! | per other measure `M` | `M` (the mean, as `eval` prints it), `M_diff` (mean per-topic difference from the baseline), `M_ci_low`, `M_ci_high` (its 95% confidence interval), `M_p` (paired two-sided t-test), `M_p_holm` (Holm-corrected over the sweep's filtered settings), `M_wins`, `M_losses`, `M_ties` (topics better, worse, equal) |
 //!
@@ -59,6 +65,7 @@ pub fn header(outcome: &Outcome, measures: &[Measure]) -> Vec<String> {
             .iter()
             .map(|s| s.to_string()),
     );
+    h.extend(judged_header(outcome));
     for m in measures {
         h.push(m.name());
         if !m.is_count() {
@@ -119,6 +126,7 @@ pub fn to_tsv(outcome: &Outcome, table: &Table) -> String {
             outcome.kept[i] as f64 / outcome.total_docs as f64
         }));
         row.push(outcome.evals[i].num_q().to_string());
+        row.extend(judged_cells(outcome, i));
         for (j, m) in table.measures.iter().enumerate() {
             let mean = table.means[i][j];
             row.push(if m.is_count() {
@@ -148,6 +156,66 @@ pub fn to_tsv(outcome: &Outcome, table: &Table) -> String {
         s.push('\n');
     }
     s
+}
+
+/// The grades of the evaluated judgements, ascending.
+fn grades(outcome: &Outcome) -> Vec<i64> {
+    let j = &outcome.judgements;
+    let mut g: Vec<i64> = j
+        .present
+        .by_grade
+        .keys()
+        .chain(j.absent.by_grade.keys())
+        .copied()
+        .collect();
+    g.sort_unstable();
+    g.dedup();
+    g
+}
+
+/// The judged-loss columns' names (module docs).
+fn judged_header(outcome: &Outcome) -> Vec<String> {
+    let mut h = vec![
+        "rel_removed".to_string(),
+        "rel_removed_share".into(),
+        "nonrel_removed".into(),
+    ];
+    h.extend(grades(outcome).iter().map(|g| format!("removed_grade_{g}")));
+    h.push(format!("rel_removed_top{}", crate::judged::TOP_K));
+    h.push(format!("rel_removed_top{}", outcome.depth));
+    h.extend(["judged_not_in_index".to_string(), "rel_not_in_index".into()]);
+    h
+}
+
+/// Setting `i`'s judged-loss cells (zeros for a baseline).
+fn judged_cells(outcome: &Outcome, i: usize) -> Vec<String> {
+    let none = crate::judged::Loss {
+        relevant_in_index: outcome.judgements.present.relevant(),
+        ..Default::default()
+    };
+    let loss = outcome
+        .losses
+        .get(i)
+        .and_then(Option::as_ref)
+        .unwrap_or(&none);
+    let mut c = vec![
+        loss.removed.relevant().to_string(),
+        num(loss.relevant_share()),
+        loss.removed.nonrelevant().to_string(),
+    ];
+    c.extend(grades(outcome).iter().map(|g| {
+        loss.removed
+            .by_grade
+            .get(g)
+            .copied()
+            .unwrap_or(0)
+            .to_string()
+    }));
+    c.push(loss.top10.to_string());
+    c.push(loss.top_depth.to_string());
+    let absent = &outcome.judgements.absent;
+    c.extend([absent.total().to_string(), absent.relevant().to_string()]);
+    c
 }
 
 /// 4 decimals with a sign; `-` for none.
@@ -223,6 +291,63 @@ pub fn to_text(outcome: &Outcome, table: &Table, j: usize) -> String {
         } else {
             ""
         }
+    );
+    s
+}
+
+/// The terminal summary's judged loss: per filtered setting, the judged
+/// relevant documents removed (and their share of those the index holds),
+/// the judged non-relevant ones, and the relevant ones of the baseline's
+/// first 10 and first `depth` removed; then the judgements of documents
+/// the index does not hold.
+pub fn judged_text(outcome: &Outcome) -> String {
+    let j = &outcome.judgements;
+    let mut s = String::new();
+    let width = outcome
+        .settings
+        .iter()
+        .map(|x| x.tag.chars().count())
+        .max()
+        .unwrap_or(7)
+        .max(7);
+    let _ = writeln!(
+        s,
+        "judged documents each filter removes ({} judged relevant documents of the evaluated topics are in the index):",
+        j.present.relevant()
+    );
+    let top_depth = format!("rel top{}", outcome.depth);
+    let _ = writeln!(
+        s,
+        "{:<width$} {:>11} {:>7} {:>14} {:>10} {:>12}",
+        "setting", "rel removed", "share", "nonrel removed", "rel top10", top_depth
+    );
+    for (setting, loss) in outcome.settings.iter().zip(&outcome.losses) {
+        let Some(l) = loss else { continue };
+        let share = l.relevant_share();
+        let share = if share.is_nan() {
+            "-".to_string()
+        } else {
+            format!("{:.2}%", 100.0 * share)
+        };
+        let _ = writeln!(
+            s,
+            "{:<width$} {:>11} {:>7} {:>14} {:>10} {:>12}",
+            setting.tag,
+            l.removed.relevant(),
+            share,
+            l.removed.nonrelevant(),
+            l.top10,
+            l.top_depth
+        );
+    }
+    let _ = writeln!(
+        s,
+        "(rel top10/top{}: relevant documents of the unfiltered run's first 10/{} that the filter removes;\n \
+         {} judgements ({} relevant) name documents the index does not hold: not counted as removed)",
+        outcome.depth,
+        outcome.depth,
+        j.absent.total(),
+        j.absent.relevant()
     );
     s
 }

@@ -299,6 +299,9 @@ fn outcome(plan: Plan) -> Outcome {
         total_docs: 2,
         top_docs: vec![BTreeMap::new(); n],
         run_files: Vec::new(),
+        judgements: Default::default(),
+        losses: vec![None; n],
+        depth: 1000,
         select_seconds: 0.0,
         search_seconds: 0.0,
     }
