@@ -3,6 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
+# A test run compiles the workspace once: incremental compilation's
+# bookkeeping would only slow it (cargo's advice for CI builds).
+export CARGO_INCREMENTAL=0
 . scripts/setup.sh
 # Each step prints its start time since the script began, so a slow step
 # shows in the log (CI's and yours).

@@ -44,7 +44,8 @@
 //! **Evaluation.** [`eval`] computes the trec_eval and gdeval measures of a
 //! run against qrels; [`paired`] the paired statistics of per-topic
 //! differences (t-test, confidence interval, Holm's correction); [`compare`]
-//! compares two runs topic by topic; [`sweep`] searches many filter
+//! compares two runs topic by topic; [`judged`] counts what a document
+//! filter removed that was judged; [`sweep`] searches many filter
 //! thresholds (and BM25 settings) in one pass, evaluates each against the
 //! unfiltered run and tabulates them.
 //!
@@ -58,7 +59,8 @@
 //! [`stats`] <- [`weighted`], [`sdm`] <- [`twostage`] <- [`batch`] <- [`runspec`]; [`bm25`] <-
 //! [`docinfo`]; [`batch`] <- [`feedback`]; [`paired`]; [`qrels`], [`run`]
 //! <- [`eval`] <- [`compare`]
-//! <- [`sweep`] (also [`batch`]).
+//! <- [`sweep`] (also [`batch`], [`judged`]); [`batch`], [`docinfo`],
+//! [`run`] <- [`judged`].
 //!
 //! # Example
 //!
