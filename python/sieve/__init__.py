@@ -26,6 +26,7 @@ from ._core import (
     Comparison,
     Evaluation,
     Index,
+    Sweep,
     build,
     build_keywords,
     clean_utf8,
@@ -36,6 +37,7 @@ from ._core import (
     read_qrels,
     read_run,
     read_topics,
+    sweep,
     write_run,
 )
 from ._native import __version__
@@ -51,8 +53,10 @@ __all__ = [
     "fuse",
     "evaluate",
     "compare",
+    "sweep",
     "Evaluation",
     "Comparison",
+    "Sweep",
     "clean_utf8",
     "clean_utf8_file",
     "SieveError",

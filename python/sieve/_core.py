@@ -838,6 +838,122 @@ def compare(
     return Comparison(raw, text, notes)
 
 
+class Sweep:
+    """A threshold sweep (``sieve-search sweep``): ``table`` (one row per
+    setting with every column of ``sweep.tsv``: model settings, thresholds,
+    documents kept, the judged loss, per measure its mean and every
+    comparison with the unfiltered run; ``NA`` becomes NaN), ``judged`` (per
+    filtered setting and topic, the judged documents its filter removed:
+    ``setting``, ``qid``, ``relevant_removed``, ``nonrelevant_removed``,
+    ``relevant_removed_top10``, ``relevant_removed_top_depth``) and ``text``
+    (the summary the command line prints)."""
+
+    def __init__(self, tsv: str, text: str, judged: list) -> None:
+        import io
+
+        self.table = pd.read_csv(io.StringIO(tsv), sep="\t", na_values=["NA"], keep_default_na=False,
+                                 dtype={"setting": str, "baseline": str, "feedback": str})
+        self.judged = pd.DataFrame(judged, columns=[
+            "setting", "qid", "relevant_removed", "nonrelevant_removed",
+            "relevant_removed_top10", "relevant_removed_top_depth",
+        ])
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"<sieve.Sweep {len(self.table)} settings>\n{self.text}"
+
+
+def _axes(min_spam_percentile: Any, max_invalid_456_per_kb: Any, max_rate: Any, near_duplicates: Any) -> List[str]:
+    """The sweep's rules as ``RULE=X,Y`` in the command line's flag order."""
+    axes = []
+    spam = [_int("min_spam_percentile", p, hi=100) for p in _as_list(min_spam_percentile)]
+    if spam:
+        axes.append("spam=" + ",".join(str(p) for p in spam))
+    rates = _number_list("max_invalid_456_per_kb", max_invalid_456_per_kb, float)
+    if rates:
+        axes.append("invalid_4_5_6=" + ",".join(repr(x) for x in rates))
+    if isinstance(max_rate, Mapping):
+        for cls, values in max_rate.items():
+            vals = _number_list(f"max_rate[{cls!r}]", values, float)
+            axes.append(f"{cls}=" + ",".join(repr(x) for x in vals))
+    elif max_rate is not None:
+        raise ParameterError(
+            "invalid max_rate: expected a {class: [rates]} dict", kind="InvalidParameter",
+            expected="a dict", found=repr(type(max_rate)),
+        )
+    nd = [str(x) for x in _as_list(near_duplicates)]
+    if nd:
+        axes.append("near_duplicates=" + ",".join(nd))
+    if not axes:
+        raise ParameterError(
+            "nothing to sweep: give min_spam_percentile, max_invalid_456_per_kb, max_rate or near_duplicates",
+            kind="InvalidParameter", expected="thresholds", found="none",
+        )
+    return axes
+
+
+def sweep(
+    index: Union["Index", PathLike, Sequence[PathLike]],
+    topics: Topics,
+    qrels: QrelsLike,
+    *,
+    min_spam_percentile: Any = None,
+    max_invalid_456_per_kb: Any = None,
+    max_rate: Optional[Mapping[str, Any]] = None,
+    near_duplicates: Any = None,
+    cross: bool = False,
+    unscored: str = "keep",
+    model: Any = "bm25",
+    k1: Any = 0.9,
+    b: Any = 0.4,
+    mu: Any = 1000,
+    collection_stats: str = "full",
+    num_results: int = 1000,
+    measures: Union[None, str, Sequence[str]] = None,
+    complete: bool = False,
+    tag: str = "sieve",
+    field: str = "title",
+    search_field: str = "body",
+    max_query_terms: int = 1024,
+) -> Sweep:
+    """Sweeps filter thresholds over one index in one pass per topic, as
+    ``sieve-search sweep`` does (the same code; its ``sweep.tsv`` is
+    ``Sweep.table``, column for column): each threshold of
+    ``min_spam_percentile``, ``max_invalid_456_per_kb``, ``max_rate``
+    (``{"surrogate": [0.1, 1]}``) and ``near_duplicates`` (``"keep"``,
+    ``"drop"``) is one setting (every combination with ``cross=True``),
+    crossed with every ``model`` setting (``k1`` x ``b`` for BM25, ``mu``
+    for QLD), each compared with the unfiltered run of the same setting.
+    ``index``: an :class:`Index`, a directory or a list of shard
+    directories. Feedback sweeps are the command line's
+    (``sieve-search sweep --feedback``)."""
+    if not isinstance(index, Index):
+        index = Index(index)
+    if isinstance(measures, str):
+        measures = [m for m in measures.split(",") if m]
+    path, _frame, qids, queries = _topics_args(topics)
+    options = {
+        "rules": _axes(min_spam_percentile, max_invalid_456_per_kb, max_rate, near_duplicates),
+        "cross": bool(cross),
+        "unscored": str(unscored),
+        "model": [str(m) for m in _as_list(model)],
+        "k1": _number_list("k1", k1, float),
+        "b": _number_list("b", b, float),
+        "mu": _number_list("mu", mu, float),
+        "collection_stats": str(collection_stats),
+        "hits": _int("num_results", num_results, lo=1),
+        "max_query_terms": _int("max_query_terms", max_query_terms, lo=1),
+        "measures": [str(m) for m in (measures or [])],
+        "complete": bool(complete),
+        "tag": str(tag),
+        "field": str(field),
+        "search_field": str(search_field),
+    }
+    _warn(index._native.unfinished_warnings())
+    tsv, text, judged = _native.sweep_index(index._native, (path, qids, queries), _qrels_arg(qrels), options)
+    return Sweep(tsv, text, judged)
+
+
 # ---------------------------------------------------------------- the cleaner
 
 

@@ -223,7 +223,7 @@ pub enum RunArg {
 
 const DATAFRAME: &str = "<DataFrame>";
 
-fn qrels_of(q: &QrelsArg) -> PyResult<Qrels> {
+pub(crate) fn qrels_of(q: &QrelsArg) -> PyResult<Qrels> {
     match q {
         QrelsArg::Path(p) => read_judgements(p).py_err(),
         QrelsArg::Columns(qids, docnos, labels) => {

@@ -8,8 +8,9 @@
 //! per row), [`keywords`] (`sieve.build`'s keywords, one per `sieve-index
 //! build` flag), [`search`] (opening indexes, searching, global statistics), [`build`]
 //! (building an index with progress), [`files`] (topics, qrels, runs,
-//! evaluation, comparison), [`fusion`] (runs fused as `sieve-search fuse`
-//! fuses them), [`utf8`] (the cleaner).
+//! evaluation, comparison), [`sweep`] (threshold sweeps, as `sieve-search
+//! sweep`), [`fusion`] (runs fused as `sieve-search fuse` fuses them),
+//! [`utf8`] (the cleaner).
 
 mod build;
 mod columns;
@@ -18,6 +19,7 @@ mod files;
 mod fusion;
 mod keywords;
 mod search;
+mod sweep;
 mod utf8;
 
 use pyo3::prelude::*;
@@ -35,6 +37,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(files::write_run_file, m)?)?;
     m.add_function(wrap_pyfunction!(files::evaluate_runs, m)?)?;
     m.add_function(wrap_pyfunction!(files::compare_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::sweep_index, m)?)?;
     m.add_function(wrap_pyfunction!(fusion::fuse_run_files, m)?)?;
     m.add_function(wrap_pyfunction!(utf8::clean_utf8, m)?)?;
     m.add_function(wrap_pyfunction!(utf8::clean_utf8_file, m)?)?;

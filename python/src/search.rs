@@ -37,8 +37,8 @@ use crate::errors::{IntoPy, catch_panic, panicked, parameter};
 /// statistics summed over them.
 #[pyclass(frozen, module = "sieve._native")]
 pub struct NativeIndex {
-    shards: Vec<Shard>,
-    config: AnalyzerConfig,
+    pub(crate) shards: Vec<Shard>,
+    pub(crate) config: AnalyzerConfig,
 }
 
 /// What a search is asked for (the arguments of `sieve-search run`).
@@ -128,15 +128,15 @@ impl ModelKeywords {
 
 /// Where the topics of a search come from: the topic file `path`, or the
 /// ids `qids` with their `queries`.
-struct TopicSource {
-    path: Option<PathBuf>,
-    qids: Vec<String>,
-    queries: Vec<String>,
+pub(crate) struct TopicSource {
+    pub(crate) path: Option<PathBuf>,
+    pub(crate) qids: Vec<String>,
+    pub(crate) queries: Vec<String>,
 }
 
 impl TopicSource {
     /// Refuses ids and queries of different lengths.
-    fn check_lengths(&self) -> PyResult<()> {
+    pub(crate) fn check_lengths(&self) -> PyResult<()> {
         if self.qids.len() != self.queries.len() {
             return Err(parameter(
                 "topics",
@@ -152,7 +152,7 @@ impl TopicSource {
     }
 
     /// The topics: read from the file, or made of each id and query.
-    fn topics(self) -> sieve_searcher::Result<Vec<Topic>> {
+    pub(crate) fn topics(self) -> sieve_searcher::Result<Vec<Topic>> {
         if let Some(p) = self.path {
             return Ok(read_topics(&p)?.1);
         }
@@ -348,12 +348,12 @@ impl Found {
     }
 }
 
-fn parse_field(s: &str) -> PyResult<TopicField> {
+pub(crate) fn parse_field(s: &str) -> PyResult<TopicField> {
     s.parse()
         .map_err(|_| parameter("topic field", "title, desc or title+desc", format!("{s:?}")))
 }
 
-fn parse_search_field(s: &str) -> PyResult<TextField> {
+pub(crate) fn parse_search_field(s: &str) -> PyResult<TextField> {
     match s {
         "body" => Ok(TextField::Body),
         "title" => Ok(TextField::Title),

@@ -73,3 +73,36 @@ def test_write_run_sorts_on_request(cacm, tmp_path):
         sieve.write_run(shuffled, tmp_path / "b.run")
     sieve.write_run(shuffled, tmp_path / "b.run", sort=True)
     assert (tmp_path / "b.run").read_bytes() == (tmp_path / "a.run").read_bytes()
+
+
+def test_sweep_table_is_the_clis_sweep_tsv_column_for_column(cacm_spam, tmp_path):
+    idx = cacm_spam.paths[0]
+    out = tmp_path / "sweep"
+    printed = cli(
+        "sieve-search", "sweep", "--index", idx, "--topics", CACM_TOPICS, "--qrels", CACM_QRELS,
+        "--min-spam-percentile", "30,70", "--max-rate", "surrogate=0.5", "--k1", "0.9,1.2",
+        "-m", "map,P_10", "--output-dir", out,
+    ).stdout
+    s = sieve.sweep(
+        idx, CACM_TOPICS, CACM_QRELS, min_spam_percentile=[30, 70], max_rate={"surrogate": [0.5]},
+        k1=[0.9, 1.2], measures="map,P_10",
+    )
+    want = pd.read_csv(out / "sweep.tsv", sep="\t", na_values=["NA"], keep_default_na=False,
+                       dtype={"setting": str, "baseline": str, "feedback": str})
+    assert list(s.table.columns) == list(want.columns)
+    pd.testing.assert_frame_equal(s.table, want)
+    # every column the command line writes, the judged loss included
+    assert {"rel_removed", "rel_removed_share", "rel_removed_top10", "judged_not_in_index"} <= set(s.table.columns)
+    # the summary is what the command line prints, from its first line to the judged loss
+    assert s.text.splitlines()[0] == printed.splitlines()[0]
+    assert "judged documents each filter removes" in s.text
+    per_setting = s.judged.groupby("setting").relevant_removed.sum()
+    rows = s.table.set_index("setting")
+    for setting, removed in per_setting.items():
+        assert rows.loc[setting, "rel_removed"] == removed
+    # a DataFrame of topics and of qrels sweep as their files do
+    s2 = sieve.sweep(cacm_spam, sieve.read_topics(CACM_TOPICS), sieve.read_qrels(CACM_QRELS),
+                     min_spam_percentile=70, measures=["map"])
+    assert s2.table.loc[1, "map"] == s.table.loc[s.table.setting == "sieve_k1-0.9_b-0.4_spam70", "map"].item()
+    with pytest.raises(sieve.ParameterError, match="nothing to sweep"):
+        sieve.sweep(cacm_spam, CACM_TOPICS, CACM_QRELS)
