@@ -10,14 +10,17 @@
 # 2. CACM indexed with MADE-UP spam percentiles
 #    (tests/data/spam/made-up-cacm-spam.txt), swept over nine spam
 #    thresholds and two k1 values (sweep.svg, sweep --html), and
-#    `compare --html --index` of the spam-70 run against the unfiltered
-#    one; the hand-made hostile fixture (tests/data/page: titles and URLs
+#    `compare --html --index --b-min-spam-percentile 70` of the spam-70 run
+#    against the unfiltered one; the hand-made hostile fixture (tests/data/page: titles and URLs
 #    holding markup and script) compared with `compare --html --index`.
 # 3. Each page and SVG rendered headless to PNG at its own size (pages at
 #    1200 x 3000); scripts/png_check.py checks each PNG has that size, is
 #    not blank (>= 2% ink) and shows colour (>= 2 hue sectors; 1 for the
 #    hostile page, whose two topics both lose).
-# 4. The hostile page loaded in the browser (--dump-dom, after any script
+# 4. The sweep and compare pages loaded in the browser (--dump-dom): the
+#    figure's judged-loss panel, the judged-loss table and the per-topic
+#    judged loss are in the DOM.
+# 5. The hostile page loaded in the browser (--dump-dom, after any script
 #    would have run): no `data-pwned` attribute, so no markup from a
 #    document title or URL became live.
 #
@@ -64,7 +67,7 @@ step "sweep and compare CACM (MADE-UP spam percentiles)"
     --k1 0.9,1.2 --output-dir "$OUT/sweep" --runs --html "$OUT/sweep.html"
 "$BIN/sieve-search" compare --qrels tests/data/eval/qrels.cacm.txt \
     "$OUT/sweep/runs/sieve_k1-0.9_b-0.4.run" "$OUT/sweep/runs/sieve_k1-0.9_b-0.4_spam70.run" \
-    --html "$OUT/compare.html" --index "$OUT/cacm" >/dev/null
+    --html "$OUT/compare.html" --index "$OUT/cacm" --b-min-spam-percentile 70 >/dev/null
 
 step "compare on the hostile fixture (titles and URLs holding markup)"
 "$BIN/sieve-index" build --input tests/data/page/hostile.trec --index "$OUT/hostile" >/dev/null 2>&1
@@ -99,6 +102,19 @@ open(sys.argv[2], "w", encoding="utf-8").write(svg)
 EOF
 read -r w h < <(svg_size "$OUT/diffchart.svg")
 shot "$OUT/diffchart.svg" "$w" "$h" "$OUT/diffchart.png" || fail=1
+
+step "the judged loss is on the pages (the DOM after loading)"
+for page in sweep compare; do
+  timeout 120 "$CHROMIUM" "${FLAGS[@]}" --dump-dom "file://$OUT/$page.html" \
+      >"$OUT/$page.dom.html" 2>/dev/null
+done
+want() { # FILE TEXT WHAT
+  if grep -qF "$2" "$1"; then echo "ok: $3"; else echo "FAIL: $3 missing from $1"; fail=1; fi
+}
+want "$OUT/sweep.dom.html" 'class="panel judged-loss"' "the sweep figure's judged-loss panel"
+want "$OUT/sweep.dom.html" 'class="judged-loss"' "the sweep page's judged-loss table"
+want "$OUT/sweep.dom.html" 'Judged documents the filter removed, per topic' "the per-topic judged loss of a setting"
+want "$OUT/compare.dom.html" 'Judged documents the filter removed, per topic' "the compare page's judged loss (--b-min-spam-percentile)"
 
 step "hostile page: no document text became live markup"
 timeout 120 "$CHROMIUM" "${FLAGS[@]}" --dump-dom "file://$OUT/hostile.html" \
