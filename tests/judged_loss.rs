@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::sweep::{cacm, qrels, read_tsv, topics};
+use crate::sweep::{cacm, qrels, read_tsv, sweep_cacm};
 use crate::util::{fails, fixture, ok};
 
 /// docid -> made-up spam percentile of the CACM fixture.
@@ -102,14 +102,7 @@ sieve_test!(sweep_judged_loss_equals_a_brute_force_count, |dir| {
     assert_eq!(spam().len(), 3204);
     let out = dir.join("sweep");
     let html = dir.join("sweep.html");
-    let stdout = ok(dir
-        .cmd("sieve-search")
-        .args(["sweep", "--index"])
-        .arg(&ix)
-        .arg("--topics")
-        .arg(topics())
-        .arg("--qrels")
-        .arg(qrels())
+    let stdout = ok(sweep_cacm(&dir, &ix, &out)
         .args([
             "--min-spam-percentile",
             "0,30,70,100",
@@ -119,8 +112,6 @@ sieve_test!(sweep_judged_loss_equals_a_brute_force_count, |dir| {
             "-m",
             "map",
         ])
-        .arg("--output-dir")
-        .arg(&out)
         .arg("--html")
         .arg(&html));
     let rows = read_tsv(&out.join("sweep.tsv"));
@@ -152,25 +143,15 @@ sieve_test!(
     |dir| {
         let ix = cacm(&dir);
         let out = dir.join("sweep");
-        ok(dir
-            .cmd("sieve-search")
-            .args(["sweep", "--index"])
-            .arg(&ix)
-            .arg("--topics")
-            .arg(topics())
-            .arg("--qrels")
-            .arg(qrels())
-            .args([
-                "--min-spam-percentile",
-                "70",
-                "--hits",
-                "100",
-                "--runs",
-                "-m",
-                "map",
-            ])
-            .arg("--output-dir")
-            .arg(&out));
+        ok(sweep_cacm(&dir, &ix, &out).args([
+            "--min-spam-percentile",
+            "70",
+            "--hits",
+            "100",
+            "--runs",
+            "-m",
+            "map",
+        ]));
         let row = &read_tsv(&out.join("sweep.tsv"))[1];
         let json = ok(dir
             .cmd("sieve-search")

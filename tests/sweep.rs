@@ -24,6 +24,21 @@ pub(crate) fn cacm(dir: &Dir) -> PathBuf {
     ix
 }
 
+/// `sieve-search sweep` of the CACM index `ix` over its topics and qrels,
+/// into `out`; the caller adds the thresholds and options.
+pub(crate) fn sweep_cacm(dir: &Dir, ix: &Path, out: &Path) -> std::process::Command {
+    let mut cmd = dir.cmd("sieve-search");
+    cmd.args(["sweep", "--index"])
+        .arg(ix)
+        .arg("--topics")
+        .arg(topics())
+        .arg("--qrels")
+        .arg(qrels())
+        .arg("--output-dir")
+        .arg(out);
+    cmd
+}
+
 pub(crate) fn topics() -> PathBuf {
     repo_root().join("topics/topics.cacm.txt")
 }

@@ -298,16 +298,7 @@ impl<'a> Panel<'a> {
         (x0, y0): (f64, f64),
     ) -> Panel<'a> {
         let series = series(outcome, rule);
-        let (left, right) = (x0 + PL, x0 + PANEL_W - PR);
-        let xa = XAxis::new(rule, &series, left, right - left);
-        let plot = Plot {
-            left,
-            right,
-            top: y0 + PT,
-            bottom: y0 + PANEL_H - PB,
-            ticks: y_ticks(table, j, &series),
-            digits: EdgeDigits::One,
-        };
+        let (xa, plot) = plot_area(rule, &series, (x0, y0), y_ticks(table, j, &series));
         Panel {
             outcome,
             table,
@@ -503,6 +494,22 @@ impl<'a> Panel<'a> {
         );
         let _ = writeln!(s, "</g>");
     }
+}
+
+/// The x axis over `rule` and the plot area of a panel whose top-left
+/// corner is `(x0, y0)`, its y axis `ticks`.
+fn plot_area(rule: Rule, series: &[Series], (x0, y0): (f64, f64), ticks: Ticks) -> (XAxis, Plot) {
+    let (left, right) = (x0 + PL, x0 + PANEL_W - PR);
+    let xa = XAxis::new(rule, series, left, right - left);
+    let plot = Plot {
+        left,
+        right,
+        top: y0 + PT,
+        bottom: y0 + PANEL_H - PB,
+        ticks,
+        digits: EdgeDigits::One,
+    };
+    (xa, plot)
 }
 
 /// A panel's grid and y ticks, the x ticks of `xa` over `rule`, the frame

@@ -11,23 +11,16 @@ use std::fmt::Write as _;
 
 use sieve_searcher::sweep::{Outcome, Rule};
 
-use super::{PANEL_H, PANEL_W, PB, PL, PR, PT, Series, XAxis, draw_axes, series};
-use crate::svg::{self, EdgeDigits, Plot, Ticks, escape};
+use super::{Series, XAxis, draw_axes, plot_area, series};
+use crate::svg::{self, Plot, Ticks, escape};
 
 /// Draws the judged-loss panel over `rule` with its top-left corner at
 /// `(x0, y0)`.
 pub(super) fn draw(s: &mut String, outcome: &Outcome, rule: Rule, (x0, y0): (f64, f64)) {
     let series = series(outcome, rule);
-    let (left, right) = (x0 + PL, x0 + PANEL_W - PR);
-    let xa = XAxis::new(rule, &series, left, right - left);
-    let plot = Plot {
-        left,
-        right,
-        top: y0 + PT,
-        bottom: y0 + PANEL_H - PB,
-        ticks: Ticks::new(0.0, max_share(outcome, &series).max(1.0), 4),
-        digits: EdgeDigits::One,
-    };
+    let ticks = Ticks::new(0.0, max_share(outcome, &series).max(1.0), 4);
+    let (xa, plot) = plot_area(rule, &series, (x0, y0), ticks);
+    let (left, right) = (plot.left, plot.right);
     let _ = writeln!(
         s,
         "<g class=\"panel judged-loss\" data-rule=\"{}\">",

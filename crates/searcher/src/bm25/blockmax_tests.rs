@@ -975,28 +975,9 @@ fn subset_of(s: &Shard, docs: &[(String, String)], keep: &dyn Fn(usize) -> bool)
         .enumerate()
         .map(|(i, (id, _))| (id.as_str(), i))
         .collect();
-    let mut buf = String::new();
-    let segments = s
-        .searcher
-        .segment_readers()
-        .iter()
-        .map(|seg| {
-            let ids = seg
-                .fast_fields()
-                .str(sieve_format::schema::DOCID)
-                .unwrap()
-                .unwrap();
-            let kept: RoaringBitmap = (0..seg.max_doc())
-                .filter(|&doc| {
-                    let ord = ids.term_ords(doc).next().unwrap();
-                    ids.ord_to_str(ord, &mut buf).unwrap();
-                    keep(position[buf.as_str()])
-                })
-                .collect();
-            Some(kept)
-        })
-        .collect();
-    vec![segments]
+    vec![super::tests::segments_keeping(s, &mut |id| {
+        keep(position[id])
+    })]
 }
 
 /// How a filter reaches the scorer in [`filtered_queries_equal_brute_force`].

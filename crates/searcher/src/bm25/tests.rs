@@ -37,6 +37,34 @@ pub(crate) fn shard(name: &str, index: &Index) -> Shard {
     }
 }
 
+/// Per segment of `s`, the bitmap of the documents whose docid `keep`
+/// accepts (the searcher's test modules build their subsets with it).
+pub(crate) fn segments_keeping(
+    s: &Shard,
+    keep: &mut dyn FnMut(&str) -> bool,
+) -> Vec<Option<roaring::RoaringBitmap>> {
+    let mut buf = String::new();
+    s.searcher
+        .segment_readers()
+        .iter()
+        .map(|seg| {
+            let ids = seg
+                .fast_fields()
+                .str(sieve_format::schema::DOCID)
+                .unwrap()
+                .unwrap();
+            let kept: roaring::RoaringBitmap = (0..seg.max_doc())
+                .filter(|&doc| {
+                    let ord = ids.term_ords(doc).next().unwrap();
+                    ids.ord_to_str(ord, &mut buf).unwrap();
+                    keep(&buf)
+                })
+                .collect();
+            Some(kept)
+        })
+        .collect()
+}
+
 pub(super) fn query(text: &str) -> BagOfWords {
     BagOfWords::from_terms(analyzer().terms(text))
 }

@@ -3,39 +3,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
-use roaring::RoaringBitmap;
 
 use super::*;
-use crate::bm25::tests::{build, shard};
+use crate::bm25::tests::{build, segments_keeping, shard};
 use crate::qrels::parse_qrels;
 
 /// The subset of `shards` keeping the docids in `keep`.
 fn subset_of(shards: &[Shard], keep: &BTreeSet<String>) -> Subset {
     shards
         .iter()
-        .map(|s| {
-            s.searcher
-                .segment_readers()
-                .iter()
-                .map(|seg| {
-                    let ids = seg
-                        .fast_fields()
-                        .str(sieve_format::schema::DOCID)
-                        .unwrap()
-                        .unwrap();
-                    let mut bitmap = RoaringBitmap::new();
-                    for doc in 0..seg.max_doc() {
-                        let ord = ids.term_ords(doc).next().unwrap();
-                        let mut buf = String::new();
-                        ids.ord_to_str(ord, &mut buf).unwrap();
-                        if keep.contains(&buf) {
-                            bitmap.insert(doc);
-                        }
-                    }
-                    Some(bitmap)
-                })
-                .collect()
-        })
+        .map(|s| segments_keeping(s, &mut |id| keep.contains(id)))
         .collect()
 }
 

@@ -218,6 +218,17 @@ fn judged_cells(outcome: &Outcome, i: usize) -> Vec<String> {
     c
 }
 
+/// The width of the setting column: the longest tag, at least 7.
+fn tag_width(outcome: &Outcome) -> usize {
+    outcome
+        .settings
+        .iter()
+        .map(|x| x.tag.chars().count())
+        .max()
+        .unwrap_or(7)
+        .max(7)
+}
+
 /// 4 decimals with a sign; `-` for none.
 fn signed(x: Option<f64>) -> String {
     x.map_or_else(|| "-".into(), |v| format!("{v:+.4}"))
@@ -238,13 +249,7 @@ pub fn p_text(p: Option<f64>) -> String {
 pub fn to_text(outcome: &Outcome, table: &Table, j: usize) -> String {
     let m = table.measures[j];
     let mut s = String::new();
-    let width = outcome
-        .settings
-        .iter()
-        .map(|x| x.tag.chars().count())
-        .max()
-        .unwrap_or(7)
-        .max(7);
+    let width = tag_width(outcome);
     let _ = writeln!(
         s,
         "{:<width$} {:>7} {:>8} {:>8} {:>19} {:>9} {:>11}",
@@ -303,13 +308,7 @@ pub fn to_text(outcome: &Outcome, table: &Table, j: usize) -> String {
 pub fn judged_text(outcome: &Outcome) -> String {
     let j = &outcome.judgements;
     let mut s = String::new();
-    let width = outcome
-        .settings
-        .iter()
-        .map(|x| x.tag.chars().count())
-        .max()
-        .unwrap_or(7)
-        .max(7);
+    let width = tag_width(outcome);
     let _ = writeln!(
         s,
         "judged documents each filter removes ({} judged relevant documents of the evaluated topics are in the index):",
