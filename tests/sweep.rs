@@ -211,14 +211,7 @@ sieve_test!(
         let ix = cacm(&dir);
         let out = dir.join("sweep");
         let html = dir.join("sweep.html");
-        let stdout = ok(dir
-            .cmd("sieve-search")
-            .args(["sweep", "--index"])
-            .arg(&ix)
-            .arg("--topics")
-            .arg(topics())
-            .arg("--qrels")
-            .arg(qrels())
+        let stdout = ok(sweep_cacm(&dir, &ix, &out)
             .args([
                 "--min-spam-percentile",
                 "0,50,100",
@@ -226,8 +219,6 @@ sieve_test!(
                 "100",
                 "--runs",
             ])
-            .arg("--output-dir")
-            .arg(&out)
             .arg("--html")
             .arg(&html));
         let rows = read_tsv(&out.join("sweep.tsv"));
@@ -363,14 +354,7 @@ sieve_test!(
     |dir| {
         let ix = cacm(&dir);
         let out = dir.join("sweep");
-        ok(dir
-            .cmd("sieve-search")
-            .args(["sweep", "--index"])
-            .arg(&ix)
-            .arg("--topics")
-            .arg(topics())
-            .arg("--qrels")
-            .arg(qrels())
+        ok(sweep_cacm(&dir, &ix, &out)
             .args([
                 "--min-spam-percentile",
                 "30,70",
@@ -379,9 +363,7 @@ sieve_test!(
                 "--hits",
                 "50",
             ])
-            .args(["--collection-stats", "filtered", "--runs", "-m", "map,P_10"])
-            .arg("--output-dir")
-            .arg(&out));
+            .args(["--collection-stats", "filtered", "--runs", "-m", "map,P_10"]));
         let rows = read_tsv(&out.join("sweep.tsv"));
         let got: Vec<(&str, &str)> = rows
             .iter()
@@ -745,14 +727,7 @@ sieve_test!(sweep_with_feedback_refuses_naming_the_flag, |dir| {
 sieve_test!(sweep_crossed_rules_name_every_combination, |dir| {
     let ix = cacm(&dir);
     let out = dir.join("sweep");
-    ok(dir
-        .cmd("sieve-search")
-        .args(["sweep", "--index"])
-        .arg(&ix)
-        .arg("--topics")
-        .arg(topics())
-        .arg("--qrels")
-        .arg(qrels())
+    ok(sweep_cacm(&dir, &ix, &out)
         .args([
             "--min-spam-percentile",
             "40,80",
@@ -767,9 +742,7 @@ sieve_test!(sweep_crossed_rules_name_every_combination, |dir| {
             "20",
             "-m",
             "P_10",
-        ])
-        .arg("--output-dir")
-        .arg(&out));
+        ]));
     let rows = read_tsv(&out.join("sweep.tsv"));
     let tags: Vec<&str> = rows.iter().map(|r| r["setting"].as_str()).collect();
     assert_eq!(
