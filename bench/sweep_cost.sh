@@ -17,9 +17,15 @@
 #    2, 4, ..., 40 not), sweep.tsv and sweep.svg written; no run files.
 # B+runs: the same with --runs (eleven run files); B filtered: with
 #    --collection-stats filtered.
+# B all: B with every optional statistic on (SWEEP_ALL_FLAGS, default
+#    `--judged-only`; the judged loss, the randomisation and Wilcoxon tests,
+#    the bootstrap interval and the risk measures are always on).
+# With BASE_BIN=DIR (binaries of an earlier commit): B base, that binary's
+#    B, and the ratio of B all to it (the cost of the statistics added
+#    since).
 # Each is run REPS times (default 5), interleaved A, B, B+runs, B filtered,
-# A, ...; medians of wall time, and the ratios to A. Threads: all cores
-# (THREADS overrides, passed as --threads).
+# B all, B base, A, ...; medians of wall time, and the ratios to A.
+# Threads: all cores (THREADS overrides, passed as --threads).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 IDX=${1:?usage: bench/sweep_cost.sh IDX [REPS]}
@@ -27,6 +33,8 @@ REPS=${2:-5}
 BIN=${SIEVE_BIN_DIR:-target/release}
 TOPICS=${TOPICS:-topics/topics.robust04.txt}
 THREADS=${THREADS:+--threads $THREADS}
+BASE_BIN=${BASE_BIN:-}
+SWEEP_ALL_FLAGS=${SWEEP_ALL_FLAGS:---judged-only}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/sieve-sweep-cost.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
@@ -52,17 +60,33 @@ for _ in $(seq "$REPS"); do
   run B_filtered "$BIN/sieve-search" sweep --index "$IDX" --topics "$TOPICS" --hits 1000 $THREADS \
       --qrels "$WORK/made-up.qrels" --min-spam-percentile $THRESHOLDS --output-dir "$WORK/d" \
       --collection-stats filtered
+  run B_all "$BIN/sieve-search" sweep --index "$IDX" --topics "$TOPICS" --hits 1000 $THREADS \
+      --qrels "$WORK/made-up.qrels" --min-spam-percentile $THRESHOLDS --output-dir "$WORK/e" \
+      $SWEEP_ALL_FLAGS
+  if [[ -n $BASE_BIN ]]; then
+    run B_base "$BASE_BIN/sieve-search" sweep --index "$IDX" --topics "$TOPICS" --hits 1000 $THREADS \
+        --qrels "$WORK/made-up.qrels" --min-spam-percentile $THRESHOLDS --output-dir "$WORK/f"
+  fi
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 a=$(echo "${times[A]}" | median)
 echo "index $IDX, topics $TOPICS, $REPS reps interleaved, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-52s %8.3f s\n' "A: run, unfiltered, one run file" "$a"
-for k in B B_runs B_filtered; do
+keys="B B_runs B_filtered B_all"
+[[ -n $BASE_BIN ]] && keys+=" B_base"
+for k in $keys; do
   m=$(echo "${times[$k]}" | median)
   case $k in
     B) label="B: sweep, 10 thresholds + unfiltered, full stats";;
     B_runs) label="B + --runs (11 run files)";;
     B_filtered) label="B with --collection-stats filtered";;
+    B_all) label="B all: B with $SWEEP_ALL_FLAGS";;
+    B_base) label="B base: B by $BASE_BIN";;
   esac
   printf '%-52s %8.3f s   %.2fx A\n' "$label" "$m" "$(echo "$m / $a" | bc -l)"
 done
+if [[ -n $BASE_BIN ]]; then
+  all=$(echo "${times[B_all]}" | median)
+  base=$(echo "${times[B_base]}" | median)
+  printf '%-52s %.2fx\n' "B all / B base (the statistics added since)" "$(echo "$all / $base" | bc -l)"
+fi

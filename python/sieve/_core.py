@@ -789,16 +789,27 @@ def evaluate(
 
 class Comparison:
     """Two runs compared (``sieve-search compare``): ``table`` (one row per
-    measure: ``measure``, ``n``, ``mean_a``, ``mean_b``, ``diff``, ``wins``,
-    ``losses``, ``ties``, ``t``, ``p_value``), ``most_changed`` (per
+    measure: ``measure``, ``n``, ``mean_a``, ``mean_b``, ``diff``,
+    ``ci_low``, ``ci_high`` (its 95% interval), ``wins``, ``losses``,
+    ``ties``, ``t``, ``p_value``, then every other number
+    ``compare --json`` gives of the measure), ``most_changed`` (per
     measure, the topics that changed most), ``text`` (what ``compare``
     prints) and ``notes``."""
 
     def __init__(self, raw: Any, text: str, notes: Tuple[Optional[str], Optional[str]]) -> None:
         self.a: str = raw["a"]
         self.b: str = raw["b"]
-        cols = ["measure", "n", "mean_a", "mean_b", "diff", "wins", "losses", "ties", "t", "p_value"]
-        self.table = pd.DataFrame([{c: m.get(c) for c in cols} for m in raw["measures"]], columns=cols)
+        # every number ``compare --json`` gives of a measure, the first
+        # columns in this order, then the rest in the JSON's order
+        cols = ["measure", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "wins", "losses", "ties", "t", "p_value"]
+        rows = []
+        for m in raw["measures"]:
+            ci = m.get("ci") or [None, None]
+            row = {k: v for k, v in m.items() if not isinstance(v, (list, dict))}
+            row.update(ci_low=ci[0], ci_high=ci[1])
+            cols += [k for k in row if k not in cols]
+            rows.append(row)
+        self.table = pd.DataFrame([{c: r.get(c) for c in cols} for r in rows], columns=cols)
         self.most_changed: Dict[str, pd.DataFrame] = {
             m["measure"]: pd.DataFrame(m.get("most_changed", []), columns=["qid", "a", "b"])
             for m in raw["measures"]

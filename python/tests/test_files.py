@@ -106,3 +106,18 @@ def test_sweep_table_is_the_clis_sweep_tsv_column_for_column(cacm_spam, tmp_path
     assert s2.table.loc[1, "map"] == s.table.loc[s.table.setting == "sieve_k1-0.9_b-0.4_spam70", "map"].item()
     with pytest.raises(sieve.ParameterError, match="nothing to sweep"):
         sieve.sweep(cacm_spam, CACM_TOPICS, CACM_QRELS)
+
+
+def test_compare_table_has_every_number_of_compare_json(cacm_spam, tmp_path):
+    idx = cacm_spam.paths[0]
+    a, b = tmp_path / "a.run", tmp_path / "b.run"
+    cli("sieve-search", "run", "--index", idx, "--topics", CACM_TOPICS, "--output", a)
+    cli("sieve-search", "run", "--index", idx, "--topics", CACM_TOPICS, "--min-spam-percentile", "50", "--output", b)
+    want = json.loads(cli("sieve-search", "compare", "--json", "--qrels", CACM_QRELS, a, b).stdout)
+    c = sieve.compare(a, b, CACM_QRELS)
+    for row, m in zip(c.table.to_dict("records"), want["measures"]):
+        for k, v in m.items():
+            if isinstance(v, (list, dict)):
+                continue
+            assert row[k] == v or (v is None and pd.isna(row[k])), (k, row[k], v)
+        assert [row["ci_low"], row["ci_high"]] == m["ci"]
