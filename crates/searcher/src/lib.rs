@@ -105,6 +105,8 @@ pub mod judged;
 pub mod paired;
 pub mod qrels;
 pub mod queries;
+pub mod risk;
+pub mod robust;
 pub mod run;
 pub mod runspec;
 pub mod sdm;
