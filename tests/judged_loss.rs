@@ -197,3 +197,62 @@ sieve_test!(
         assert!(String::from_utf8_lossy(&e.stderr).contains("cannot be used with"));
     }
 );
+
+sieve_test!(
+    sweep_tsv_has_every_test_and_risk_and_test_picks_the_summary,
+    |dir| {
+        let ix = cacm(&dir);
+        let out = dir.join("sweep");
+        let run = |test: &str| {
+            ok(sweep_cacm(&dir, &ix, &out)
+                .args([
+                    "--min-spam-percentile",
+                    "30,70",
+                    "-m",
+                    "map",
+                    "--test",
+                    test,
+                ])
+                .args(["--permutations", "999", "--seed", "7"]))
+        };
+        let t = run("t");
+        let rows = read_tsv(&out.join("sweep.tsv"));
+        for col in [
+            "map_p_rand",
+            "map_p_rand_holm",
+            "map_p_wilcoxon",
+            "map_p_wilcoxon_holm",
+            "map_boot_ci_low",
+            "map_boot_ci_high",
+            "map_urisk1",
+            "map_urisk5",
+            "map_trisk1",
+            "map_trisk5",
+            "map_georisk1",
+            "map_georisk5",
+        ] {
+            assert_eq!(rows[0][col] == "NA", !col.contains("georisk"), "{col}");
+            assert_ne!(rows[2][col], "NA", "{col}");
+        }
+        // 52 topics: 999 drawn patterns, the observed statistic counted once
+        let p: f64 = rows[2]["map_p_rand"].parse().unwrap();
+        assert!((p * 1000.0 - (p * 1000.0).round()).abs() < 1e-9, "{p}");
+        // the summary shows the chosen test's Holm p and names it
+        let w = run("wilcoxon");
+        assert!(t.contains("p: paired two-sided t-test, Holm-corrected"));
+        assert!(w.contains("p: Wilcoxon signed-rank test"));
+        let holm: f64 = read_tsv(&out.join("sweep.tsv"))[2]["map_p_wilcoxon_holm"]
+            .parse()
+            .unwrap();
+        assert!(
+            w.contains(&sieve_searcher::sweep::table::p_text(Some(holm))),
+            "{w}"
+        );
+        // the same seed gives the same numbers
+        run("wilcoxon");
+        assert_eq!(
+            read_tsv(&out.join("sweep.tsv"))[2]["map_p_rand"],
+            rows[2]["map_p_rand"]
+        );
+    }
+);

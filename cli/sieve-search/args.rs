@@ -260,6 +260,59 @@ pub struct CompareArgs {
     pub unfinished: AllowUnfinished,
     #[command(flatten)]
     pub b_filter: FilterOfB,
+    #[command(flatten)]
+    pub draws: Draws,
+}
+
+/// How the randomisation test and the bootstrap draw (`compare`, `sweep`).
+#[derive(clap::Args)]
+pub struct Draws {
+    /// Sign patterns the randomisation test draws (beyond 16 topics; up to
+    /// 16, all 2^n are enumerated).
+    #[arg(long, default_value_t = sieve_searcher::robust::DEFAULT_RESAMPLES,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub permutations: usize,
+    /// Bootstrap resamples of the mean difference.
+    #[arg(long, default_value_t = sieve_searcher::robust::DEFAULT_RESAMPLES,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub bootstrap: usize,
+    /// Seed of the randomisation test's and the bootstrap's generator
+    /// (SplitMix64): the same seed gives the same p-values and intervals.
+    #[arg(long, default_value_t = sieve_searcher::robust::DEFAULT_SEED)]
+    pub seed: u64,
+}
+
+impl Draws {
+    /// As the library takes them.
+    pub fn resampling(&self) -> sieve_searcher::robust::Resampling {
+        sieve_searcher::robust::Resampling {
+            permutations: self.permutations,
+            bootstrap: self.bootstrap,
+            seed: self.seed,
+        }
+    }
+}
+
+/// The values of `sweep --test`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum TestArg {
+    /// The paired t-test.
+    T,
+    /// The paired randomisation test.
+    Randomisation,
+    /// The Wilcoxon signed-rank test.
+    Wilcoxon,
+}
+
+impl TestArg {
+    /// The library's test.
+    pub fn test(self) -> sieve_searcher::sweep::Test {
+        match self {
+            TestArg::T => sieve_searcher::sweep::Test::T,
+            TestArg::Randomisation => sieve_searcher::sweep::Test::Randomisation,
+            TestArg::Wilcoxon => sieve_searcher::sweep::Test::Wilcoxon,
+        }
+    }
 }
 
 /// The filter run B was searched with, A being the same search without
@@ -373,6 +426,12 @@ pub struct SweepArgs {
     /// what `eval` prints without -m).
     #[arg(short = 'm', long, value_delimiter = ',')]
     pub measure: Vec<Measure>,
+    /// Which test's Holm-corrected p-value the terminal summary shows
+    /// (sweep.tsv has every test's).
+    #[arg(long, value_enum, default_value = "t")]
+    pub test: TestArg,
+    #[command(flatten)]
+    pub draws: Draws,
     /// Directory for sweep.tsv and sweep.svg (created if missing; those
     /// two files in it are replaced).
     #[arg(long, value_name = "DIR")]

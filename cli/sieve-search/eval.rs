@@ -97,7 +97,7 @@ pub fn cmd_compare(a: CompareArgs) -> Result<()> {
     let (ea, note_a, ra) = evaluate_file(a.input.dedup, opts, &qrels, &a.run_a)?;
     let (eb, note_b, rb) = evaluate_file(a.input.dedup, opts, &qrels, &a.run_b)?;
     say_notes([(&a.run_a, note_a), (&a.run_b, note_b)]);
-    let cmp = compare::compare(&ea, &eb, &a.measure, a.top);
+    let cmp = compare::compare_with(&ea, &eb, &a.measure, a.top, a.draws.resampling());
     let (na, nb) = (a.run_a.display().to_string(), a.run_b.display().to_string());
     let judged = match (b_filter, &shards) {
         (Some(sel), Some(shards)) => {

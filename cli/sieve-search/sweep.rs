@@ -74,7 +74,7 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<()> {
     } else {
         a.measure.clone()
     };
-    let tbl = Table::new(&outcome, &measures);
+    let tbl = Table::with(&outcome, &measures, a.draws.resampling());
     let written = write_files(
         &a,
         (&outcome, &tbl),
@@ -82,7 +82,7 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<()> {
         (&qrels, &shards),
     )?;
     let first = tbl.measures.iter().position(|m| !m.is_count()).unwrap_or(0);
-    print!("{}", table::to_text(&outcome, &tbl, first));
+    print!("{}", table::to_text(&outcome, &tbl, first, a.test.test()));
     print!("\n{}", table::judged_text(&outcome));
     say_done(&a, &outcome, (topics.len(), n_settings), &written);
     Ok(())

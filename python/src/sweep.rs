@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use sieve_analysis::EnglishAnalyzer;
 use sieve_searcher::eval::Measure;
 use sieve_searcher::runspec::ModelName;
-use sieve_searcher::sweep::{self, Axis, SweepSpec, Table, table};
+use sieve_searcher::sweep::{self, Axis, SweepSpec, Table, Test, table};
 
 use crate::errors::{IntoPy, catch_panic, panicked, parameter};
 use crate::files::{QrelsArg, qrels_of};
@@ -93,7 +93,7 @@ pub fn sweep_index(
     let first = tbl.measures.iter().position(|m| !m.is_count()).unwrap_or(0);
     let text = format!(
         "{}\n{}",
-        table::to_text(&outcome, &tbl, first),
+        table::to_text(&outcome, &tbl, first, Test::T),
         table::judged_text(&outcome)
     );
     Ok((table::to_tsv(&outcome, &tbl), text, judged_rows(&outcome)))

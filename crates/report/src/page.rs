@@ -29,6 +29,7 @@
 //!   every attribute quoted), so the page and its SVG parse as XML.
 
 mod judged;
+mod robust;
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
@@ -524,6 +525,7 @@ pub fn sweep_page(
     s.push_str(figure);
     s.push_str("</figure>\n<h2>Every setting</h2>\n");
     sweep_table(&mut s, outcome, table);
+    robust::sweep_table(&mut s, outcome, table);
     s.push_str("<h2>What each filter removed that was judged</h2>\n");
     judged::sweep_table(&mut s, outcome);
     s.push_str("<h2>Each filtered setting against its unfiltered run</h2>\n");

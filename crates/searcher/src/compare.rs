@@ -18,6 +18,8 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use crate::robust::{Resampling, Robust};
+
 use crate::eval::{Evaluation, Measure, qid_order};
 
 /// One topic's values under A and B.
@@ -71,6 +73,11 @@ pub struct MeasureComparison {
     /// run's evaluation refused: `A: ...` or `B: ...`); every number above
     /// is then empty.
     pub not_computed: Option<String>,
+    /// The randomisation and Wilcoxon tests, the bootstrap interval and
+    /// the risk measures of B against A ([`crate::robust`]; in the JSON
+    /// as flat keys, [`to_json`]).
+    #[serde(skip)]
+    pub robust: Robust,
 }
 
 impl MeasureComparison {
@@ -135,11 +142,22 @@ pub fn compare(
     measures: &[Measure],
     top: usize,
 ) -> Vec<MeasureComparison> {
+    compare_with(a, b, measures, top, Resampling::default())
+}
+
+/// [`compare`], the resampling statistics drawn as `draws` says.
+pub fn compare_with(
+    a: &Evaluation,
+    b: &Evaluation,
+    measures: &[Measure],
+    top: usize,
+    draws: Resampling,
+) -> Vec<MeasureComparison> {
     measures
         .iter()
         .map(|&m| match gdeval_refused(a, b, m) {
             Some(why) => not_computed(m, why),
-            None => compare_one(a, b, m, top),
+            None => compare_one(a, b, m, (top, draws)),
         })
         .collect()
 }
@@ -171,11 +189,17 @@ fn not_computed(measure: Measure, why: String) -> MeasureComparison {
         p_value: None,
         most_changed: Vec::new(),
         not_computed: Some(why),
+        robust: Robust::default(),
     }
 }
 
 /// Compares A and B on measure `m` (see [`compare`]).
-fn compare_one(a: &Evaluation, b: &Evaluation, m: Measure, top: usize) -> MeasureComparison {
+fn compare_one(
+    a: &Evaluation,
+    b: &Evaluation,
+    m: Measure,
+    (top, draws): (usize, Resampling),
+) -> MeasureComparison {
     let pairs = pairs(a, b, m);
     let n = pairs.len();
     let mean = |f: fn(&TopicChange) -> f64| {
@@ -190,6 +214,7 @@ fn compare_one(a: &Evaluation, b: &Evaluation, m: Measure, top: usize) -> Measur
     let losses = pairs.iter().filter(|p| p.b < p.a).count();
     let diffs: Vec<f64> = pairs.iter().map(TopicChange::diff).collect();
     let stats = crate::paired::paired(&diffs);
+    let robust = Robust::of(&diffs, draws);
     let mut changed: Vec<TopicChange> = pairs.into_iter().filter(|p| p.a != p.b).collect();
     changed.sort_by(|x, y| {
         y.diff()
@@ -211,6 +236,7 @@ fn compare_one(a: &Evaluation, b: &Evaluation, m: Measure, top: usize) -> Measur
         p_value: stats.p,
         most_changed: changed,
         not_computed: None,
+        robust,
     }
 }
 
@@ -265,6 +291,7 @@ pub fn to_text(cmp: &[MeasureComparison], name_a: &str, name_b: &str) -> String 
          higher/lower/the same; t, p: paired two-sided t-test, p < 0.05 means the difference is\n \
          unlikely to be chance; - when it cannot be computed)"
     );
+    robust_text(&mut s, cmp);
     for c in cmp {
         if c.most_changed.is_empty() {
             continue;
@@ -285,9 +312,51 @@ pub fn to_text(cmp: &[MeasureComparison], name_a: &str, name_b: &str) -> String 
     s
 }
 
+/// The robust tests and risk of each measure, and their legend.
+fn robust_text(s: &mut String, cmp: &[MeasureComparison]) {
+    let _ = writeln!(
+        s,
+        "\n{:<12} {:>8} {:>9} {:>19} {:>8} {:>8} {:>8} {:>8}",
+        "measure",
+        "p(rand)",
+        "p(Wilcox)",
+        "bootstrap 95% CI",
+        "URisk1",
+        "URisk5",
+        "TRisk1",
+        "TRisk5"
+    );
+    for c in cmp.iter().filter(|c| c.not_computed.is_none()) {
+        let r = &c.robust;
+        let ci = r.boot_ci.map_or_else(
+            || "-".to_string(),
+            |(lo, hi)| format!("[{lo:+.4}, {hi:+.4}]"),
+        );
+        let _ = writeln!(
+            s,
+            "{:<12} {:>8} {:>9} {:>19} {:>8} {:>8} {:>8} {:>8}",
+            c.measure.name(),
+            fmt_opt(r.p_rand),
+            fmt_opt(r.p_wilcoxon),
+            ci,
+            fmt_opt(r.urisk[0]),
+            fmt_opt(r.urisk[1]),
+            fmt_opt(r.trisk[0]),
+            fmt_opt(r.trisk[1])
+        );
+    }
+    let _ = writeln!(
+        s,
+        "(p(rand): paired randomisation test; p(Wilcox): Wilcoxon signed-rank test; bootstrap: 95%\n \
+         percentile interval of B-A; URisk/TRisk at alpha 1 and 5: B's risk against A, losses\n \
+         weighted 1+alpha, TRisk < -2 a significant risk; docs/evaluation.md has the definitions)"
+    );
+}
+
 /// Full-precision JSON: `{"a", "b", "measures": [{measure, n, mean_a, mean_b,
-/// diff, wins, losses, ties, t, p_value, most_changed: [{qid, a, b}],
-/// not_computed}]}`; a measure not computed has `not_computed` (why) and
+/// diff, wins, losses, ties, t, p_value, p_rand, p_wilcoxon, boot_ci_low,
+/// boot_ci_high, urisk1, urisk5, trisk1, trisk5, most_changed: [{qid, a,
+/// b}], not_computed}]}`; a measure not computed has `not_computed` (why) and
 /// every number `null`.
 pub fn to_json(cmp: &[MeasureComparison], name_a: &str, name_b: &str) -> serde_json::Value {
     let measures: Vec<serde_json::Value> = cmp
@@ -296,6 +365,20 @@ pub fn to_json(cmp: &[MeasureComparison], name_a: &str, name_b: &str) -> serde_j
             let mut v = serde_json::to_value(c).unwrap_or_default();
             v["measure"] = c.measure.name().into();
             v["diff"] = c.diff().into();
+            let r = &c.robust;
+            let ci = r.boot_ci.unzip();
+            for (k, x) in [
+                ("p_rand", r.p_rand),
+                ("p_wilcoxon", r.p_wilcoxon),
+                ("boot_ci_low", ci.0),
+                ("boot_ci_high", ci.1),
+                ("urisk1", r.urisk[0]),
+                ("urisk5", r.urisk[1]),
+                ("trisk1", r.trisk[0]),
+                ("trisk5", r.trisk[1]),
+            ] {
+                v[k] = x.into();
+            }
             if c.not_computed.is_some() {
                 for k in ["n", "mean_a", "mean_b", "diff", "wins", "losses", "ties"] {
                     v[k] = serde_json::Value::Null;

@@ -43,7 +43,9 @@
 //!
 //! **Evaluation.** [`eval`] computes the trec_eval and gdeval measures of a
 //! run against qrels; [`paired`] the paired statistics of per-topic
-//! differences (t-test, confidence interval, Holm's correction); [`compare`]
+//! differences (t-test, confidence interval, Holm's correction); [`robust`]
+//! the randomisation and Wilcoxon tests and a bootstrap interval; [`risk`]
+//! URisk, TRisk and GeoRisk; [`compare`]
 //! compares two runs topic by topic; [`judged`] counts what a document
 //! filter removed that was judged; [`sweep`] searches many filter
 //! thresholds (and BM25 settings) in one pass, evaluates each against the
@@ -59,7 +61,8 @@
 //! [`stats`] <- [`weighted`], [`sdm`] <- [`twostage`] <- [`batch`] <- [`runspec`]; [`bm25`] <-
 //! [`docinfo`]; [`batch`] <- [`feedback`]; [`paired`]; [`qrels`], [`run`]
 //! <- [`eval`] <- [`compare`]
-//! <- [`sweep`] (also [`batch`], [`judged`]); [`batch`], [`docinfo`],
+//! <- [`sweep`] (also [`batch`], [`judged`]); [`risk`] <- [`robust`] <-
+//! [`compare`]; [`batch`], [`docinfo`],
 //! [`run`] <- [`judged`].
 //!
 //! # Example

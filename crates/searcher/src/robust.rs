@@ -46,7 +46,10 @@
 //!   `v[⌊h⌋] + (h − ⌊h⌋)·(v[⌊h⌋ + 1] − v[⌊h⌋])`. Fewer than two
 //!   differences: `None`.
 
+use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, Normal};
+
+use crate::risk::{ALPHAS, trisk, urisk};
 
 /// The most differences for which the randomisation test enumerates every
 /// sign pattern (65,536 patterns) instead of drawing them.
@@ -77,6 +80,42 @@ impl Default for Resampling {
             permutations: DEFAULT_RESAMPLES,
             bootstrap: DEFAULT_RESAMPLES,
             seed: DEFAULT_SEED,
+        }
+    }
+}
+
+/// The robust tests and the risk measures ([`crate::risk`]) of one set of
+/// differences (one measure of B against A).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Robust {
+    /// The paired randomisation test's p-value.
+    pub p_rand: Option<f64>,
+    /// Holm-corrected over a sweep's settings (`None` outside a sweep).
+    pub p_rand_holm: Option<f64>,
+    /// The Wilcoxon signed-rank test's p-value.
+    pub p_wilcoxon: Option<f64>,
+    /// Holm-corrected over a sweep's settings (`None` outside a sweep).
+    pub p_wilcoxon_holm: Option<f64>,
+    /// The 95% bootstrap interval of the mean difference.
+    pub boot_ci: Option<(f64, f64)>,
+    /// URisk at each of [`ALPHAS`].
+    pub urisk: [Option<f64>; 2],
+    /// TRisk at each of [`ALPHAS`].
+    pub trisk: [Option<f64>; 2],
+}
+
+impl Robust {
+    /// Every statistic of the differences `d`, drawn as `draws` says (no
+    /// Holm correction).
+    pub fn of(d: &[f64], draws: Resampling) -> Robust {
+        Robust {
+            p_rand: randomisation(d, draws.permutations, draws.seed),
+            p_rand_holm: None,
+            p_wilcoxon: wilcoxon(d),
+            p_wilcoxon_holm: None,
+            boot_ci: bootstrap_ci(d, draws.bootstrap, draws.seed),
+            urisk: ALPHAS.map(|a| urisk(d, a)),
+            trisk: ALPHAS.map(|a| trisk(d, a)),
         }
     }
 }

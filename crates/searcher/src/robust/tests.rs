@@ -194,7 +194,10 @@ fn robust_tests_and_georisk_equal_independent_references() {
     let want: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(want.len(), cases.len());
     let compared = want.iter().filter(|w| w["wilcoxon"].is_f64()).count();
-    assert!(compared >= 80, "only {compared} Wilcoxon p-values from scipy");
+    assert!(
+        compared >= 80,
+        "only {compared} Wilcoxon p-values from scipy"
+    );
     for (c, w) in cases.iter().zip(&want) {
         close(wilcoxon(&c.d), &w["wilcoxon"], "wilcoxon", &c.d);
         close(

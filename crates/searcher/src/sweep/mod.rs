@@ -78,6 +78,7 @@ use sieve_analysis::EnglishAnalyzer;
 use sieve_filters::docfilter::Unscored;
 use sieve_format::schema::TextField;
 
+pub use crate::robust::{Resampling, Robust};
 use groups::{Absorbed, Absorber, RunFileSet, search_in_groups};
 pub use rules::{Axis, Rule, Scale};
 
@@ -93,6 +94,7 @@ use crate::judged::{Judgements, Loss};
 use crate::paired::{Paired, holm, paired};
 use crate::qrels::Qrels;
 use crate::queries::TopicQueries;
+use crate::risk::{ALPHAS, georisk as georisk_of};
 use crate::runspec::{ModelName, ModelSetting, model_settings};
 use crate::topics::{Topic, TopicField};
 use crate::weighted::QldParams;
@@ -681,8 +683,33 @@ pub struct Versus {
     /// The paired statistics of the per-topic differences (setting minus
     /// baseline).
     pub paired: Paired,
-    /// The Holm-corrected p-value over the sweep's settings.
+    /// The Holm-corrected p-value of the t-test over the sweep's settings.
     pub p_holm: Option<f64>,
+    /// The tests with fewer assumptions and the risk measures.
+    pub robust: Robust,
+}
+
+/// Which test's Holm-corrected p-value the terminal summary shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Test {
+    /// The paired t-test.
+    #[default]
+    T,
+    /// The paired randomisation test.
+    Randomisation,
+    /// The Wilcoxon signed-rank test.
+    Wilcoxon,
+}
+
+impl Versus {
+    /// The Holm-corrected p-value of `test`.
+    pub fn p_holm_of(&self, test: Test) -> Option<f64> {
+        match test {
+            Test::T => self.p_holm,
+            Test::Randomisation => self.robust.p_rand_holm,
+            Test::Wilcoxon => self.robust.p_wilcoxon_holm,
+        }
+    }
 }
 
 /// The table of a sweep: per setting, per measure, the mean and (for a
@@ -696,48 +723,105 @@ pub struct Table {
     pub means: Vec<Vec<f64>>,
     /// `versus[setting][measure]`: `None` for a baseline or a count.
     pub versus: Vec<Vec<Option<Versus>>>,
+    /// `georisk[setting][measure]`: GeoRisk at each of
+    /// [`crate::risk::ALPHAS`] among the settings that share the setting's
+    /// baseline (the baseline included; `None` for a count).
+    pub georisk: Vec<Vec<[Option<f64>; 2]>>,
 }
 
+/// One measure's column of a [`Table`]: per setting, its comparison and
+/// its GeoRisk.
+type Column = (Vec<Option<Versus>>, Vec<[Option<f64>; 2]>);
+
 impl Table {
-    /// Computes the table of `outcome` for `measures`.
+    /// Computes the table of `outcome` for `measures`, the resampling
+    /// statistics drawn as [`Resampling::default`] says.
     pub fn new(outcome: &Outcome, measures: &[Measure]) -> Table {
-        let settings = &outcome.settings;
+        Table::with(outcome, measures, Resampling::default())
+    }
+
+    /// Computes the table of `outcome` for `measures` (measures in
+    /// parallel), the resampling statistics drawn as `draws` says.
+    pub fn with(outcome: &Outcome, measures: &[Measure], draws: Resampling) -> Table {
+        use rayon::prelude::*;
         let means = outcome
             .evals
             .iter()
             .map(|e| measures.iter().map(|&m| e.mean(m)).collect())
             .collect();
-        let mut versus: Vec<Vec<Option<Versus>>> = vec![vec![None; measures.len()]; settings.len()];
-        for (j, &m) in measures.iter().enumerate() {
-            if m.is_count() {
-                continue;
-            }
-            let mut ps: Vec<Option<f64>> = vec![None; settings.len()];
-            for (i, s) in settings.iter().enumerate() {
-                if s.is_baseline() {
-                    continue;
-                }
-                let d: Vec<f64> = pairs(&outcome.evals[s.baseline], &outcome.evals[i], m)
-                    .iter()
-                    .map(|p| p.diff())
-                    .collect();
-                let p = paired(&d);
-                ps[i] = p.p;
-                versus[i][j] = Some(Versus {
-                    paired: p,
-                    p_holm: None,
-                });
-            }
-            for (i, h) in holm(&ps).into_iter().enumerate() {
-                if let Some(v) = &mut versus[i][j] {
-                    v.p_holm = h;
-                }
+        let n = outcome.settings.len();
+        let columns: Vec<Column> = measures
+            .par_iter()
+            .map(|&m| match m.is_count() {
+                true => (vec![None; n], vec![[None; 2]; n]),
+                false => column(outcome, m, draws),
+            })
+            .collect();
+        let mut versus = vec![Vec::with_capacity(measures.len()); n];
+        let mut georisk = vec![Vec::with_capacity(measures.len()); n];
+        for (v, g) in columns {
+            for (i, (v, g)) in v.into_iter().zip(g).enumerate() {
+                versus[i].push(v);
+                georisk[i].push(g);
             }
         }
         Table {
             measures: measures.to_vec(),
             means,
             versus,
+            georisk,
+        }
+    }
+}
+
+/// Measure `m`'s comparisons of every filtered setting with its baseline
+/// (Holm over the sweep for each test) and every setting's GeoRisk.
+fn column(outcome: &Outcome, m: Measure, draws: Resampling) -> Column {
+    let settings = &outcome.settings;
+    let values = |i: usize| -> Vec<crate::compare::TopicChange> {
+        pairs(&outcome.evals[settings[i].baseline], &outcome.evals[i], m)
+    };
+    let mut versus: Vec<Option<Versus>> = vec![None; settings.len()];
+    for i in (0..settings.len()).filter(|&i| !settings[i].is_baseline()) {
+        let d: Vec<f64> = values(i).iter().map(|p| p.diff()).collect();
+        versus[i] = Some(Versus {
+            paired: paired(&d),
+            p_holm: None,
+            robust: Robust::of(&d, draws),
+        });
+    }
+    holm_each(&mut versus);
+    let mut georisk = vec![[None; 2]; settings.len()];
+    for b in (0..settings.len()).filter(|&b| settings[b].is_baseline()) {
+        let group: Vec<usize> = (0..settings.len())
+            .filter(|&i| settings[i].baseline == b)
+            .collect();
+        let x: Vec<Vec<f64>> = group
+            .iter()
+            .map(|&i| values(i).iter().map(|p| p.b).collect())
+            .collect();
+        let g: Vec<Vec<Option<f64>>> = ALPHAS.iter().map(|&a| georisk_of(&x, a)).collect();
+        for (k, &i) in group.iter().enumerate() {
+            georisk[i] = [g[0][k], g[1][k]];
+        }
+    }
+    (versus, georisk)
+}
+
+/// Holm's correction of each test's p-values over the settings of one
+/// measure.
+fn holm_each(versus: &mut [Option<Versus>]) {
+    let of = |f: fn(&Versus) -> Option<f64>| -> Vec<Option<f64>> {
+        versus.iter().map(|v| v.as_ref().and_then(f)).collect()
+    };
+    let t = holm(&of(|v| v.paired.p));
+    let r = holm(&of(|v| v.robust.p_rand));
+    let w = holm(&of(|v| v.robust.p_wilcoxon));
+    for (i, v) in versus.iter_mut().enumerate() {
+        if let Some(v) = v {
+            v.p_holm = t[i];
+            v.robust.p_rand_holm = r[i];
+            v.robust.p_wilcoxon_holm = w[i];
         }
     }
 }

@@ -24,7 +24,7 @@
 //! | `rel_removed_top10`, `rel_removed_topN` (`N` the run depth) | relevant documents among the first 10 (`N`) of the baseline's ranking for the topic that the filter removes, summed over topics |
 //! | `judged_not_in_index`, `rel_not_in_index` | judgements (of grade `>= 1`) whose document the index does not hold: no filter removes them, so they are not counted above; the same on every row |
 //! | per count measure (`num_ret`, `num_rel`, `num_rel_ret`) | its sum over topics, as `eval` prints it |
-//! | per other measure `M` | `M` (the mean, as `eval` prints it), `M_diff` (mean per-topic difference from the baseline), `M_ci_low`, `M_ci_high` (its 95% confidence interval), `M_p` (paired two-sided t-test), `M_p_holm` (Holm-corrected over the sweep's filtered settings), `M_wins`, `M_losses`, `M_ties` (topics better, worse, equal) |
+//! | per other measure `M` | `M` (the mean, as `eval` prints it), `M_diff` (mean per-topic difference from the baseline), `M_ci_low`, `M_ci_high` (its 95% confidence interval), `M_p` (paired two-sided t-test), `M_p_holm` (Holm-corrected over the sweep's filtered settings), `M_wins`, `M_losses`, `M_ties` (topics better, worse, equal), `M_p_rand`, `M_p_rand_holm` (paired randomisation test, [`crate::robust`]), `M_p_wilcoxon`, `M_p_wilcoxon_holm` (Wilcoxon signed-rank test), `M_boot_ci_low`, `M_boot_ci_high` (95% bootstrap interval of the mean difference), `M_urisk1`, `M_urisk5`, `M_trisk1`, `M_trisk5` (URisk and TRisk at alpha 1 and 5 against the baseline, [`crate::risk`]), then `M_georisk1`, `M_georisk5` (GeoRisk among the settings sharing the baseline, the baseline's row included) |
 //!
 //! Numbers are written in Rust's shortest round-trip form (full
 //! precision); `NA` marks a value that does not exist (the comparison
@@ -33,13 +33,35 @@
 
 use std::fmt::Write as _;
 
-use super::{Outcome, Table};
+use super::{Outcome, Table, Test};
 use crate::eval::Measure;
 
-/// The suffixes of a non-count measure's columns, after the mean.
-pub const STAT_COLUMNS: [&str; 8] = [
-    "diff", "ci_low", "ci_high", "p", "p_holm", "wins", "losses", "ties",
+/// The suffixes of a non-count measure's comparison columns, after the
+/// mean (`NA` on a baseline's row).
+pub const STAT_COLUMNS: [&str; 18] = [
+    "diff",
+    "ci_low",
+    "ci_high",
+    "p",
+    "p_holm",
+    "wins",
+    "losses",
+    "ties",
+    "p_rand",
+    "p_rand_holm",
+    "p_wilcoxon",
+    "p_wilcoxon_holm",
+    "boot_ci_low",
+    "boot_ci_high",
+    "urisk1",
+    "urisk5",
+    "trisk1",
+    "trisk5",
 ];
+
+/// The suffixes of a non-count measure's GeoRisk columns, after the
+/// comparison columns (on every row).
+pub const GEORISK_COLUMNS: [&str; 2] = ["georisk1", "georisk5"];
 
 fn num(x: f64) -> String {
     if x.is_nan() {
@@ -69,7 +91,8 @@ pub fn header(outcome: &Outcome, measures: &[Measure]) -> Vec<String> {
     for m in measures {
         h.push(m.name());
         if !m.is_count() {
-            h.extend(STAT_COLUMNS.iter().map(|c| format!("{}_{c}", m.name())));
+            let cols = STAT_COLUMNS.iter().chain(&GEORISK_COLUMNS);
+            h.extend(cols.map(|c| format!("{}_{c}", m.name())));
         }
     }
     h
@@ -139,23 +162,40 @@ pub fn to_tsv(outcome: &Outcome, table: &Table) -> String {
             }
             match &table.versus[i][j] {
                 None => row.extend(STAT_COLUMNS.iter().map(|_| "NA".to_string())),
-                Some(v) => {
-                    let p = &v.paired;
-                    row.push(num(p.mean));
-                    row.push(opt(p.ci.map(|c| c.0)));
-                    row.push(opt(p.ci.map(|c| c.1)));
-                    row.push(opt(p.p));
-                    row.push(opt(v.p_holm));
-                    row.push(p.wins.to_string());
-                    row.push(p.losses.to_string());
-                    row.push(p.ties.to_string());
-                }
+                Some(v) => row.extend(versus_cells(v)),
             }
+            row.extend(table.georisk[i][j].iter().map(|g| opt(*g)));
         }
         s.push_str(&row.join("\t"));
         s.push('\n');
     }
     s
+}
+
+/// The comparison cells of one measure of a filtered setting, in the
+/// order of [`STAT_COLUMNS`].
+fn versus_cells(v: &super::Versus) -> Vec<String> {
+    let (p, r) = (&v.paired, &v.robust);
+    vec![
+        num(p.mean),
+        opt(p.ci.map(|c| c.0)),
+        opt(p.ci.map(|c| c.1)),
+        opt(p.p),
+        opt(v.p_holm),
+        p.wins.to_string(),
+        p.losses.to_string(),
+        p.ties.to_string(),
+        opt(r.p_rand),
+        opt(r.p_rand_holm),
+        opt(r.p_wilcoxon),
+        opt(r.p_wilcoxon_holm),
+        opt(r.boot_ci.map(|c| c.0)),
+        opt(r.boot_ci.map(|c| c.1)),
+        opt(r.urisk[0]),
+        opt(r.urisk[1]),
+        opt(r.trisk[0]),
+        opt(r.trisk[1]),
+    ]
 }
 
 /// The grades of the evaluated judgements, ascending.
@@ -245,8 +285,9 @@ pub fn p_text(p: Option<f64>) -> String {
 
 /// The terminal summary: per setting, documents kept, then for measure
 /// `table.measures[j]` the mean, the difference with its interval, the
-/// Holm-corrected p-value and wins/losses/ties, and a legend.
-pub fn to_text(outcome: &Outcome, table: &Table, j: usize) -> String {
+/// Holm-corrected p-value of `test` and wins/losses/ties, and a legend
+/// naming the test.
+pub fn to_text(outcome: &Outcome, table: &Table, j: usize, test: Test) -> String {
     let m = table.measures[j];
     let mut s = String::new();
     let width = tag_width(outcome);
@@ -275,7 +316,7 @@ pub fn to_text(outcome: &Outcome, table: &Table, j: usize) -> String {
                     || "-".to_string(),
                     |(lo, hi)| format!("[{lo:+.4}, {hi:+.4}]"),
                 ),
-                p_text(v.p_holm),
+                p_text(v.p_holm_of(test)),
                 format!("{}/{}/{}", v.paired.wins, v.paired.losses, v.paired.ties),
             ),
             None => ("base".into(), String::new(), String::new(), String::new()),
@@ -289,15 +330,25 @@ pub fn to_text(outcome: &Outcome, table: &Table, j: usize) -> String {
     let _ = writeln!(
         s,
         "(kept%: documents the filter keeps; diff: mean per-topic difference from the unfiltered\n \
-         run of the same model setting{}; 95% CI of that difference; p: paired two-sided t-test, Holm-corrected\n \
+         run of the same model setting{}; 95% CI of that difference; p: {}, Holm-corrected\n \
          over the sweep, - when undefined; win/loss/tie: topics better/worse/equal than unfiltered)",
         if outcome.has_feedback() {
             " and feedback setting"
         } else {
             ""
-        }
+        },
+        test_name(test)
     );
     s
+}
+
+/// How the summary names `test`.
+pub fn test_name(test: Test) -> &'static str {
+    match test {
+        Test::T => "paired two-sided t-test",
+        Test::Randomisation => "paired two-sided randomisation test",
+        Test::Wilcoxon => "Wilcoxon signed-rank test (as scipy.stats.wilcoxon)",
+    }
 }
 
 /// The terminal summary's judged loss: per filtered setting, the judged

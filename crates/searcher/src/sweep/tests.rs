@@ -326,7 +326,7 @@ fn the_table_has_a_feedback_column_after_the_model_columns() {
     assert!(lines.all(|l| l.split('\t').nth(6) == Some("none")));
     assert!(!plain.has_feedback());
     assert_eq!(plain.baselines(), 1);
-    let text = table::to_text(&plain, &Table::new(&plain, &measures), 0);
+    let text = table::to_text(&plain, &Table::new(&plain, &measures), 0, Test::T);
     assert!(!text.contains("feedback"), "{text}");
 
     let mut s = spec(vec![spam(&[70.0])], false, &[0.9], &[0.4]);
@@ -367,7 +367,7 @@ fn the_table_has_a_feedback_column_after_the_model_columns() {
             ],
         ]
     );
-    let text = table::to_text(&fb, &Table::new(&fb, &measures), 0);
+    let text = table::to_text(&fb, &Table::new(&fb, &measures), 0, Test::T);
     assert!(
         text.contains("same model setting and feedback setting"),
         "{text}"
