@@ -12,7 +12,9 @@ use sieve_format::outfile::OutFile;
 
 use super::{RunFiles, Search, Setting, TOP_DOCS};
 use crate::bm25::{BagOfWords, Hit};
-use crate::eval::{EvalOptions, Evaluation, evaluate, nothing_retrieved};
+use crate::eval::{
+    EvalOptions, Evaluation, evaluate, evaluate_with_judged_only, nothing_retrieved,
+};
 use crate::qrels::Qrels;
 use crate::run::{Run, RunWriter};
 use crate::{Error, Result};
@@ -75,7 +77,19 @@ pub(super) struct Absorber<'p> {
     qrels: &'p Qrels,
     writers: RunFileSet,
     evals: Vec<Option<Evaluation>>,
+    /// With `--judged-only`: the evaluations with trec_eval `-J`.
+    judged_evals: Option<Vec<Option<Evaluation>>>,
     top_docs: Vec<TopDocs>,
+}
+
+/// What [`Absorber::finish`] gives: per setting, the evaluation, the
+/// evaluation with trec_eval `-J` (when asked for), the first docids;
+/// and the run files.
+pub(super) struct Absorbed {
+    pub(super) evals: Vec<Evaluation>,
+    pub(super) judged_evals: Option<Vec<Evaluation>>,
+    pub(super) top_docs: Vec<TopDocs>,
+    pub(super) run_files: Vec<PathBuf>,
 }
 
 /// A sweep evaluates every topic of the qrels (trec_eval `-c`), at every
@@ -83,14 +97,17 @@ pub(super) struct Absorber<'p> {
 const EVAL_OPTIONS: EvalOptions = EvalOptions {
     complete: true,
     max_docs: None,
+    judged_only: false,
 };
 
 impl<'p> Absorber<'p> {
-    /// Nothing absorbed yet, run files in `writers`.
+    /// Nothing absorbed yet, run files in `writers`; `judged_only`: each
+    /// setting is also evaluated with trec_eval `-J`.
     pub(super) fn new(
         settings: &'p [Setting],
         qrels: &'p Qrels,
         writers: RunFileSet,
+        judged_only: bool,
     ) -> Absorber<'p> {
         let n = settings.len();
         Absorber {
@@ -98,6 +115,7 @@ impl<'p> Absorber<'p> {
             qrels,
             writers,
             evals: vec![None; n],
+            judged_evals: judged_only.then(|| vec![None; n]),
             top_docs: vec![BTreeMap::new(); n],
         }
     }
@@ -166,30 +184,56 @@ impl<'p> Absorber<'p> {
         if part.num_topics() == 0 {
             return Ok(());
         }
-        // A group without judged topics has nothing to evaluate.
-        let e = match evaluate(self.qrels, &part, &setting.tag, EVAL_OPTIONS) {
-            Ok(e) => e,
+        // A group without judged topics has nothing to evaluate. With -J
+        // too, each topic is ranked once for both evaluations.
+        let (tag, qrels) = (&setting.tag, self.qrels);
+        let evaluated = match &self.judged_evals {
+            None => evaluate(qrels, &part, tag, EVAL_OPTIONS).map(|e| (e, None)),
+            Some(_) => evaluate_with_judged_only(qrels, &part, tag, EVAL_OPTIONS)
+                .map(|(e, j)| (e, Some(j))),
+        };
+        let (e, j) = match evaluated {
+            Ok(x) => x,
             Err(Error::NoCommonTopics { .. }) => return Ok(()),
             Err(e) => return Err(e),
         };
-        match &mut self.evals[s] {
-            Some(all) => all.absorb(e),
-            slot @ None => *slot = Some(e),
+        absorb_into(&mut self.evals[s], e);
+        if let (Some(judged), Some(j)) = (&mut self.judged_evals, j) {
+            absorb_into(&mut judged[s], j);
         }
         Ok(())
     }
 
     /// The evaluations (a setting that retrieved nothing for any judged
     /// topic scores 0), the first docids, and the run files committed.
-    pub(super) fn finish(self) -> Result<(Vec<Evaluation>, Vec<TopDocs>, Vec<PathBuf>)> {
+    pub(super) fn finish(self) -> Result<Absorbed> {
         let run_files = self.writers.finish()?;
-        let evals: Vec<Evaluation> = self
-            .evals
-            .into_iter()
-            .zip(self.settings)
-            .map(|(e, s)| e.unwrap_or_else(|| nothing_retrieved(self.qrels, &s.tag, EVAL_OPTIONS)))
-            .collect();
-        Ok((evals, self.top_docs, run_files))
+        let (qrels, settings) = (self.qrels, self.settings);
+        let complete = |evals: Vec<Option<Evaluation>>, options: EvalOptions| {
+            evals
+                .into_iter()
+                .zip(settings)
+                .map(|(e, s)| e.unwrap_or_else(|| nothing_retrieved(qrels, &s.tag, options)))
+                .collect::<Vec<Evaluation>>()
+        };
+        let judged_options = EvalOptions {
+            judged_only: true,
+            ..EVAL_OPTIONS
+        };
+        Ok(Absorbed {
+            evals: complete(self.evals, EVAL_OPTIONS),
+            judged_evals: self.judged_evals.map(|j| complete(j, judged_options)),
+            top_docs: self.top_docs,
+            run_files,
+        })
+    }
+}
+
+/// `part` added to the evaluation in `slot` (or put there).
+fn absorb_into(slot: &mut Option<Evaluation>, part: Evaluation) {
+    match slot {
+        Some(all) => all.absorb(part),
+        None => *slot = Some(part),
     }
 }
 

@@ -473,6 +473,9 @@ pub struct Outcome {
     pub total_docs: u64,
     /// Each setting's evaluation (module docs: the topics it is over).
     pub evals: Vec<Evaluation>,
+    /// With [`Inputs::judged_only`]: each setting's evaluation with
+    /// trec_eval `-J` (over the same topics).
+    pub judged_evals: Option<Vec<Evaluation>>,
     /// Per setting, per topic id: the first [`TOP_DOCS`] docids in rank
     /// order.
     pub top_docs: Vec<BTreeMap<String, Vec<String>>>,
@@ -523,6 +526,9 @@ pub struct Inputs<'a> {
     pub qrels: &'a Qrels,
     /// trec_eval `-c`.
     pub complete: bool,
+    /// Also evaluate every setting with trec_eval `-J` (judged documents
+    /// only): [`Outcome::judged_evals`].
+    pub judged_only: bool,
 }
 
 /// Searches every setting of `plan` in one pass over the postings per
@@ -585,18 +591,20 @@ pub fn run(
         &plan.settings,
         &qrels,
         RunFileSet::create(files, &plan.settings)?,
+        inputs.judged_only,
     );
     search_in_groups(&queries, &search, &mut absorber, progress)?;
-    let (evals, top_docs, run_files) = absorber.finish()?;
+    let done = absorber.finish()?;
     Ok(Outcome {
         settings: plan.settings,
         rules: plan.rules,
         several_params: plan.several_params,
         kept,
         total_docs,
-        evals,
-        top_docs,
-        run_files,
+        evals: done.evals,
+        judged_evals: done.judged_evals,
+        top_docs: done.top_docs,
+        run_files: done.run_files,
         select_seconds,
         search_seconds: started.elapsed().as_secs_f64(),
     })
@@ -664,14 +672,31 @@ pub struct Table {
     pub means: Vec<Vec<f64>>,
     /// `versus[setting][measure]`: `None` for a baseline or a count.
     pub versus: Vec<Vec<Option<Versus>>>,
+    /// With [`Outcome::judged_evals`]: the same table of the evaluations
+    /// with trec_eval `-J`, for the measures but the judged share (which
+    /// `-J` makes 1 whenever `k` judged documents are retrieved).
+    pub judged_only: Option<Box<Table>>,
 }
 
 impl Table {
-    /// Computes the table of `outcome` for `measures`.
+    /// Computes the table of `outcome` for `measures` (and its
+    /// [`Table::judged_only`] when the sweep evaluated with `-J`).
     pub fn new(outcome: &Outcome, measures: &[Measure]) -> Table {
-        let settings = &outcome.settings;
-        let means = outcome
-            .evals
+        let mut t = Table::of(&outcome.settings, &outcome.evals, measures);
+        if let Some(evals) = &outcome.judged_evals {
+            let j: Vec<Measure> = measures
+                .iter()
+                .copied()
+                .filter(|m| !m.is_judged_share())
+                .collect();
+            t.judged_only = Some(Box::new(Table::of(&outcome.settings, evals, &j)));
+        }
+        t
+    }
+
+    /// The table of `settings` evaluated as `evals` (one per setting).
+    fn of(settings: &[Setting], evals: &[Evaluation], measures: &[Measure]) -> Table {
+        let means = evals
             .iter()
             .map(|e| measures.iter().map(|&m| e.mean(m)).collect())
             .collect();
@@ -685,7 +710,7 @@ impl Table {
                 if s.is_baseline() {
                     continue;
                 }
-                let d: Vec<f64> = pairs(&outcome.evals[s.baseline], &outcome.evals[i], m)
+                let d: Vec<f64> = pairs(&evals[s.baseline], &evals[i], m)
                     .iter()
                     .map(|p| p.diff())
                     .collect();
@@ -706,6 +731,7 @@ impl Table {
             measures: measures.to_vec(),
             means,
             versus,
+            judged_only: None,
         }
     }
 }

@@ -19,6 +19,13 @@
 //! | `num_q` | topics evaluated (module docs of [`super`]) |
 //! | per count measure (`num_ret`, `num_rel`, `num_rel_ret`) | its sum over topics, as `eval` prints it |
 //! | per other measure `M` | `M` (the mean, as `eval` prints it), `M_diff` (mean per-topic difference from the baseline), `M_ci_low`, `M_ci_high` (its 95% confidence interval), `M_p` (paired two-sided t-test), `M_p_holm` (Holm-corrected over the sweep's filtered settings), `M_wins`, `M_losses`, `M_ties` (topics better, worse, equal) |
+//! | with `--judged-only`, then per measure `M` but the judged share | the same columns of the evaluation with trec_eval `-J` (each run without its unjudged documents), named `M_J`, `M_J_diff`, ..., `M_J_ties` (`num_ret_J` for a count); the Holm family of `M_J_p_holm` is `M_J` over the filtered settings |
+//!
+//! The judged share `judged_10` / `judged_20` (in the default measures)
+//! says how much of each setting's top 10 / 20 is judged: when a filter
+//! deepens the ranking into unjudged documents, its `P_10` falls partly
+//! because unjudged documents count as non-relevant, and `P_10_J`
+//! (`--judged-only`) shows the difference without them.
 //!
 //! Numbers are written in Rust's shortest round-trip form (full
 //! precision); `NA` marks a value that does not exist (the comparison
@@ -47,8 +54,8 @@ fn opt(x: Option<f64>) -> String {
     x.map_or_else(|| "NA".into(), num)
 }
 
-/// The header of `sweep.tsv`.
-pub fn header(outcome: &Outcome, measures: &[Measure]) -> Vec<String> {
+/// The header of `sweep.tsv`, with the `-J` columns of `judged`.
+pub fn header(outcome: &Outcome, measures: &[Measure], judged: Option<&Table>) -> Vec<String> {
     let mut h: Vec<String> = ["setting", "baseline", "model", "k1", "b", "mu", "feedback"]
         .iter()
         .map(|s| s.to_string())
@@ -59,13 +66,24 @@ pub fn header(outcome: &Outcome, measures: &[Measure]) -> Vec<String> {
             .iter()
             .map(|s| s.to_string()),
     );
-    for m in measures {
-        h.push(m.name());
-        if !m.is_count() {
-            h.extend(STAT_COLUMNS.iter().map(|c| format!("{}_{c}", m.name())));
-        }
+    measure_header(&mut h, measures, "");
+    if let Some(j) = judged {
+        measure_header(&mut h, &j.measures, "_J");
     }
     h
+}
+
+/// The columns of `measures`, each name followed by `suffix`.
+fn measure_header(h: &mut Vec<String>, measures: &[Measure], suffix: &str) {
+    for m in measures {
+        let name = format!("{}{suffix}", m.name());
+        if !m.is_count() {
+            h.push(name.clone());
+            h.extend(STAT_COLUMNS.iter().map(|c| format!("{name}_{c}")));
+        } else {
+            h.push(name);
+        }
+    }
 }
 
 /// The `model`, `k1`, `b` and `mu` columns of a setting (`NA` where the
@@ -95,7 +113,8 @@ fn model_columns(setting: &super::Setting) -> [String; 5] {
 
 /// `sweep.tsv` (module docs).
 pub fn to_tsv(outcome: &Outcome, table: &Table) -> String {
-    let mut s = header(outcome, &table.measures).join("\t");
+    let judged = table.judged_only.as_deref();
+    let mut s = header(outcome, &table.measures, judged).join("\t");
     s.push('\n');
     for (i, setting) in outcome.settings.iter().enumerate() {
         let mut row: Vec<String> = vec![
@@ -119,35 +138,43 @@ pub fn to_tsv(outcome: &Outcome, table: &Table) -> String {
             outcome.kept[i] as f64 / outcome.total_docs as f64
         }));
         row.push(outcome.evals[i].num_q().to_string());
-        for (j, m) in table.measures.iter().enumerate() {
-            let mean = table.means[i][j];
-            row.push(if m.is_count() {
-                format!("{}", mean as u64)
-            } else {
-                num(mean)
-            });
-            if m.is_count() {
-                continue;
-            }
-            match &table.versus[i][j] {
-                None => row.extend(STAT_COLUMNS.iter().map(|_| "NA".to_string())),
-                Some(v) => {
-                    let p = &v.paired;
-                    row.push(num(p.mean));
-                    row.push(opt(p.ci.map(|c| c.0)));
-                    row.push(opt(p.ci.map(|c| c.1)));
-                    row.push(opt(p.p));
-                    row.push(opt(v.p_holm));
-                    row.push(p.wins.to_string());
-                    row.push(p.losses.to_string());
-                    row.push(p.ties.to_string());
-                }
-            }
+        measure_cells(&mut row, table, i);
+        if let Some(j) = judged {
+            measure_cells(&mut row, j, i);
         }
         s.push_str(&row.join("\t"));
         s.push('\n');
     }
     s
+}
+
+/// The cells of setting `i` for every measure of `table`.
+fn measure_cells(row: &mut Vec<String>, table: &Table, i: usize) {
+    for (j, m) in table.measures.iter().enumerate() {
+        let mean = table.means[i][j];
+        row.push(if m.is_count() {
+            format!("{}", mean as u64)
+        } else {
+            num(mean)
+        });
+        if m.is_count() {
+            continue;
+        }
+        match &table.versus[i][j] {
+            None => row.extend(STAT_COLUMNS.iter().map(|_| "NA".to_string())),
+            Some(v) => {
+                let p = &v.paired;
+                row.push(num(p.mean));
+                row.push(opt(p.ci.map(|c| c.0)));
+                row.push(opt(p.ci.map(|c| c.1)));
+                row.push(opt(p.p));
+                row.push(opt(v.p_holm));
+                row.push(p.wins.to_string());
+                row.push(p.losses.to_string());
+                row.push(p.ties.to_string());
+            }
+        }
+    }
 }
 
 /// 4 decimals with a sign; `-` for none.
