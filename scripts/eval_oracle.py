@@ -11,7 +11,19 @@
       cases at once (the test gives every case its own topic ids): trec_eval
       measures (all of TREC_MEASURES) on QRELS/RUN, each topic's ranking first
       cut at MAXDOCS[qid] (a JSON object, trec_eval -M) in trec_eval's order
-      (score as float32 descending, docno descending); gdeval on GDQRELS/GDRUN.
+      (score as float32 descending, docno descending); gdeval on GDQRELS/GDRUN;
+      and "judged": {qid: {"judged_10": v, "judged_20": v}} from ir_measures'
+      Judged@10 and Judged@20 on that cut ranking (scores replaced by rank, so
+      ir_measures sees trec_eval's order).
+  eval_oracle.py batch-J QRELS RUN MAXDOCS GDQRELS GDRUN -> the same with trec_eval -J
+      (pytrec_eval's judged_docs_only_flag=True), and gdeval.pl on GDRUN without the
+      documents not judged >= 0 in GDQRELS (the condensed run); no "judged".
+      (A separate call: trec_eval caches the last topic's ranking across
+      evaluators, so -J and plain evaluations do not share a process.)
+  eval_oracle.py judged QRELS RUN -> {qid: {"judged_10": v, "judged_20": v}} from
+      ir_measures' Judged@10/20 on the run as it is (ir_measures' own order).
+  eval_oracle.py eval-J QRELS RUN -> as eval, with trec_eval -J and gdeval.pl on the
+      condensed run (as batch-J).
   eval_oracle.py ttest A,B,..  X,Y,..  -> JSON {"t": t, "p": p} from scipy.stats.ttest_rel(B, A)
   eval_oracle.py paired CASES.json -> JSON {"pairs": [{"t", "p", "lo", "hi"}], "holm": [[p~ or null]]}
       for CASES = {"pairs": [{"a": [...], "b": [...]}], "families": [[p or null, ...]]}:
@@ -28,26 +40,60 @@ import tempfile
 
 
 TREC_MEASURES = {"map", "P", "recall", "ndcg_cut", "Rprec", "bpref", "recip_rank", "success",
-                 "num_ret", "num_rel", "num_rel_ret"}
+                 "num_ret", "num_rel", "num_rel_ret", "infAP"}
 
 
-def trec_eval(qrels_path, run_path, max_docs=None):
+def trec_order(docs):
+    """A topic's (docno, score) in trec_eval 9.0.8's order: float32 score
+    descending, docno descending."""
+    import numpy as np
+    np.seterr(over="ignore")  # float32 of 1e39 is inf, as in C
+    return sorted(docs.items(), key=lambda d: (np.float32(d[1]), d[0].encode()), reverse=True)
+
+
+def cut_run(run, max_docs):
+    """Each topic of `run` cut at max_docs[qid] in trec_eval's order."""
+    for qid, m in (max_docs or {}).items():
+        if qid in run:
+            run[qid] = dict(trec_order(run[qid])[:m])
+    return {q: d for q, d in run.items() if d}
+
+
+def judged_share(qrels, run):
+    """ir_measures' Judged@10 and Judged@20 per topic."""
+    import ir_measures
+    from ir_measures import Judged
+    out = {}
+    for m in ir_measures.iter_calc([Judged @ 10, Judged @ 20], qrels, run):
+        out.setdefault(m.query_id, {})["judged_" + str(m.measure).split("@")[1]] = m.value
+    return out
+
+
+def trec_eval(qrels_path, run_path, max_docs=None, judged_only=False, with_judged=False):
     import pytrec_eval
     from sievelib import read_qrels, read_run
     # unique=True: a repeated (topic, docno) is refused, as pytrec_eval.parse_qrel/parse_run do
     qrels = read_qrels(qrels_path, unique=True)
     run = read_run(run_path, unique=True)
-    if max_docs:
-        import numpy as np
-        np.seterr(over="ignore")  # float32 of 1e39 is inf, as in C
-        for qid, m in max_docs.items():
-            if qid in run:
-                ranked = sorted(run[qid].items(),
-                                key=lambda d: (np.float32(d[1]), d[0].encode()), reverse=True)
-                run[qid] = dict(ranked[:m])
-        run = {q: d for q, d in run.items() if d}
-    ev = pytrec_eval.RelevanceEvaluator(qrels, TREC_MEASURES)
-    return ev.evaluate(run)
+    run = cut_run(run, max_docs)
+    ev = pytrec_eval.RelevanceEvaluator(qrels, TREC_MEASURES, judged_docs_only_flag=judged_only)
+    res = ev.evaluate(run)
+    if not with_judged:
+        return res, None
+    ranked = {q: {d: float(-i) for i, (d, _) in enumerate(trec_order(docs))}
+              for q, docs in run.items()}
+    return res, judged_share(qrels, ranked)
+
+
+def condensed(qrels_path, run_path, out_path):
+    """Writes run_path without the documents not judged >= 0 in qrels_path."""
+    from sievelib import read_qrels
+    qrels = read_qrels(qrels_path, unique=True)
+    with open(run_path) as f, open(out_path, "w") as out:
+        for line in f:
+            fields = line.split()
+            if fields and qrels.get(fields[0], {}).get(fields[2], -1) >= 0:
+                out.write(line)
 
 
 def gdeval(qrels_path, run_path):
@@ -104,12 +150,30 @@ def paired(cases):
 def main():
     if sys.argv[1] == "eval":
         q, r = sys.argv[2], sys.argv[3]
-        print(json.dumps({"trec_eval": trec_eval(q, r), "gdeval": gdeval(q, r)}))
-    elif sys.argv[1] == "batch":
-        q, r, m, gq, gr = sys.argv[2:7]
-        with open(m) as f:
-            max_docs = json.load(f)
-        print(json.dumps({"trec_eval": trec_eval(q, r, max_docs), "gdeval": gdeval(gq, gr)}))
+        print(json.dumps({"trec_eval": trec_eval(q, r)[0], "gdeval": gdeval(q, r)}))
+    elif sys.argv[1] in ("eval-J", "batch", "batch-J"):
+        judged_only = sys.argv[1].endswith("-J")
+        if sys.argv[1] == "eval-J":
+            q, r = sys.argv[2], sys.argv[3]
+            max_docs, gq, gr = None, q, r
+        else:
+            q, r, m, gq, gr = sys.argv[2:7]
+            with open(m) as f:
+                max_docs = json.load(f)
+        te, judged = trec_eval(q, r, max_docs, judged_only, with_judged=not judged_only)
+        with tempfile.NamedTemporaryFile("w", suffix=".run") as cr:
+            if judged_only:
+                condensed(gq, gr, cr.name)
+                gr = cr.name
+            out = {"trec_eval": te, "gdeval": gdeval(gq, gr)}
+        if judged is not None:
+            out["judged"] = judged
+        print(json.dumps(out))
+    elif sys.argv[1] == "judged":
+        from sievelib import read_qrels, read_run
+        qrels = read_qrels(sys.argv[2], unique=True)
+        run = read_run(sys.argv[3], unique=True)
+        print(json.dumps(judged_share(qrels, run)))
     elif sys.argv[1] == "ttest":
         from scipy.stats import ttest_rel
         a = [float(x) for x in sys.argv[2].split(",")]

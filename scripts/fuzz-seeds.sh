@@ -6,6 +6,7 @@ seeds_of() {
         utf8_clean) echo tests/data/utf8 tests/data/html ;;
         topics_reader) echo topics tests/data/cacm ;;
         qrels_reader | run_reader) echo tests/data/eval tests/data/cacm ;;
+        sample_qrels_reader) echo tests/data/eval/sample ;;
         warc_reader) echo tests/data/warc fuzz/seeds/docids/warc_reader ;;
         http_headers) echo tests/data/warc ;;
         trec_reader) echo tests/data/trec fuzz/seeds/docids/trec_reader ;;

@@ -89,3 +89,75 @@ sieve_test!(eval_grade_above_4_flags_gdeval_only, |dir| {
         "{stderr}"
     );
 });
+
+sieve_test!(eval_judged_only_prints_what_the_library_computes, |dir| {
+    use sieve_searcher::eval::{EvalOptions, MeasureSpec, evaluate};
+    use sieve_searcher::qrels::read_qrels;
+    use sieve_searcher::run::{Duplicates, read_run};
+    let (q, r) = (
+        crate::util::fixture("eval/qrels.cacm.txt"),
+        crate::util::fixture("eval/anserini__cacm-bm25.run.txt"),
+    );
+    let args = ["-m", "all_trec", "-m", "gdeval", "-m", "judged"];
+    let out = ok(dir
+        .cmd("sieve-search")
+        .args(["eval", "-q", "-J", "-M", "20"])
+        .args(args)
+        .arg(&q)
+        .arg(&r));
+    let opts = EvalOptions {
+        judged_only: true,
+        max_docs: Some(20),
+        ..EvalOptions::default()
+    };
+    let measures =
+        MeasureSpec::parse_all(&args[1..].iter().step_by(2).collect::<Vec<_>>()).unwrap();
+    let run = read_run(&r, Duplicates::Error).unwrap();
+    let e = evaluate(&read_qrels(&q).unwrap(), &run, "Anserini", opts).unwrap();
+    assert_eq!(out, e.to_text_of(&measures, true, 4));
+    // -J removes unjudged documents: what is left is judged (a topic left
+    // with nothing has a judged share of 0)
+    use sieve_searcher::eval::Measure;
+    let emptied = e
+        .topics
+        .iter()
+        .filter(|t| t.get(Measure::NumRet) == Some(0.0))
+        .count();
+    assert!(emptied < e.topics.len());
+    for t in &e.topics {
+        let want = if t.get(Measure::NumRet) == Some(0.0) {
+            0.0
+        } else {
+            1.0
+        };
+        assert_eq!(t.get(Measure::Judged(10)), Some(want), "topic {}", t.qid);
+    }
+    let plain = ok(dir
+        .cmd("sieve-search")
+        .args(["eval", "-M", "20", "-m", "num_ret"])
+        .arg(&q)
+        .arg(&r));
+    assert!(plain.contains(&row("num_ret", "all", "1040")), "{plain}");
+    assert!(!out.contains(&row("num_ret", "all", "1040")), "{out}");
+    // compare -J compares the judged-only evaluations
+    let json = ok(dir
+        .cmd("sieve-search")
+        .args(["compare", "-J", "--json", "-m", "P_10", "--qrels"])
+        .arg(&q)
+        .arg(&r)
+        .arg(&r));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let full = evaluate(
+        &read_qrels(&q).unwrap(),
+        &run,
+        "Anserini",
+        EvalOptions {
+            judged_only: true,
+            ..EvalOptions::default()
+        },
+    )
+    .unwrap();
+    let p10 = full.mean(sieve_searcher::eval::Measure::P10);
+    assert_eq!(v["measures"][0]["mean_a"].as_f64(), Some(p10), "{json}");
+    assert_eq!(v["measures"][0]["mean_b"].as_f64(), Some(p10), "{json}");
+});

@@ -173,9 +173,16 @@ fn eval_means(dir: &Dir, run: &Path) -> serde_json::Value {
 /// correctly rounded parser (serde_json's default float parsing may be
 /// one ulp off).
 fn eval_c_means(dir: &Dir, run: &Path) -> BTreeMap<String, f64> {
+    eval_c_means_with(dir, run, &[])
+}
+
+/// [`eval_c_means`] with more `eval` flags (`-J`, `-m ...`).
+fn eval_c_means_with(dir: &Dir, run: &Path, flags: &[&str]) -> BTreeMap<String, f64> {
     let out = ok(dir
         .cmd("sieve-search")
-        .args(["eval", "-c", "--json", "--qrels"])
+        .args(["eval", "-c", "--json"])
+        .args(flags)
+        .arg("--qrels")
         .arg(qrels())
         .arg(run));
     let mean = &out[out.find("\"mean\": {").expect("a mean")..];
@@ -324,11 +331,12 @@ sieve_test!(
         // a marker per filtered setting in each, renders to a non-blank PNG.
         let svg = std::fs::read_to_string(out.join("sweep.svg")).unwrap();
         assert_offline(&svg);
-        assert_eq!(svg.matches("<g class=\"panel\"").count(), 8);
-        // (and the judged-loss panel's three points)
-        assert_eq!(svg.matches("<g class=\"point\">").count(), 8 * 3 + 3);
+        // (the eight of `eval`'s defaults and judged_10, judged_20; and the
+        // judged-loss panel's three points)
+        assert_eq!(svg.matches("<g class=\"panel\"").count(), 10);
+        assert_eq!(svg.matches("<g class=\"point\">").count(), 10 * 3 + 3);
         assert_eq!(svg.matches("class=\"panel judged-loss\"").count(), 1);
-        assert_eq!(svg.matches("class=\"baseline\"").count(), 8);
+        assert_eq!(svg.matches("class=\"baseline\"").count(), 10);
         // Filled markers where significant (spam >= 50 removes half the
         // collection), hollow for spam >= 0 (identical runs, no p-value).
         assert!(svg.contains("class=\"marker significant\""));
@@ -921,4 +929,66 @@ sieve_test!(readme_sweep_sample_is_well_formed_and_not_blank, |_dir| {
     let (ink, size) = render(&svg);
     assert!(ink > 0.02, "{ink}");
     assert_eq!(size, (1000, 780));
+});
+
+sieve_test!(sweep_judged_only_columns_equal_eval_judged_only, |dir| {
+    let ix = cacm(&dir);
+    let out = dir.join("sweep");
+    ok(dir
+        .cmd("sieve-search")
+        .args(["sweep", "--judged-only", "--index"])
+        .arg(&ix)
+        .arg("--topics")
+        .arg(topics())
+        .arg("--qrels")
+        .arg(qrels())
+        .args(["--min-spam-percentile", "50", "--hits", "30", "--runs"])
+        .arg("--output-dir")
+        .arg(&out));
+    let rows = read_tsv(&out.join("sweep.tsv"));
+    assert_eq!(rows.len(), 2);
+    // the judged share is a default measure, compared like the others;
+    // it has no -J column (-J makes it 1)
+    for col in [
+        "judged_10",
+        "judged_20",
+        "judged_10_diff",
+        "map_J",
+        "map_J_p_holm",
+    ] {
+        assert!(rows[0].contains_key(col), "{col}");
+    }
+    assert!(!rows[0].contains_key("judged_10_J"));
+    assert_eq!(rows[0]["map_J_diff"], "NA");
+    let num = |r: &BTreeMap<String, String>, c: &str| r[c].parse::<f64>().unwrap();
+    let flags = [
+        "-m", "map", "-m", "P_10", "-m", "ndcg@20", "-m", "num_ret", "-m", "judged",
+    ];
+    for r in &rows {
+        let run = out.join(format!("runs/{}.run", r["setting"]));
+        let plain = eval_c_means_with(&dir, &run, &flags);
+        let mut j_flags = vec!["-J"];
+        j_flags.extend(flags);
+        let judged = eval_c_means_with(&dir, &run, &j_flags);
+        for m in ["judged_10", "judged_20", "map", "P_10"] {
+            assert_eq!(num(r, m), plain[m], "{} {m}", r["setting"]);
+        }
+        for m in ["map", "P_10", "ndcg@20", "num_ret"] {
+            let col = format!("{m}_J");
+            assert_eq!(num(r, &col), judged[m], "{} {col}", r["setting"]);
+        }
+        // CACM's top 30 is far from fully judged: -J changes the figures
+        assert!(num(r, "judged_10") < 1.0);
+        assert!(num(r, "num_ret_J") < num(r, "num_ret"));
+        assert!(num(r, "P_10_J") > num(r, "P_10"));
+    }
+    // the -J comparison is computed as the plain one is
+    let d = num(&rows[1], "map_J") - num(&rows[0], "map_J");
+    assert!((num(&rows[1], "map_J_diff") - d).abs() < 1e-12);
+    assert!(num(&rows[1], "map_J_ci_low") <= d && d <= num(&rows[1], "map_J_ci_high"));
+    let wlt: u64 = ["map_J_wins", "map_J_losses", "map_J_ties"]
+        .iter()
+        .map(|c| rows[1][*c].parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(wlt, 52);
 });

@@ -13,6 +13,7 @@ pub use sieve_cli::args::AllowUnfinished;
 use sieve_filters::docfilter::Unscored;
 use sieve_searcher::batch::StatsMode;
 use sieve_searcher::eval::Measure;
+use sieve_searcher::qrels::QrelsFormat;
 use sieve_searcher::topics::TopicField;
 
 #[derive(Parser)]
@@ -191,6 +192,10 @@ pub struct EvalArgs {
     /// given is the qrels, as in trec_eval.
     #[arg(long)]
     pub qrels: Option<PathBuf>,
+    /// The qrels' layout: detect (4 columns TREC, 3 cranqrel), trec, or
+    /// sample (sample_eval.pl's `qid iter docno stratum rel`, for xinfAP).
+    #[arg(long, default_value = "detect", value_name = "detect|trec|sample")]
+    pub qrels_format: QrelsFormat,
     /// trec_eval -c: average over all qrels topics (missing ones score 0).
     #[arg(short = 'c')]
     pub complete: bool,
@@ -198,9 +203,16 @@ pub struct EvalArgs {
     /// (trec_eval measures only).
     #[arg(short = 'M', value_name = "N")]
     pub max_docs: Option<usize>,
-    /// trec_eval -m, repeatable: a measure (map, P_10, ndcg@20), a family
-    /// with cutoffs (P.5,10, ndcg_cut.20, success.1,5,10; P, recall,
-    /// ndcg_cut, success alone: trec_eval's default cutoffs) or a set
+    /// trec_eval -J: evaluate judged documents only (each ranking without
+    /// the documents that have no judgement of grade >= 0 for the topic,
+    /// after -M); gdeval's measures get the same condensation (sieve's:
+    /// gdeval has no -J).
+    #[arg(short = 'J', long = "judged-only")]
+    pub judged_only: bool,
+    /// trec_eval -m, repeatable: a measure (map, P_10, infAP, ndcg@20,
+    /// judged_10), a family with cutoffs (P.5,10, ndcg_cut.20,
+    /// success.1,5,10, judged.10,20; P, recall, ndcg_cut, success alone:
+    /// trec_eval's default cutoffs; judged alone: 10 and 20) or a set
     /// (official, all_trec, gdeval). Default: num_ret, num_rel, num_rel_ret,
     /// map, P_5..P_30, recall_1000, ndcg@20, err@20.
     #[arg(short = 'm', long, value_name = "MEASURE")]
@@ -355,9 +367,15 @@ pub struct RunInput {
     /// The qrels file (`qid iter docno rel`).
     #[arg(long)]
     pub qrels: PathBuf,
+    /// The qrels' layout (as `eval --qrels-format`).
+    #[arg(long, default_value = "detect", value_name = "detect|trec|sample")]
+    pub qrels_format: QrelsFormat,
     /// trec_eval -c: average over all qrels topics (missing ones score 0).
     #[arg(short = 'c')]
     pub complete: bool,
+    /// trec_eval -J: evaluate judged documents only (as `eval -J`).
+    #[arg(short = 'J', long = "judged-only")]
+    pub judged_only: bool,
     /// Keep the best-scored copy of a document retrieved twice for a topic
     /// instead of refusing the run (trec_eval refuses it).
     #[arg(long)]
@@ -378,6 +396,9 @@ pub struct SweepArgs {
     /// The qrels file (`qid iter docno rel`).
     #[arg(long, value_name = "FILE")]
     pub qrels: PathBuf,
+    /// The qrels' layout (as `eval --qrels-format`).
+    #[arg(long, default_value = "detect", value_name = "detect|trec|sample")]
+    pub qrels_format: QrelsFormat,
     /// trec_eval -c: average over every qrels topic (default: over the
     /// topic file's judged topics); a topic a setting retrieves nothing
     /// for counts 0 either way.
@@ -423,7 +444,7 @@ pub struct SweepArgs {
     #[arg(long = "collection-stats", default_value = "full")]
     pub stats: StatsArg,
     /// Comma-separated measures, named as `eval` prints them (default:
-    /// what `eval` prints without -m).
+    /// what `eval` prints without -m, and judged_10, judged_20).
     #[arg(short = 'm', long, value_delimiter = ',')]
     pub measure: Vec<Measure>,
     /// Which test's Holm-corrected p-value the terminal summary shows
@@ -432,6 +453,11 @@ pub struct SweepArgs {
     pub test: TestArg,
     #[command(flatten)]
     pub draws: Draws,
+    /// Also evaluate every setting with trec_eval -J (judged documents
+    /// only): sweep.tsv gets the columns M_J, M_J_diff, ... of each
+    /// measure M (but the judged share).
+    #[arg(long)]
+    pub judged_only: bool,
     /// Directory for sweep.tsv and sweep.svg (created if missing; those
     /// two files in it are replaced).
     #[arg(long, value_name = "DIR")]

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use sieve_searcher::batch::DocSelection;
-use sieve_searcher::eval::{EvalOptions, Evaluation, MeasureSpec, evaluate_run, read_judgements};
+use sieve_searcher::eval::{
+    EvalOptions, Evaluation, MeasureSpec, evaluate_run, read_judgements_as,
+};
 use sieve_searcher::qrels::Qrels;
 use sieve_searcher::run::{Duplicates, Run, read_run};
 use sieve_searcher::runspec::SelectionSpec;
@@ -51,10 +53,11 @@ pub fn cmd_eval(a: EvalArgs) -> Result<()> {
             (&a.files[0], &a.files[1..])
         }
     };
-    let qrels = read_judgements(qrels_path)?;
+    let qrels = read_judgements_as(qrels_path, a.qrels_format)?;
     let opts = EvalOptions {
         complete: a.complete,
         max_docs: a.max_docs,
+        judged_only: a.judged_only,
     };
     let mut out = std::io::stdout().lock();
     let mut json = Vec::new();
@@ -89,9 +92,10 @@ pub fn cmd_compare(a: CompareArgs) -> Result<()> {
         true => None,
         false => Some(open_indexes(&a.index, a.unfinished.mode())?.0),
     };
-    let qrels = read_judgements(&a.input.qrels)?;
+    let qrels = read_judgements_as(&a.input.qrels, a.input.qrels_format)?;
     let opts = EvalOptions {
         complete: a.input.complete,
+        judged_only: a.input.judged_only,
         ..EvalOptions::default()
     };
     let (ea, note_a, ra) = evaluate_file(a.input.dedup, opts, &qrels, &a.run_a)?;

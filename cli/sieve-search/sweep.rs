@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use sieve_analysis::EnglishAnalyzer;
 use sieve_searcher::bm25::Shard;
-use sieve_searcher::eval::{Evaluation, Measure, read_judgements};
+use sieve_searcher::eval::{Evaluation, Measure, read_judgements_as};
 use sieve_searcher::qrels::Qrels;
 use sieve_searcher::sweep::{self, Axis, Outcome, Rule, SweepSpec, Table, table};
 
@@ -29,7 +29,7 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<()> {
     })?;
     let feedback_note = feedback_note(&spec);
     refuse_inputs(&a, &plan)?;
-    let qrels = read_judgements(&a.qrels)?;
+    let qrels = read_judgements_as(&a.qrels, a.qrels_format)?;
     let (shards, config) = open_shards(&a.index, &a.unfinished)?;
     let analyzer = EnglishAnalyzer::new(config);
     let topics = read_queries(&analyzer, &a.query)?;
@@ -46,6 +46,7 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<()> {
         field: a.query.search_field.text_field(),
         qrels: &qrels,
         complete: a.complete,
+        judged_only: a.judged_only,
     };
     let n_settings = plan.settings.len();
     match &plan.feedback {
@@ -70,7 +71,7 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<()> {
     let mut progress = progress_lines(topics.len());
     let outcome = sweep::run(&spec, plan, &inputs, &files, &mut progress)?;
     let measures = if a.measure.is_empty() {
-        Measure::ALL.to_vec()
+        Measure::SWEEP_DEFAULT.to_vec()
     } else {
         a.measure.clone()
     };

@@ -926,6 +926,7 @@ def sweep(
     field: str = "title",
     search_field: str = "body",
     max_query_terms: int = 1024,
+    judged_only: bool = False,
 ) -> Sweep:
     """Sweeps filter thresholds over one index in one pass per topic, as
     ``sieve-search sweep`` does (the same code; its ``sweep.tsv`` is
@@ -936,8 +937,9 @@ def sweep(
     crossed with every ``model`` setting (``k1`` x ``b`` for BM25, ``mu``
     for QLD), each compared with the unfiltered run of the same setting.
     ``index``: an :class:`Index`, a directory or a list of shard
-    directories. Feedback sweeps are the command line's
-    (``sieve-search sweep --feedback``)."""
+    directories. ``judged_only=True`` adds the ``_J`` columns (trec_eval
+    ``-J``). Feedback sweeps are the command line's (``sieve-search sweep
+    --feedback``)."""
     if not isinstance(index, Index):
         index = Index(index)
     if isinstance(measures, str):
@@ -959,6 +961,7 @@ def sweep(
         "tag": str(tag),
         "field": str(field),
         "search_field": str(search_field),
+        "judged_only": bool(judged_only),
     }
     _warn(index._native.unfinished_warnings())
     tsv, text, judged = _native.sweep_index(index._native, (path, qids, queries), _qrels_arg(qrels), options)

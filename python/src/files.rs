@@ -319,7 +319,11 @@ pub fn evaluate_runs<'py>(
         m => m.map(|m| m as usize),
     };
     let measures = measures_of(&measures)?;
-    let opts = EvalOptions { complete, max_docs };
+    let opts = EvalOptions {
+        complete,
+        max_docs,
+        ..EvalOptions::default()
+    };
     let qrels = qrels_of(&qrels)?;
     runs.iter()
         .map(|run| {

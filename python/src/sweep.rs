@@ -35,6 +35,7 @@ pub struct SweepOptions {
     tag: String,
     field: String,
     search_field: String,
+    judged_only: bool,
 }
 
 /// `(sweep.tsv, summary text, judged loss rows)` of a sweep; each judged
@@ -76,6 +77,7 @@ pub fn sweep_index(
             field,
             qrels: &qrels,
             complete: options.complete,
+            judged_only: options.judged_only,
         };
         sweep::run(
             &spec,
@@ -151,10 +153,10 @@ fn spec(o: &SweepOptions) -> PyResult<SweepSpec> {
     })
 }
 
-/// The measures asked for (every measure `eval` prints when none).
+/// The measures asked for (a sweep's default measures when none).
 fn measures(names: &[String]) -> PyResult<Vec<Measure>> {
     if names.is_empty() {
-        return Ok(Measure::ALL.to_vec());
+        return Ok(Measure::SWEEP_DEFAULT.to_vec());
     }
     names
         .iter()

@@ -135,7 +135,8 @@ pub enum Error {
     #[error(
         "line {line} has 5 columns (topic docid rel method prob): this is a statAP prels \
          file, not qrels; trec_eval MAP does not apply to it (NIST evaluated these \
-         judgments with statAP_MQ_eval)"
+         judgments with statAP_MQ_eval); if it is sample_eval.pl's sample qrels (qid iter \
+         docno stratum rel), give --qrels-format sample"
     )]
     Prels {
         /// 1-based line number of the first 5-column line.

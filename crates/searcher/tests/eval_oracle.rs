@@ -12,6 +12,13 @@
 //!   cases (ties at f32 and f64, NaN and infinite scores, grades above 4,
 //!   `-c`, `-M`) evaluated in one oracle call. Without the venv these print
 //!   `SKIPPED` to stderr.
+//! - Judged documents only (`-J`): the same, every measure against
+//!   pytrec_eval's `judged_docs_only_flag=True` and gdeval.pl on the run
+//!   without its unjudged documents, on the CACM run and the random cases.
+//! - The judged share `judged_10` / `judged_20` against ir_measures'
+//!   `Judged@10` / `Judged@20`; `infAP` (in `all_trec`) against pytrec_eval.
+//! - Always: `xinfAP` on made-up sample qrels against the recorded output
+//!   of NIST's `sample_eval.pl` (tests/data/eval/sample, SOURCES.md there).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -59,11 +66,69 @@ fn cacm_anserini_run_matches_published_figures() {
 
 type PerTopic = BTreeMap<String, BTreeMap<String, f64>>;
 
-/// Runs the oracle; returns (trec_eval per topic, gdeval per topic).
-fn oracle(py: &Path, qrels: &Path, run: &Path) -> (PerTopic, PerTopic) {
+#[test]
+fn xinf_ap_equals_sample_eval_pl() {
+    use sieve_searcher::qrels::{QrelsFormat, read_qrels_as};
+    let dir = fixture("sample");
+    let q = read_qrels_as(&dir.join("qrels.sample.txt"), QrelsFormat::Sample).unwrap();
+    let r = read_run(&dir.join("madeup.run"), Duplicates::Error).unwrap();
+    let e = evaluate(&q, &r, "madeup", EvalOptions::default()).unwrap();
+    let out = std::fs::read_to_string(dir.join("sample_eval.out")).unwrap();
+    // `infAP<TAB><TAB>qid<TAB><TAB>value` rows, per topic then `all`
+    let rows: Vec<(&str, &str)> = out
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() == 3 && f[0] == "infAP").then(|| (f[1], f[2]))
+        })
+        .collect();
+    assert_eq!(rows.len(), 31);
+    let mut nonzero = 0;
+    for (qid, want) in rows {
+        let got = match qid {
+            "all" => e.mean(Measure::XinfAP),
+            _ => e.topic(qid).unwrap().get(Measure::XinfAP).unwrap(),
+        };
+        assert_eq!(format!("{got:.4}"), want, "topic {qid}");
+        nonzero += usize::from(got > 0.0);
+    }
+    assert!(nonzero > 25, "{nonzero}");
+    // not trec_eval's infAP, which reads the strata as one pool
+    let t = e.topic("2").unwrap();
+    assert_ne!(
+        format!("{:.4}", t.get(Measure::InfAP).unwrap()),
+        format!("{:.4}", t.get(Measure::XinfAP).unwrap())
+    );
+    assert!(
+        e.to_text_of(&[Measure::XinfAP], false, 4)
+            .contains("xinfAP")
+    );
+    // the same judgements as 4-column qrels have no strata: no xinfAP row
+    let mut plain = Vec::new();
+    q.write(&mut plain).unwrap();
+    let text = String::from_utf8(plain).unwrap();
+    let four: String = text
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            format!("{} 0 {} {}\n", f[0], f[2], f[4])
+        })
+        .collect();
+    let q4 = sieve_searcher::qrels::parse_qrels(four.as_bytes()).unwrap();
+    let e4 = evaluate(&q4, &r, "madeup", EvalOptions::default()).unwrap();
+    assert!(
+        !e4.to_text_of(&[Measure::XinfAP], true, 4)
+            .contains("xinfAP")
+    );
+    assert_eq!(e4.mean(Measure::InfAP), e.mean(Measure::InfAP));
+}
+
+/// Runs the oracle (`-J` with `judged_only`); returns (trec_eval per
+/// topic, gdeval per topic).
+fn oracle(py: &Path, qrels: &Path, run: &Path, judged_only: bool) -> (PerTopic, PerTopic) {
     let out = Command::new(py)
         .arg(repo().join("scripts/eval_oracle.py"))
-        .arg("eval")
+        .arg(if judged_only { "eval-J" } else { "eval" })
         .arg(qrels)
         .arg(run)
         .output()
@@ -81,10 +146,15 @@ fn oracle(py: &Path, qrels: &Path, run: &Path) -> (PerTopic, PerTopic) {
 /// Compares our per-topic values with the oracles'; returns the number of
 /// values compared.
 fn compare_with_oracle(py: &Path, qrels: &Path, run: &Path) -> usize {
+    compare_with_oracle_as(py, qrels, run, EvalOptions::default())
+}
+
+/// [`compare_with_oracle`] with `options` (`judged_only`: trec_eval `-J`).
+fn compare_with_oracle_as(py: &Path, qrels: &Path, run: &Path, options: EvalOptions) -> usize {
     let q = read_qrels(qrels).unwrap();
     let r = read_run(run, Duplicates::Error).unwrap();
-    let e = evaluate(&q, &r, "t", EvalOptions::default()).unwrap();
-    let (te, gd) = oracle(py, qrels, run);
+    let e = evaluate(&q, &r, "t", options).unwrap();
+    let (te, gd) = oracle(py, qrels, run, options.judged_only);
     let ours: Vec<&str> = e.topics.iter().map(|t| t.qid.as_str()).collect();
     let mut theirs: Vec<&str> = te.keys().map(String::as_str).collect();
     theirs.sort_by(|a, b| sieve_searcher::eval::qid_order(a, b));
@@ -130,6 +200,78 @@ fn compare_with_oracle(py: &Path, qrels: &Path, run: &Path) -> usize {
         e.mean(Measure::Ndcg20)
     );
     n
+}
+
+#[test]
+fn cacm_judged_only_equals_pytrec_eval_and_gdeval() {
+    let Some(py) = python() else {
+        eprintln!(
+            "SKIPPED: no .venv (run scripts/setup-python.sh) for the pytrec_eval/gdeval oracle"
+        );
+        return;
+    };
+    let (qp, rp) = (
+        fixture("qrels.cacm.txt"),
+        fixture("anserini__cacm-bm25.run.txt"),
+    );
+    let j = EvalOptions {
+        judged_only: true,
+        ..EvalOptions::default()
+    };
+    let n = compare_with_oracle_as(&py, &qp, &rp, j);
+    assert!(n > 52 * 9, "{n}");
+    // -J changes the figures: CACM's top 30 holds many unjudged documents
+    let (q, r) = (
+        read_qrels(&qp).unwrap(),
+        read_run(&rp, Duplicates::Error).unwrap(),
+    );
+    let plain = evaluate(&q, &r, "t", EvalOptions::default()).unwrap();
+    let judged = evaluate(&q, &r, "t", j).unwrap();
+    assert!(judged.mean(Measure::P10) > plain.mean(Measure::P10));
+    assert!(judged.mean(Measure::NumRet) < plain.mean(Measure::NumRet));
+    assert_eq!(judged.mean(Measure::NumRel), plain.mean(Measure::NumRel));
+}
+
+#[test]
+fn cacm_judged_share_equals_ir_measures() {
+    let Some(py) = python() else {
+        eprintln!("SKIPPED: no .venv (run scripts/setup-python.sh) for the ir_measures oracle");
+        return;
+    };
+    let (qp, rp) = (
+        fixture("qrels.cacm.txt"),
+        fixture("anserini__cacm-bm25.run.txt"),
+    );
+    let out = Command::new(&py)
+        .arg(repo().join("scripts/eval_oracle.py"))
+        .arg("judged")
+        .args([&qp, &rp])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want: PerTopic = serde_json::from_slice(&out.stdout).unwrap();
+    let q = read_qrels(&qp).unwrap();
+    let r = read_run(&rp, Duplicates::Error).unwrap();
+    let e = evaluate(&q, &r, "t", EvalOptions::default()).unwrap();
+    assert_eq!(want.len(), e.topics.len());
+    let mut some_partial = false;
+    for t in &e.topics {
+        for k in [10, 20] {
+            let got = t.get(Measure::Judged(k)).unwrap();
+            let w = want[&t.qid][&format!("judged_{k}")];
+            assert!(
+                (got - w).abs() < 1e-12,
+                "topic {} judged_{k}: {got} vs {w}",
+                t.qid
+            );
+            some_partial |= got > 0.0 && got < 1.0;
+        }
+    }
+    assert!(some_partial);
 }
 
 #[test]
@@ -433,6 +575,7 @@ fn random_case(rng: &mut Rng, case: u64) -> Case {
         options: EvalOptions {
             complete: rng.below(2) == 0,
             max_docs,
+            judged_only: false,
         },
         kind,
     }
@@ -465,6 +608,8 @@ fn check_case(c: &Case, te: &PerTopic, gd: &PerTopic, measures: &[Measure]) -> u
     // trec_eval's own reader, so NaN scores land elsewhere: topics with a NaN
     // are not compared (the unit tests pin them to trec_eval 9.0.8's output)
     let has_nan = |q: &str| r.hits(q).unwrap().iter().any(|h| h.score.is_nan());
+    let judged = |qid: &str, d: &str| q.topic(qid).and_then(|t| t.get(d)).is_some_and(|g| g >= 0);
+    let emptied = |q: &str| r.hits(q).unwrap().iter().all(|h| !judged(q, &h.docno));
     let all_compared = e.topics.iter().all(|t| !has_nan(&t.qid));
     let mut n = 0;
     for &m in measures {
@@ -478,6 +623,11 @@ fn check_case(c: &Case, te: &PerTopic, gd: &PerTopic, measures: &[Measure]) -> u
                         assert_eq!(format!("{a:.5}"), format!("{b:.5}"), "{}", ctx())
                     }
                     (None, None) => {}
+                    // -J left the topic no document: gdeval.pl does not see
+                    // it in the condensed run; sieve scores it 0
+                    (Some(a), None) if c.options.judged_only && emptied(&t.qid) => {
+                        assert_eq!(a.to_bits(), 0f64.to_bits(), "{}", ctx())
+                    }
                     (a, b) => panic!("ours {a:?} gdeval {b:?}: {}", ctx()),
                 }
                 n += 1;
@@ -510,21 +660,13 @@ fn check_case(c: &Case, te: &PerTopic, gd: &PerTopic, measures: &[Measure]) -> u
     n
 }
 
-#[test]
-fn random_cases_equal_pytrec_eval_and_gdeval() {
-    let Some(py) = python() else {
-        eprintln!(
-            "SKIPPED: no .venv (run scripts/setup-python.sh) for the pytrec_eval/gdeval oracle"
-        );
-        return;
-    };
-    const CASES: u64 = 2000;
-    let mut rng = Rng(2026);
-    let cases: Vec<Case> = (0..CASES).map(|i| random_case(&mut rng, i)).collect();
+/// The oracle's answer (`mode`: `batch` or `batch-J`) for all `cases` in
+/// one call.
+fn batch_oracle(py: &Path, cases: &[Case], mode: &str) -> serde_json::Value {
     let (mut qrels, mut run, mut gq, mut gr) =
         (String::new(), String::new(), String::new(), String::new());
     let mut max_docs = serde_json::Map::new();
-    for c in &cases {
+    for c in cases {
         qrels.push_str(&c.qrels);
         run.push_str(&c.run);
         if !c.refused {
@@ -544,9 +686,9 @@ fn random_cases_equal_pytrec_eval_and_gdeval() {
         std::fs::write(p(name), text).unwrap();
     }
     std::fs::write(p("m"), serde_json::Value::Object(max_docs).to_string()).unwrap();
-    let out = Command::new(&py)
+    let out = Command::new(py)
         .arg(repo().join("scripts/eval_oracle.py"))
-        .arg("batch")
+        .arg(mode)
         .args([p("q"), p("r"), p("m"), p("gq"), p("gr")])
         .output()
         .expect("run eval_oracle.py");
@@ -556,7 +698,12 @@ fn random_cases_equal_pytrec_eval_and_gdeval() {
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Checks every case against the oracle's trec_eval and gdeval values;
+/// returns the number of values compared.
+fn check_cases(cases: &[Case], v: &serde_json::Value) -> usize {
     let te: PerTopic = serde_json::from_value(v["trec_eval"].clone()).unwrap();
     let gd: PerTopic = serde_json::from_value(v["gdeval"].clone()).unwrap();
     let mut measures = MeasureSpec::parse("all_trec").unwrap();
@@ -567,7 +714,8 @@ fn random_cases_equal_pytrec_eval_and_gdeval() {
         .sum();
     let kinds = |k| cases.iter().filter(|c| c.kind == k && c.refused).count();
     eprintln!(
-        "{CASES} random cases ({} with grades > 4, {} with NaN, {} with -M, {} with -c), {n} values",
+        "{} random cases ({} with grades > 4, {} with NaN, {} with -M, {} with -c), {n} values",
+        cases.len(),
         kinds(1),
         kinds(2),
         cases
@@ -576,6 +724,81 @@ fn random_cases_equal_pytrec_eval_and_gdeval() {
             .count(),
         cases.iter().filter(|c| c.options.complete).count(),
     );
+    n
+}
+
+/// Checks each case's judged share against ir_measures' (`judged`: per
+/// topic `judged_10`, `judged_20`); returns the number of values compared.
+fn check_judged_share(cases: &[Case], judged: &PerTopic) -> usize {
+    use sieve_searcher::qrels::parse_qrels;
+    use sieve_searcher::run::parse_run;
+    let mut n = 0;
+    for c in cases {
+        let q = parse_qrels(c.qrels.as_bytes()).unwrap();
+        let r = parse_run(c.run.as_bytes(), Duplicates::Error).unwrap();
+        let Ok(e) = evaluate(&q, &r, "t", c.options) else {
+            continue;
+        };
+        for t in &e.topics {
+            // NaN scores: Python's sort places them elsewhere (as above)
+            if r.hits(&t.qid).unwrap().iter().any(|h| h.score.is_nan()) {
+                continue;
+            }
+            for k in [10, 20] {
+                let got = t.get(Measure::Judged(k)).unwrap();
+                let want = judged[&t.qid][&format!("judged_{k}")];
+                assert!(
+                    (got - want).abs() < 1e-12,
+                    "topic {} judged_{k}: ours {got} ir_measures {want}\n{}{}",
+                    t.qid,
+                    c.qrels,
+                    c.run
+                );
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn random_cases_equal_pytrec_eval_and_gdeval() {
+    let Some(py) = python() else {
+        eprintln!(
+            "SKIPPED: no .venv (run scripts/setup-python.sh) for the pytrec_eval/gdeval oracle"
+        );
+        return;
+    };
+    const CASES: u64 = 2000;
+    let mut rng = Rng(2026);
+    let cases: Vec<Case> = (0..CASES).map(|i| random_case(&mut rng, i)).collect();
+    let v = batch_oracle(&py, &cases, "batch");
+    let n = check_cases(&cases, &v);
+    assert!(n > 100_000, "{n}");
+    let judged: PerTopic = serde_json::from_value(v["judged"].clone()).unwrap();
+    let n = check_judged_share(&cases, &judged);
+    assert!(n > 5_000, "{n}");
+}
+
+#[test]
+fn random_cases_judged_only_equal_pytrec_eval_and_gdeval() {
+    let Some(py) = python() else {
+        eprintln!(
+            "SKIPPED: no .venv (run scripts/setup-python.sh) for the pytrec_eval/gdeval oracle"
+        );
+        return;
+    };
+    const CASES: u64 = 2000;
+    let mut rng = Rng(2027);
+    let cases: Vec<Case> = (0..CASES)
+        .map(|i| {
+            let mut c = random_case(&mut rng, i);
+            c.options.judged_only = true;
+            c
+        })
+        .collect();
+    let v = batch_oracle(&py, &cases, "batch-J");
+    let n = check_cases(&cases, &v);
     assert!(n > 100_000, "{n}");
 }
 

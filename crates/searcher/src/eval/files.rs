@@ -6,14 +6,19 @@
 use std::path::Path;
 
 use super::{EvalOptions, Evaluation, evaluate};
-use crate::qrels::{Qrels, read_qrels};
+use crate::qrels::{Qrels, QrelsFormat, read_qrels_as};
 use crate::run::{Duplicates, Run, read_run};
 use crate::{Error, Result};
 
 /// The qrels at `path`, refused with [`Error::EmptyQrels`] when there is
 /// no judgment in them.
 pub fn read_judgements(path: &Path) -> Result<Qrels> {
-    let qrels = read_qrels(path)?;
+    read_judgements_as(path, QrelsFormat::Detect)
+}
+
+/// [`read_judgements`] of a qrels file of `format`.
+pub fn read_judgements_as(path: &Path, format: QrelsFormat) -> Result<Qrels> {
+    let qrels = read_qrels_as(path, format)?;
     check_judgements(qrels, path)
 }
 

@@ -3,7 +3,7 @@
 //!
 //! # trec_eval measures
 //!
-//! As trec_eval 9 with `-l 1`, no `-J`, and optionally `-c` and `-M`
+//! As trec_eval 9 with `-l 1`, and optionally `-c`, `-M` and `-J`
 //! ([`EvalOptions`]); [`Measure`] lists them, [`MeasureSpec`] parses `-m`.
 //! - Ranking ([`Run::trec_eval_ranked`]): each score is rounded to a C
 //!   `float` (`f32`) as trec_eval stores it, so scores equal as `f32` tie;
@@ -13,6 +13,14 @@
 //!   The rank column is ignored. With `-M n` only the first `n` documents of
 //!   that order are evaluated. Runs with duplicate documents are refused when
 //!   read (trec_eval's "duplicate docs"), unless de-duplicated on reading.
+//! - `-J` (judged documents only, `form_res_rels.c`): after `-M`, every
+//!   retrieved document that is not in the topic's qrels **or is judged
+//!   below 0** (trec_eval reads a negative grade as "in the pool but
+//!   unjudged") is removed; the others keep their order and move up. Every
+//!   measure is then computed on that ranking: `num_ret` counts the judged
+//!   documents kept, `P_k` divides by `k` still, `num_rel` is unchanged.
+//!   So `-J -M 10` evaluates the judged documents among the first 10, not
+//!   the first 10 judged ones.
 //! - A document is relevant if its grade is `>= 1`; `num_rel` counts judged
 //!   documents with grade `>= 1`. Grade `0` is judged non-relevant; negative
 //!   grades (Web Track `-2` junk) are non-relevant and, for `bpref`, "in the
@@ -30,6 +38,58 @@
 //!   `num_rel`, `N` = documents judged 0. `ndcg_cut_k`: DCG of the first `k`
 //!   (gain = grade, discount `log2(rank + 1)`) over the DCG of the first `k`
 //!   of the ideal ranking (grades `>= 1` descending).
+//! - `infAP` (`m_infap.c`, Yilmaz and Aslam's inferred AP over a sampled
+//!   pool): a qrels grade below 0 means "in the pool, not sampled", a
+//!   document not in the qrels is outside the pool. Over each relevant
+//!   retrieved document at 0-based rank index `j`: 1 if `j = 0`, else
+//!   `1/(j+1) + j/(j+1) * ((r-1+n+u)/j) * ((r-1+ε)/(r-1+n+2ε))`, where `r`
+//!   counts the relevant documents down to it (it included), `n` those
+//!   judged 0 above it, `u` those judged below 0 above it, `ε = 1e-5`;
+//!   the sum over `num_rel`. With every retrieved document judged it is
+//!   `map` up to the `ε` terms.
+//!
+//! # `xinfAP` (sample qrels)
+//!
+//! NIST's `sample_eval.pl` (the version of 10 Oct 2011) estimates AP from
+//! stratified samples of the pool; its qrels name each judged document's
+//! stratum ([`crate::qrels`], [`crate::qrels::QrelsFormat::Sample`]).
+//! `xinfAP` is what it prints as `infAP`, computed as it computes it, and
+//! only for sample qrels (otherwise not computed and not printed):
+//! - Ranking: score descending as `f64` (Perl numbers), ties by docno
+//!   descending (gdeval's order, [`Run::ranked`]), the first 1000
+//!   documents; `-M` and `-J` do not apply (the script has neither).
+//! - Per stratum `c` of the topic's qrels: `D_c` documents, `S_c` of them
+//!   judged `>= 0` (sampled), `R_c` judged `> 0` (relevant). The estimated
+//!   number of relevant documents is `R = sum over c with S_c > 0 of
+//!   R_c * D_c / S_c`.
+//! - Down the ranking, for each retrieved document judged `> 0` at rank
+//!   `k` (1-based) in stratum `s`: with `d` the retrieved documents above
+//!   it that are in the qrels, and per stratum `c` the counts above it of
+//!   those documents (`d_c`), of the sampled ones (`s_c`) and of the
+//!   relevant ones (`r_c`), its estimated precision is `1/k + (d/k) * sum
+//!   over c of (d_c/d) * (r_c + 1e-5) / (s_c + 3e-5)` (the sum is 0 when
+//!   `d = 0`, and a stratum with `d_c = 0` adds nothing); it is added to
+//!   the sum `P_s` of its stratum.
+//! - `xinfAP = sum over c with S_c > 0 of (R_c * D_c / S_c) / R * (P_c /
+//!   R_c)` (a stratum with `R_c = 0` adds 0; 0 when `R = 0`). Sums over
+//!   strata run in byte order of their names, as Perl's `sort keys`.
+//! - The mean is over the evaluated topics as for trec_eval's measures
+//!   (`sample_eval.pl` averages over the run's topics that are in the
+//!   qrels, which is sieve's `num_q` without `-c`). `sample_eval.pl`
+//!   strips leading zeros from the run's topic ids (not the qrels'); sieve
+//!   matches topic ids exactly, as everywhere.
+//!
+//! # The judged share (`judged_k`)
+//!
+//! ir_measures' `Judged@k` (not a trec_eval measure): of the first `k`
+//! documents of the ranking the trec_eval measures see (trec_eval's order,
+//! after `-M` and `-J`), the share that have a qrels line for the topic,
+//! of any grade (negative ones too). The divisor is `min(k, num_ret)`, as
+//! ir_measures divides (not `k`); 0 when nothing is retrieved. The mean is
+//! taken as trec_eval's are (over `num_q`). ir_measures itself ranks ties
+//! by docno ascending and at `f64`: on a run whose top `k` is not cut
+//! inside a tie the two agree. Under `-J` the share is 1 (every document
+//! kept is judged) unless nothing is retrieved.
 //! - Mean (`all`) rows: the arithmetic mean over evaluated topics; with
 //!   `complete` (trec_eval `-c`) the divisor is the number of topics in the
 //!   qrels instead, so topics missing from the run count as 0 (they get no
@@ -57,17 +117,24 @@
 //!   inconsistently: on such input the trec_eval measures are still computed
 //!   but the gdeval ones are refused ([`Evaluation::gdeval_refused`] says
 //!   why; every gdeval value is `None` and no gdeval row is printed).
+//! - gdeval has no `-J`. With `judged_only`, sieve applies the same
+//!   condensation to gdeval's order (documents not judged `>= 0` removed,
+//!   the rest moved up) before computing nDCG@20 and ERR@20: this is
+//!   sieve's extension, equal to gdeval.pl run on the condensed run file.
 
 mod coverage;
 mod files;
 mod measure;
+mod sample;
 mod topic;
 
 use std::cmp::Ordering;
 use std::fmt::Write as _;
 
-pub use files::{check_judgements, evaluate_run, evaluate_run_file, read_judgements};
-pub use measure::{DEFAULT_CUTOFFS, Measure, MeasureSpec, SUCCESS_CUTOFFS};
+pub use files::{
+    check_judgements, evaluate_run, evaluate_run_file, read_judgements, read_judgements_as,
+};
+pub use measure::{DEFAULT_CUTOFFS, JUDGED_CUTOFFS, Measure, MeasureSpec, SUCCESS_CUTOFFS};
 pub use topic::TopicEval;
 
 use crate::qrels::{Qrels, TopicQrels};
@@ -88,6 +155,9 @@ pub struct EvalOptions {
     /// trec_eval `-M`: evaluate only the first `n` documents of each topic
     /// (trec_eval measures only). `None`: all.
     pub max_docs: Option<usize>,
+    /// trec_eval `-J`: before evaluating, drop from each topic's ranking
+    /// every document without a judgement of grade `>= 0` (module docs).
+    pub judged_only: bool,
 }
 
 /// Why the gdeval measures were not computed.
@@ -150,6 +220,9 @@ pub struct Evaluation {
     pub missing_topics: Vec<(String, bool)>,
     /// Why the gdeval measures were refused, if they were.
     pub gdeval_refused: Option<GdevalRefusal>,
+    /// Whether the qrels are sample qrels (with strata): `xinfAP` is
+    /// computed (and printed) only then.
+    pub sampled: bool,
 }
 
 impl Evaluation {
@@ -210,13 +283,15 @@ impl Evaluation {
         }
     }
 
-    /// `measures` without the gdeval ones when gdeval was refused.
+    /// `measures` without the gdeval ones when gdeval was refused, and
+    /// without `xinfAP` when the qrels are not sample qrels.
     fn printable(&self, measures: &[Measure]) -> Vec<Measure> {
         let refused = self.gdeval_refused.is_some();
         measures
             .iter()
             .copied()
             .filter(|m| !(refused && m.is_gdeval()))
+            .filter(|&m| self.sampled || m != Measure::XinfAP)
             .collect()
     }
 
@@ -262,7 +337,8 @@ impl Evaluation {
         self.to_json_of(&Measure::ALL)
     }
 
-    /// Everything at full precision as JSON: `{"run", "complete", "num_q",
+    /// Everything at full precision as JSON: `{"run", "complete",
+    /// "judged_only", "num_q",
     /// "gdeval_refused": reason|null, "mean": {measure: value}, "topics":
     /// [{"qid", measure: value|null}]}` (gdeval measures omitted when refused).
     pub fn to_json_of(&self, measures: &[Measure]) -> serde_json::Value {
@@ -286,6 +362,7 @@ impl Evaluation {
         serde_json::json!({
             "run": self.run,
             "complete": self.options.complete,
+            "judged_only": self.options.judged_only,
             "num_q": self.num_q(),
             "gdeval_refused": self.gdeval_refused.as_ref().map(ToString::to_string),
             "mean": mean,
@@ -347,19 +424,53 @@ pub fn evaluate(qrels: &Qrels, run: &Run, name: &str, options: EvalOptions) -> R
         .topic_ids()
         .filter_map(|qid| {
             let tq = qrels.topic(qid)?;
-            Some(evaluate_topic(
-                qid,
-                tq,
-                run,
-                options,
-                gdeval_refused.is_none(),
-            ))
+            let grades = Grades::of(qid, tq, run, options, gdeval_refused.is_none());
+            let grades = if options.judged_only {
+                grades.judged_only()
+            } else {
+                grades
+            };
+            Some(grades.evaluate(qid, tq))
         })
         .collect();
     if topics.is_empty() {
         return Err(Error::NoCommonTopics { run: name.into() });
     }
     Ok(assemble(qrels, run, name, options, topics, gdeval_refused))
+}
+
+/// Evaluates `run` twice in one pass, as [`evaluate`] does: with `options`
+/// as given but `judged_only` off, and with `judged_only` on (trec_eval
+/// `-J`); each topic is ranked once for both. Fails as [`evaluate`] does.
+pub fn evaluate_with_judged_only(
+    qrels: &Qrels,
+    run: &Run,
+    name: &str,
+    options: EvalOptions,
+) -> Result<(Evaluation, Evaluation)> {
+    let gdeval_refused = gdeval_refusal(qrels, run);
+    let (mut all, mut judged) = (Vec::new(), Vec::new());
+    for qid in run.topic_ids() {
+        let Some(tq) = qrels.topic(qid) else { continue };
+        let grades = Grades::of(qid, tq, run, options, gdeval_refused.is_none());
+        judged.push(grades.judged_only().evaluate(qid, tq));
+        all.push(grades.evaluate(qid, tq));
+    }
+    if all.is_empty() {
+        return Err(Error::NoCommonTopics { run: name.into() });
+    }
+    let plain = EvalOptions {
+        judged_only: false,
+        ..options
+    };
+    let j = EvalOptions {
+        judged_only: true,
+        ..options
+    };
+    Ok((
+        assemble(qrels, run, name, plain, all, gdeval_refused.clone()),
+        assemble(qrels, run, name, j, judged, gdeval_refused),
+    ))
 }
 
 /// The evaluation of a run that retrieved nothing: no topic evaluated, every
@@ -404,24 +515,74 @@ fn assemble(
             .sum(),
         missing_topics,
         gdeval_refused,
+        sampled: qrels.is_sampled(),
     }
 }
 
-/// The measures of one topic, from the run's hits in trec_eval's order (cut
-/// at `max_docs`) and, `with_gdeval`, in gdeval's order.
-fn evaluate_topic(
-    qid: &str,
-    tq: &TopicQrels,
-    run: &Run,
-    options: EvalOptions,
-    with_gdeval: bool,
-) -> TopicEval {
-    let mut trec = run.trec_eval_ranked(qid);
-    trec.truncate(options.max_docs.unwrap_or(usize::MAX));
-    let ret = trec.iter().map(|h| tq.get(&h.docno)).collect();
-    let gdeval = with_gdeval.then(|| run.ranked(qid).iter().map(|h| tq.get(&h.docno)).collect());
-    let judged = tq.iter().map(|(_, r)| r).collect();
-    TopicEval::new(qid, ret, judged, gdeval)
+/// The grades of one topic's retrieved documents (`None`: not judged), in
+/// trec_eval's order cut at `max_docs`, and, when gdeval evaluates the
+/// run, in gdeval's order.
+struct Grades {
+    trec: Vec<Option<i64>>,
+    gdeval: Option<Vec<Option<i64>>>,
+    /// `xinfAP`, with sample qrels (`-M` and `-J` do not apply).
+    xinfap: Option<f64>,
+}
+
+impl Grades {
+    /// The grades of topic `qid` of `run` (judged by `tq`); in gdeval's
+    /// order only `with_gdeval`.
+    fn of(
+        qid: &str,
+        tq: &TopicQrels,
+        run: &Run,
+        options: EvalOptions,
+        with_gdeval: bool,
+    ) -> Grades {
+        let mut trec = run.trec_eval_ranked(qid);
+        trec.truncate(options.max_docs.unwrap_or(usize::MAX));
+        let trec = trec.iter().map(|h| tq.get(&h.docno)).collect();
+        let sampled = tq.is_sampled();
+        let ranked = (with_gdeval || sampled).then(|| run.ranked(qid));
+        let ranked = ranked.as_deref().unwrap_or_default();
+        let gdeval = with_gdeval.then(|| ranked.iter().map(|h| tq.get(&h.docno)).collect());
+        let xinfap = sampled.then(|| {
+            let graded: Vec<Option<(i64, u32)>> = ranked
+                .iter()
+                .take(sample::SAMPLE_EVAL_MAX_RESULTS)
+                .map(|h| Some((tq.get(&h.docno)?, tq.stratum(&h.docno)?)))
+                .collect();
+            sample::xinf_ap(tq, &graded)
+        });
+        Grades {
+            trec,
+            gdeval,
+            xinfap,
+        }
+    }
+
+    /// trec_eval `-J` (`form_res_rels.c`): only the documents judged `>= 0`,
+    /// in the same order (after `-M`); the same condensation of gdeval's
+    /// order, which is sieve's (gdeval has no `-J`).
+    fn judged_only(&self) -> Grades {
+        let keep = |v: &[Option<i64>]| -> Vec<Option<i64>> {
+            v.iter()
+                .copied()
+                .filter(|g| g.is_some_and(|g| g >= 0))
+                .collect()
+        };
+        Grades {
+            trec: keep(&self.trec),
+            gdeval: self.gdeval.as_deref().map(keep),
+            xinfap: self.xinfap,
+        }
+    }
+
+    /// The measures of topic `qid` (judged by `tq`) from these grades.
+    fn evaluate(self, qid: &str, tq: &TopicQrels) -> TopicEval {
+        let judged = tq.iter().map(|(_, r)| r).collect();
+        TopicEval::new(qid, self.trec, judged, self.gdeval, self.xinfap)
+    }
 }
 
 #[cfg(test)]

@@ -364,3 +364,126 @@ fn absorbing_parts_equals_evaluating_the_whole_run() {
         }
     }
 }
+
+/// [`hand`]'s input evaluated with `options`.
+fn hand_with(options: EvalOptions) -> Evaluation {
+    let q =
+        parse_qrels(b"1 0 a 1\n1 0 b 2\n1 0 c 1\n1 0 d 0\n1 0 j -2\n2 0 a 0\n3 0 q 1\n").unwrap();
+    let r = parse_run(
+        b"1 Q0 a 9 3 t\n1 Q0 b 1 5 t\n1 Q0 x 2 3 t\n1 Q0 j 3 4 t\n1 Q0 z 4 1 t\n2 Q0 a 1 1 t\n4 Q0 a 1 1 t\n",
+        Duplicates::Error,
+    )
+    .unwrap();
+    evaluate(&q, &r, "t", options).unwrap()
+}
+
+#[test]
+fn judged_only_drops_unjudged_and_negative_grades() {
+    let j = EvalOptions {
+        judged_only: true,
+        ..EvalOptions::default()
+    };
+    let e = hand_with(j);
+    let t = e.topic("1").unwrap();
+    // b j x a z -> b a: j (-2) goes as trec_eval's "in the pool, unjudged"
+    assert_eq!(t.get(Measure::NumRet), Some(2.0));
+    assert_eq!(t.get(Measure::NumRel), Some(3.0));
+    assert!(close(t.get(Measure::Map).unwrap(), (1.0 + 1.0) / 3.0));
+    assert!(close(t.get(Measure::P5).unwrap(), 2.0 / 5.0));
+    assert_eq!(t.get(Measure::Judged(10)), Some(1.0));
+    // gdeval condensed the same way: gains 2, 1 at ranks 1, 2
+    let dcg = 3.0 / 2f64.ln() + 1.0 / 3f64.ln();
+    let idcg = 3.0 / 2f64.ln() + 1.0 / 3f64.ln() + 1.0 / 4f64.ln();
+    assert!(close(t.get(Measure::Ndcg20).unwrap(), dcg / idcg));
+    assert!(e.to_json()["judged_only"].as_bool().unwrap());
+}
+
+#[test]
+fn regression_judged_only_applies_after_max_docs() {
+    // -M 3 keeps b j x; -J then keeps b alone (not the first 3 judged: b a)
+    let e = hand_with(EvalOptions {
+        judged_only: true,
+        max_docs: Some(3),
+        ..EvalOptions::default()
+    });
+    let t = e.topic("1").unwrap();
+    assert_eq!(t.get(Measure::NumRet), Some(1.0));
+    assert!(close(t.get(Measure::Map).unwrap(), 1.0 / 3.0));
+}
+
+#[test]
+fn evaluating_with_and_without_judged_only_at_once_equals_two_evaluations() {
+    let q =
+        parse_qrels(b"1 0 a 1\n1 0 b 2\n1 0 c 1\n1 0 d 0\n1 0 j -2\n2 0 a 0\n3 0 q 1\n").unwrap();
+    let r = parse_run(
+        b"1 Q0 a 9 3 t\n1 Q0 b 1 5 t\n1 Q0 x 2 3 t\n1 Q0 j 3 4 t\n1 Q0 z 4 1 t\n2 Q0 a 1 1 t\n",
+        Duplicates::Error,
+    )
+    .unwrap();
+    for complete in [false, true] {
+        let o = EvalOptions {
+            complete,
+            max_docs: Some(4),
+            ..EvalOptions::default()
+        };
+        let (plain, judged) = evaluate_with_judged_only(&q, &r, "t", o).unwrap();
+        assert_eq!(plain, evaluate(&q, &r, "t", o).unwrap());
+        let j = EvalOptions {
+            judged_only: true,
+            ..o
+        };
+        assert_eq!(judged, evaluate(&q, &r, "t", j).unwrap());
+        assert_ne!(plain.mean(Measure::Map), judged.mean(Measure::Map));
+    }
+}
+
+#[test]
+fn judged_share_divides_by_the_documents_retrieved_up_to_k() {
+    let e = hand();
+    let t = e.topic("1").unwrap();
+    // b j x a z: 3 of 5 have a qrels line (j's -2 counts as judged)
+    assert!(close(t.get(Measure::Judged(10)).unwrap(), 3.0 / 5.0));
+    assert!(close(t.get(Measure::Judged(2)).unwrap(), 1.0));
+    assert!(close(t.get(Measure::Judged(3)).unwrap(), 2.0 / 3.0));
+    assert_eq!(e.topic("2").unwrap().get(Measure::Judged(20)), Some(1.0));
+    assert!(close(e.mean(Measure::Judged(10)), (0.6 + 1.0) / 2.0));
+    assert_eq!(
+        MeasureSpec::parse("judged").unwrap(),
+        [Measure::Judged(10), Measure::Judged(20)]
+    );
+    assert_eq!(
+        MeasureSpec::parse("judged.5").unwrap(),
+        [Measure::Judged(5)]
+    );
+    assert_eq!("Judged@10".parse::<Measure>().unwrap(), Measure::Judged(10));
+    assert_eq!("judged_20".parse::<Measure>().unwrap(), Measure::Judged(20));
+    assert!(
+        !MeasureSpec::parse("all_trec")
+            .unwrap()
+            .contains(&Measure::Judged(10))
+    );
+}
+
+#[test]
+fn inf_ap_hand_computed() {
+    // ranks: 1 a rel, 2 u unsampled (-1), 3 x unjudged, 4 n nonrel, 5 b rel
+    let q = parse_qrels(b"1 0 a 1\n1 0 u -1\n1 0 n 0\n1 0 b 2\n1 0 c 1\n").unwrap();
+    let r = parse_run(
+        b"1 Q0 a 1 5 t\n1 Q0 u 2 4 t\n1 Q0 x 3 3 t\n1 Q0 n 4 2 t\n1 Q0 b 5 1 t\n",
+        Duplicates::Error,
+    )
+    .unwrap();
+    let e = evaluate(&q, &r, "t", EvalOptions::default()).unwrap();
+    let eps = 0.00001;
+    // b at j = 4: r = 2, n = 1, u = 1
+    let b = 1.0 / 5.0 + (4.0 / 5.0) * ((1.0 + 1.0 + 1.0) / 4.0) * ((1.0 + eps) / (2.0 + 2.0 * eps));
+    let want = (1.0 + b) / 3.0;
+    let got = e.topic("1").unwrap().get(Measure::InfAP).unwrap();
+    assert!(close(got, want), "{got} vs {want}");
+    assert!(
+        MeasureSpec::parse("all_trec")
+            .unwrap()
+            .contains(&Measure::InfAP)
+    );
+    assert_eq!("infAP".parse::<Measure>().unwrap(), Measure::InfAP);
+}

@@ -19,17 +19,21 @@ pub struct TopicEval {
     judged: Vec<i64>,
     /// gdeval's (nDCG@20, ERR@20), if gdeval evaluates the topic.
     gdeval: Option<(f64, f64)>,
+    /// `sample_eval.pl`'s inferred AP, when the qrels are sample qrels.
+    xinfap: Option<f64>,
 }
 
 impl TopicEval {
     /// A topic from the grades of its retrieved documents in trec_eval's
     /// order (`ret`, `None` = not judged), all its judged grades, and the
-    /// grades in gdeval's order (`None` when gdeval does not evaluate it).
+    /// grades in gdeval's order (`None` when gdeval does not evaluate it),
+    /// and `xinfAP` (`None` without sample qrels).
     pub(crate) fn new(
         qid: &str,
         ret: Vec<Option<i64>>,
         mut judged: Vec<i64>,
         gdeval_ranked: Option<Vec<Option<i64>>>,
+        xinfap: Option<f64>,
     ) -> TopicEval {
         judged.sort_unstable_by(|a, b| b.cmp(a));
         let gdeval = gdeval_ranked
@@ -40,11 +44,13 @@ impl TopicEval {
             ret,
             judged,
             gdeval,
+            xinfap,
         }
     }
 
     /// The value of `m`; `None` only for the gdeval measures of a topic gdeval
-    /// does not evaluate (no document of grade `> 0`, or gdeval refused).
+    /// does not evaluate (no document of grade `> 0`, or gdeval refused),
+    /// and for `xinfAP` without sample qrels.
     pub fn get(&self, m: Measure) -> Option<f64> {
         let num_rel = self.num_rel();
         let ratio = |n: usize, d: usize| if d == 0 { 0.0 } else { n as f64 / d as f64 };
@@ -64,8 +70,11 @@ impl TopicEval {
             Measure::Recall(k) => ratio(self.rel_in(k as usize), num_rel),
             Measure::NdcgCut(k) => self.ndcg_cut(k as usize),
             Measure::Success(k) => f64::from(u8::from(self.rel_in(k as usize) > 0)),
+            Measure::InfAP => self.inf_ap(),
+            Measure::Judged(k) => self.judged_share(k as usize),
             Measure::Ndcg20 => return self.gdeval.map(|g| g.0),
             Measure::Err20 => return self.gdeval.map(|g| g.1),
+            Measure::XinfAP => return self.xinfap,
         };
         Some(v)
     }
@@ -122,6 +131,55 @@ impl TopicEval {
         }
     }
 
+    /// `m_infap.c`: over each relevant retrieved document at 0-based index
+    /// `j`, 1 when `j = 0`, else `1/(j+1) + j/(j+1) * (r-1+n+u)/j *
+    /// (r-1+eps)/(r-1+n+2eps)` with `r` the relevant documents up to it (it
+    /// included), `n` the documents judged 0 above it, `u` those judged
+    /// below 0 above it ("in the pool, not sampled"), `eps = 1e-5`;
+    /// unjudged documents (not in the qrels) count only in `j`. The sum is
+    /// divided by `num_rel`.
+    fn inf_ap(&self) -> f64 {
+        const EPS: f64 = 0.00001;
+        let (mut rel, mut nonrel, mut unsampled) = (0u64, 0u64, 0u64);
+        let mut sum = 0.0f64;
+        for (j, g) in self.ret.iter().enumerate() {
+            match *g {
+                None => {}
+                Some(g) if g < 0 => unsampled += 1,
+                Some(0) => nonrel += 1,
+                Some(_) => {
+                    rel += 1;
+                    if j == 0 {
+                        sum += 1.0;
+                        continue;
+                    }
+                    let fj = j as f64;
+                    let (r1, n) = ((rel - 1) as f64, nonrel as f64);
+                    sum += 1.0 / (fj + 1.0)
+                        + (fj / (fj + 1.0))
+                            * ((r1 + n + unsampled as f64) / fj)
+                            * ((r1 + EPS) / (r1 + n + 2.0 * EPS));
+                }
+            }
+        }
+        let num_rel = self.num_rel();
+        if num_rel == 0 {
+            sum
+        } else {
+            sum / num_rel as f64
+        }
+    }
+
+    /// ir_measures' `Judged@k`: judged documents (any grade) among the
+    /// first `k` over `min(k, num_ret)`; 0 when nothing is retrieved.
+    fn judged_share(&self, k: usize) -> f64 {
+        let first = &self.ret[..k.min(self.ret.len())];
+        if first.is_empty() {
+            return 0.0;
+        }
+        first.iter().filter(|g| g.is_some()).count() as f64 / first.len() as f64
+    }
+
     /// `m_ndcg_cut.c`: DCG of the first `k` (gain = grade when `> 0`,
     /// discount `log2(rank + 1)`) over the ideal DCG of the first `k` of the
     /// grades `>= 1` sorted descending; the DCG itself (0) when the ideal is 0.
@@ -173,7 +231,8 @@ fn dcg(gains: &[i64]) -> f64 {
         .iter()
         .enumerate()
         .map(|(i, &g)| gain(g) / ((i + 2) as f64).ln())
-        .sum()
+        // not `sum()`, whose empty sum is -0.0 (an empty ranking under -J)
+        .fold(0.0, |s, x| s + x)
 }
 
 /// gdeval's `err`.

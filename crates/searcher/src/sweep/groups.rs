@@ -14,7 +14,9 @@ use sieve_format::outfile::OutFile;
 
 use super::{RunFiles, Search, Setting, TOP_DOCS};
 use crate::bm25::{BagOfWords, Hit};
-use crate::eval::{EvalOptions, Evaluation, evaluate, nothing_retrieved};
+use crate::eval::{
+    EvalOptions, Evaluation, evaluate, evaluate_with_judged_only, nothing_retrieved,
+};
 use crate::judged::{RelevantRanks, relevant_ranks};
 use crate::qrels::Qrels;
 use crate::run::{Run, RunWriter};
@@ -78,22 +80,23 @@ pub(super) struct Absorber<'p> {
     qrels: &'p Qrels,
     writers: RunFileSet,
     evals: Vec<Option<Evaluation>>,
+    /// With `--judged-only`: the evaluations with trec_eval `-J`.
+    judged_evals: Option<Vec<Option<Evaluation>>>,
     top_docs: Vec<TopDocs>,
     /// Per setting, for a baseline, its relevant documents and their ranks.
     relevant: Vec<RelevantRanks>,
 }
 
-/// What [`Absorber::finish`] returns.
+/// What [`Absorber::finish`] gives: per setting, the evaluation, the
+/// evaluation with trec_eval `-J` (when asked for), the first docids, for
+/// a baseline its relevant documents and their ranks (empty for a
+/// filtered setting); and the run files.
 pub(super) struct Absorbed {
-    /// Per setting, its evaluation.
-    pub evals: Vec<Evaluation>,
-    /// Per setting, its first docids per topic.
-    pub top_docs: Vec<TopDocs>,
-    /// The run files committed, per setting.
-    pub run_files: Vec<PathBuf>,
-    /// Per setting, for a baseline, its relevant documents and their
-    /// ranks (empty for a filtered setting).
-    pub relevant: Vec<RelevantRanks>,
+    pub(super) evals: Vec<Evaluation>,
+    pub(super) judged_evals: Option<Vec<Evaluation>>,
+    pub(super) top_docs: Vec<TopDocs>,
+    pub(super) run_files: Vec<PathBuf>,
+    pub(super) relevant: Vec<RelevantRanks>,
 }
 
 /// A sweep evaluates every topic of the qrels (trec_eval `-c`), at every
@@ -101,14 +104,17 @@ pub(super) struct Absorbed {
 const EVAL_OPTIONS: EvalOptions = EvalOptions {
     complete: true,
     max_docs: None,
+    judged_only: false,
 };
 
 impl<'p> Absorber<'p> {
-    /// Nothing absorbed yet, run files in `writers`.
+    /// Nothing absorbed yet, run files in `writers`; `judged_only`: each
+    /// setting is also evaluated with trec_eval `-J`.
     pub(super) fn new(
         settings: &'p [Setting],
         qrels: &'p Qrels,
         writers: RunFileSet,
+        judged_only: bool,
     ) -> Absorber<'p> {
         let n = settings.len();
         Absorber {
@@ -116,6 +122,7 @@ impl<'p> Absorber<'p> {
             qrels,
             writers,
             evals: vec![None; n],
+            judged_evals: judged_only.then(|| vec![None; n]),
             top_docs: vec![BTreeMap::new(); n],
             relevant: vec![BTreeMap::new(); n],
         }
@@ -192,15 +199,22 @@ impl<'p> Absorber<'p> {
         if part.num_topics() == 0 {
             return Ok(());
         }
-        // A group without judged topics has nothing to evaluate.
-        let e = match evaluate(self.qrels, &part, &setting.tag, EVAL_OPTIONS) {
-            Ok(e) => e,
+        // A group without judged topics has nothing to evaluate. With -J
+        // too, each topic is ranked once for both evaluations.
+        let (tag, qrels) = (&setting.tag, self.qrels);
+        let evaluated = match &self.judged_evals {
+            None => evaluate(qrels, &part, tag, EVAL_OPTIONS).map(|e| (e, None)),
+            Some(_) => evaluate_with_judged_only(qrels, &part, tag, EVAL_OPTIONS)
+                .map(|(e, j)| (e, Some(j))),
+        };
+        let (e, j) = match evaluated {
+            Ok(x) => x,
             Err(Error::NoCommonTopics { .. }) => return Ok(()),
             Err(e) => return Err(e),
         };
-        match &mut self.evals[s] {
-            Some(all) => all.absorb(e),
-            slot @ None => *slot = Some(e),
+        absorb_into(&mut self.evals[s], e);
+        if let (Some(judged), Some(j)) = (&mut self.judged_evals, j) {
+            absorb_into(&mut judged[s], j);
         }
         Ok(())
     }
@@ -210,18 +224,33 @@ impl<'p> Absorber<'p> {
     /// baselines' relevant ranks.
     pub(super) fn finish(self) -> Result<Absorbed> {
         let run_files = self.writers.finish()?;
-        let evals: Vec<Evaluation> = self
-            .evals
-            .into_iter()
-            .zip(self.settings)
-            .map(|(e, s)| e.unwrap_or_else(|| nothing_retrieved(self.qrels, &s.tag, EVAL_OPTIONS)))
-            .collect();
+        let (qrels, settings) = (self.qrels, self.settings);
+        let complete = |evals: Vec<Option<Evaluation>>, options: EvalOptions| {
+            evals
+                .into_iter()
+                .zip(settings)
+                .map(|(e, s)| e.unwrap_or_else(|| nothing_retrieved(qrels, &s.tag, options)))
+                .collect::<Vec<Evaluation>>()
+        };
+        let judged_options = EvalOptions {
+            judged_only: true,
+            ..EVAL_OPTIONS
+        };
         Ok(Absorbed {
-            evals,
+            evals: complete(self.evals, EVAL_OPTIONS),
+            judged_evals: self.judged_evals.map(|j| complete(j, judged_options)),
             top_docs: self.top_docs,
             run_files,
             relevant: self.relevant,
         })
+    }
+}
+
+/// `part` added to the evaluation in `slot` (or put there).
+fn absorb_into(slot: &mut Option<Evaluation>, part: Evaluation) {
+    match slot {
+        Some(all) => all.absorb(part),
+        None => *slot = Some(part),
     }
 }
 

@@ -476,6 +476,9 @@ pub struct Outcome {
     pub total_docs: u64,
     /// Each setting's evaluation (module docs: the topics it is over).
     pub evals: Vec<Evaluation>,
+    /// With [`Inputs::judged_only`]: each setting's evaluation with
+    /// trec_eval `-J` (over the same topics).
+    pub judged_evals: Option<Vec<Evaluation>>,
     /// Per setting, per topic id: the first [`TOP_DOCS`] docids in rank
     /// order.
     pub top_docs: Vec<BTreeMap<String, Vec<String>>>,
@@ -534,6 +537,9 @@ pub struct Inputs<'a> {
     pub qrels: &'a Qrels,
     /// trec_eval `-c`.
     pub complete: bool,
+    /// Also evaluate every setting with trec_eval `-J` (judged documents
+    /// only): [`Outcome::judged_evals`].
+    pub judged_only: bool,
 }
 
 /// Searches every setting of `plan` in one pass over the postings per
@@ -596,6 +602,7 @@ pub fn run(
         &plan.settings,
         &qrels,
         RunFileSet::create(files, &plan.settings)?,
+        inputs.judged_only,
     );
     search_in_groups(&queries, &search, &mut absorber, progress)?;
     let absorbed = absorber.finish()?;
@@ -608,6 +615,7 @@ pub fn run(
         kept,
         total_docs,
         evals: absorbed.evals,
+        judged_evals: absorbed.judged_evals,
         top_docs: absorbed.top_docs,
         run_files: absorbed.run_files,
         judgements,
@@ -727,6 +735,10 @@ pub struct Table {
     /// [`crate::risk::ALPHAS`] among the settings that share the setting's
     /// baseline (the baseline included; `None` for a count).
     pub georisk: Vec<Vec<[Option<f64>; 2]>>,
+    /// With [`Outcome::judged_evals`]: the same table of the evaluations
+    /// with trec_eval `-J`, for the measures but the judged share (which
+    /// `-J` makes 1 whenever `k` judged documents are retrieved).
+    pub judged_only: Option<Box<Table>>,
 }
 
 /// One measure's column of a [`Table`]: per setting, its comparison and
@@ -740,21 +752,41 @@ impl Table {
         Table::with(outcome, measures, Resampling::default())
     }
 
-    /// Computes the table of `outcome` for `measures` (measures in
-    /// parallel), the resampling statistics drawn as `draws` says.
+    /// Computes the table of `outcome` for `measures` (and its
+    /// [`Table::judged_only`] when the sweep evaluated with `-J`), the
+    /// resampling statistics drawn as `draws` says.
     pub fn with(outcome: &Outcome, measures: &[Measure], draws: Resampling) -> Table {
+        let mut t = Table::of(&outcome.settings, &outcome.evals, measures, draws);
+        if let Some(evals) = &outcome.judged_evals {
+            let j: Vec<Measure> = measures
+                .iter()
+                .copied()
+                .filter(|m| !m.is_judged_share())
+                .collect();
+            t.judged_only = Some(Box::new(Table::of(&outcome.settings, evals, &j, draws)));
+        }
+        t
+    }
+
+    /// The table of `settings` evaluated as `evals` (one per setting),
+    /// measures in parallel.
+    fn of(
+        settings: &[Setting],
+        evals: &[Evaluation],
+        measures: &[Measure],
+        draws: Resampling,
+    ) -> Table {
         use rayon::prelude::*;
-        let means = outcome
-            .evals
+        let means = evals
             .iter()
             .map(|e| measures.iter().map(|&m| e.mean(m)).collect())
             .collect();
-        let n = outcome.settings.len();
+        let n = settings.len();
         let columns: Vec<Column> = measures
             .par_iter()
             .map(|&m| match m.is_count() {
                 true => (vec![None; n], vec![[None; 2]; n]),
-                false => column(outcome, m, draws),
+                false => column(settings, evals, m, draws),
             })
             .collect();
         let mut versus = vec![Vec::with_capacity(measures.len()); n];
@@ -770,16 +802,16 @@ impl Table {
             means,
             versus,
             georisk,
+            judged_only: None,
         }
     }
 }
 
 /// Measure `m`'s comparisons of every filtered setting with its baseline
 /// (Holm over the sweep for each test) and every setting's GeoRisk.
-fn column(outcome: &Outcome, m: Measure, draws: Resampling) -> Column {
-    let settings = &outcome.settings;
+fn column(settings: &[Setting], evals: &[Evaluation], m: Measure, draws: Resampling) -> Column {
     let values = |i: usize| -> Vec<crate::compare::TopicChange> {
-        pairs(&outcome.evals[settings[i].baseline], &outcome.evals[i], m)
+        pairs(&evals[settings[i].baseline], &evals[i], m)
     };
     let mut versus: Vec<Option<Versus>> = vec![None; settings.len()];
     for i in (0..settings.len()).filter(|&i| !settings[i].is_baseline()) {

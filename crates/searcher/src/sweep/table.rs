@@ -25,6 +25,13 @@
 //! | `judged_not_in_index`, `rel_not_in_index` | judgements (of grade `>= 1`) whose document the index does not hold: no filter removes them, so they are not counted above; the same on every row |
 //! | per count measure (`num_ret`, `num_rel`, `num_rel_ret`) | its sum over topics, as `eval` prints it |
 //! | per other measure `M` | `M` (the mean, as `eval` prints it), `M_diff` (mean per-topic difference from the baseline), `M_ci_low`, `M_ci_high` (its 95% confidence interval), `M_p` (paired two-sided t-test), `M_p_holm` (Holm-corrected over the sweep's filtered settings), `M_wins`, `M_losses`, `M_ties` (topics better, worse, equal), `M_p_rand`, `M_p_rand_holm` (paired randomisation test, [`crate::robust`]), `M_p_wilcoxon`, `M_p_wilcoxon_holm` (Wilcoxon signed-rank test), `M_boot_ci_low`, `M_boot_ci_high` (95% bootstrap interval of the mean difference), `M_urisk1`, `M_urisk5`, `M_trisk1`, `M_trisk5` (URisk and TRisk at alpha 1 and 5 against the baseline, [`crate::risk`]), then `M_georisk1`, `M_georisk5` (GeoRisk among the settings sharing the baseline, the baseline's row included) |
+//! | with `--judged-only`, then per measure `M` but the judged share | the same columns of the evaluation with trec_eval `-J` (each run without its unjudged documents), named `M_J`, `M_J_diff`, ..., `M_J_ties` (`num_ret_J` for a count); the Holm family of `M_J_p_holm` is `M_J` over the filtered settings |
+//!
+//! The judged share `judged_10` / `judged_20` (in the default measures)
+//! says how much of each setting's top 10 / 20 is judged: when a filter
+//! deepens the ranking into unjudged documents, its `P_10` falls partly
+//! because unjudged documents count as non-relevant, and `P_10_J`
+//! (`--judged-only`) shows the difference without them.
 //!
 //! Numbers are written in Rust's shortest round-trip form (full
 //! precision); `NA` marks a value that does not exist (the comparison
@@ -75,8 +82,8 @@ fn opt(x: Option<f64>) -> String {
     x.map_or_else(|| "NA".into(), num)
 }
 
-/// The header of `sweep.tsv`.
-pub fn header(outcome: &Outcome, measures: &[Measure]) -> Vec<String> {
+/// The header of `sweep.tsv`, with the `-J` columns of `judged`.
+pub fn header(outcome: &Outcome, measures: &[Measure], judged: Option<&Table>) -> Vec<String> {
     let mut h: Vec<String> = ["setting", "baseline", "model", "k1", "b", "mu", "feedback"]
         .iter()
         .map(|s| s.to_string())
@@ -88,14 +95,25 @@ pub fn header(outcome: &Outcome, measures: &[Measure]) -> Vec<String> {
             .map(|s| s.to_string()),
     );
     h.extend(judged_header(outcome));
-    for m in measures {
-        h.push(m.name());
-        if !m.is_count() {
-            let cols = STAT_COLUMNS.iter().chain(&GEORISK_COLUMNS);
-            h.extend(cols.map(|c| format!("{}_{c}", m.name())));
-        }
+    measure_header(&mut h, measures, "");
+    if let Some(j) = judged {
+        measure_header(&mut h, &j.measures, "_J");
     }
     h
+}
+
+/// The columns of `measures`, each name followed by `suffix`.
+fn measure_header(h: &mut Vec<String>, measures: &[Measure], suffix: &str) {
+    for m in measures {
+        let name = format!("{}{suffix}", m.name());
+        if !m.is_count() {
+            h.push(name.clone());
+            let cols = STAT_COLUMNS.iter().chain(&GEORISK_COLUMNS);
+            h.extend(cols.map(|c| format!("{name}_{c}")));
+        } else {
+            h.push(name);
+        }
+    }
 }
 
 /// The `model`, `k1`, `b` and `mu` columns of a setting (`NA` where the
@@ -125,7 +143,8 @@ fn model_columns(setting: &super::Setting) -> [String; 5] {
 
 /// `sweep.tsv` (module docs).
 pub fn to_tsv(outcome: &Outcome, table: &Table) -> String {
-    let mut s = header(outcome, &table.measures).join("\t");
+    let judged = table.judged_only.as_deref();
+    let mut s = header(outcome, &table.measures, judged).join("\t");
     s.push('\n');
     for (i, setting) in outcome.settings.iter().enumerate() {
         let mut row: Vec<String> = vec![
@@ -150,26 +169,34 @@ pub fn to_tsv(outcome: &Outcome, table: &Table) -> String {
         }));
         row.push(outcome.evals[i].num_q().to_string());
         row.extend(judged_cells(outcome, i));
-        for (j, m) in table.measures.iter().enumerate() {
-            let mean = table.means[i][j];
-            row.push(if m.is_count() {
-                format!("{}", mean as u64)
-            } else {
-                num(mean)
-            });
-            if m.is_count() {
-                continue;
-            }
-            match &table.versus[i][j] {
-                None => row.extend(STAT_COLUMNS.iter().map(|_| "NA".to_string())),
-                Some(v) => row.extend(versus_cells(v)),
-            }
-            row.extend(table.georisk[i][j].iter().map(|g| opt(*g)));
+        measure_cells(&mut row, table, i);
+        if let Some(j) = judged {
+            measure_cells(&mut row, j, i);
         }
         s.push_str(&row.join("\t"));
         s.push('\n');
     }
     s
+}
+
+/// The cells of setting `i` for every measure of `table`.
+fn measure_cells(row: &mut Vec<String>, table: &Table, i: usize) {
+    for (j, m) in table.measures.iter().enumerate() {
+        let mean = table.means[i][j];
+        row.push(if m.is_count() {
+            format!("{}", mean as u64)
+        } else {
+            num(mean)
+        });
+        if m.is_count() {
+            continue;
+        }
+        match &table.versus[i][j] {
+            None => row.extend(STAT_COLUMNS.iter().map(|_| "NA".to_string())),
+            Some(v) => row.extend(versus_cells(v)),
+        }
+        row.extend(table.georisk[i][j].iter().map(|g| opt(*g)));
+    }
 }
 
 /// The comparison cells of one measure of a filtered setting, in the

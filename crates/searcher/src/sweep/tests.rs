@@ -283,7 +283,7 @@ fn outcome(plan: Plan) -> Outcome {
     let qrels = crate::qrels::parse_qrels(b"1 0 d1 1\n").unwrap();
     let opts = crate::eval::EvalOptions {
         complete: true,
-        max_docs: None,
+        ..crate::eval::EvalOptions::default()
     };
     let n = plan.settings.len();
     Outcome {
@@ -297,6 +297,7 @@ fn outcome(plan: Plan) -> Outcome {
         several_params: plan.several_params,
         kept: vec![1; n],
         total_docs: 2,
+        judged_evals: None,
         top_docs: vec![BTreeMap::new(); n],
         run_files: Vec::new(),
         judgements: Default::default(),
