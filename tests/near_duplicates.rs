@@ -954,13 +954,15 @@ sieve_test!(sweep_near_duplicates_keeps_what_run_keeps, |dir| {
         keep.lines().all(|l| l.ends_with(" sieve_keepdup")),
         "{keep}"
     );
-    // The figure: a panel per measure, x axis keep and drop.
+    // The figure: a panel per measure and the judged-loss panel, x axis
+    // keep and drop.
     let svg = read(alone.join("sweep.svg"));
     crate::sweep::assert_offline(&svg);
     assert_eq!(svg.matches("<g class=\"panel\"").count(), 2);
-    assert_eq!(svg.matches("<g class=\"point\">").count(), 2 * 2);
-    assert_eq!(svg.matches(">keep</text>").count(), 2, "{svg}");
-    assert_eq!(svg.matches(">drop</text>").count(), 2, "{svg}");
+    assert_eq!(svg.matches("class=\"panel judged-loss\"").count(), 1);
+    assert_eq!(svg.matches("<g class=\"point\">").count(), 3 * 2);
+    assert_eq!(svg.matches(">keep</text>").count(), 3, "{svg}");
+    assert_eq!(svg.matches(">drop</text>").count(), 3, "{svg}");
     assert!(svg.contains("near-duplicates (drop keeps each cluster"));
 
     // Crossed with spam, filtered statistics: each combination is the run
