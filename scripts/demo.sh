@@ -56,8 +56,8 @@ step "6. a threshold sweep on CACM: nine spam thresholds in one pass, each compa
 echo "(the spam percentiles are MADE UP, uniform at random: this shows what removing random documents costs)"
 "$BIN/sieve-search" sweep --index "$OUT/cacm" --topics topics/topics.cacm.txt \
     --qrels tests/data/eval/qrels.cacm.txt --min-spam-percentile 10,20,30,40,50,60,70,80,90 \
-    -m map,P_10,ndcg@20,err@20 --output-dir "$OUT/sweep" --html "$OUT/sweep.html"
-echo "(every number per setting: $OUT/sweep/sweep.tsv; the curves: $OUT/sweep/sweep.svg; open $OUT/sweep.html in a browser)"
+    -m map,P_10,ndcg@20,err@20,judged_10 --judged-only --output-dir "$OUT/sweep" --html "$OUT/sweep.html"
+echo "(every number per setting: $OUT/sweep/sweep.tsv, with the judged-only (-J) columns, the randomisation and Wilcoxon tests, risk and the judged loss; the curves: $OUT/sweep/sweep.svg; open $OUT/sweep.html in a browser)"
 
 if "$BIN/sieve-index" report --help >/dev/null 2>&1; then
     step "7. the encoding-error report (Table 1, Figure 5) with MADE-UP spam scores"
