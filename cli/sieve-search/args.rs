@@ -285,7 +285,7 @@ pub struct Draws {
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub permutations: usize,
     /// Bootstrap resamples of the mean difference.
-    #[arg(long, default_value_t = sieve_searcher::robust::DEFAULT_RESAMPLES,
+    #[arg(long, default_value_t = sieve_searcher::robust::DEFAULT_BOOTSTRAP,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub bootstrap: usize,
     /// Seed of the randomisation test's and the bootstrap's generator

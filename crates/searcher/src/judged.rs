@@ -325,8 +325,11 @@ fn kept(subset: &Subset, at: Address) -> bool {
 }
 
 /// Every docid judged in `qrels` that a shard holds, with its first live
-/// document (shards, then segments, in order).
+/// document (shards, then segments, in order). Segments are searched in
+/// parallel, each for every docid; the first segment in order that holds
+/// a docid wins.
 fn addresses(shards: &[Shard], qrels: &Qrels) -> Result<BTreeMap<String, Address>> {
+    use rayon::prelude::*;
     let mut wanted: Vec<&str> = qrels
         .topic_ids()
         .filter_map(|q| qrels.topic(q))
@@ -334,27 +337,41 @@ fn addresses(shards: &[Shard], qrels: &Qrels) -> Result<BTreeMap<String, Address
         .collect();
     wanted.sort_unstable();
     wanted.dedup();
+    let segments: Vec<(usize, usize)> = shards
+        .iter()
+        .enumerate()
+        .flat_map(|(s, shard)| (0..shard.searcher.segment_readers().len()).map(move |g| (s, g)))
+        .collect();
+    let found: Vec<Vec<(usize, DocId)>> = segments
+        .par_iter()
+        .map(|&(s, g)| segment_hits(&shards[s], g, &wanted))
+        .collect::<Result<_>>()?;
     let mut out: BTreeMap<String, Address> = BTreeMap::new();
-    for (s, shard) in shards.iter().enumerate() {
-        for (segment, seg) in shard.searcher.segment_readers().iter().enumerate() {
-            let inverted = seg.inverted_index(shard.fields.docid)?;
-            let alive = seg.alive_bitset();
-            for &id in &wanted {
-                if out.contains_key(id) {
-                    continue;
-                }
-                if let Some(doc) = first_live(shard, &inverted, alive, id)? {
-                    let at = Address {
-                        shard: s,
-                        segment,
-                        doc,
-                    };
-                    out.insert(id.to_string(), at);
-                }
-            }
+    for (&(shard, segment), hits) in segments.iter().zip(found) {
+        for (i, doc) in hits {
+            out.entry(wanted[i].to_string()).or_insert(Address {
+                shard,
+                segment,
+                doc,
+            });
         }
     }
     Ok(out)
+}
+
+/// The docids of `wanted` (by index) that segment `g` of `shard` holds,
+/// with their first live document there.
+fn segment_hits(shard: &Shard, g: usize, wanted: &[&str]) -> Result<Vec<(usize, DocId)>> {
+    let seg = &shard.searcher.segment_readers()[g];
+    let inverted = seg.inverted_index(shard.fields.docid)?;
+    let alive = seg.alive_bitset();
+    let mut hits = Vec::new();
+    for (i, id) in wanted.iter().enumerate() {
+        if let Some(doc) = first_live(shard, &inverted, alive, id)? {
+            hits.push((i, doc));
+        }
+    }
+    Ok(hits)
 }
 
 #[cfg(test)]

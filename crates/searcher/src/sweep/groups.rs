@@ -28,6 +28,10 @@ type TopicsHits = Vec<Vec<Vec<Hit>>>;
 /// Per topic id, the first [`TOP_DOCS`] docids of a setting.
 pub(super) type TopDocs = BTreeMap<String, Vec<String>>;
 
+/// A group's evaluation of one setting, and with `-J` its judged-only
+/// evaluation (`None`: no judged topic in the group).
+type Evaluated = Option<(Evaluation, Option<Evaluation>)>;
+
 /// Topics and their analysed queries, in topic-file order.
 type Queries = [(String, BagOfWords)];
 
@@ -129,11 +133,28 @@ impl<'p> Absorber<'p> {
     }
 
     /// Takes one group's hits (`results`, per topic of `chunk`, per
-    /// setting): for each setting, the group's run written and evaluated.
+    /// setting): for each setting, the group's run written, then every
+    /// setting's run evaluated (settings in parallel) and added to its
+    /// evaluation.
     fn absorb(&mut self, chunk: &Queries, mut results: TopicsHits) -> Result<()> {
+        let mut parts = Vec::with_capacity(self.settings.len());
         for s in 0..self.settings.len() {
             let ranked = self.ranked(s, chunk, &mut results);
-            self.absorb_setting(s, ranked)?;
+            parts.push(self.write_part(s, ranked)?);
+        }
+        let this = &*self;
+        let evaluated: Vec<Result<Evaluated>> = parts
+            .par_iter()
+            .enumerate()
+            .map(|(s, part)| this.evaluate_part(s, part.as_ref()))
+            .collect();
+        for (s, e) in evaluated.into_iter().enumerate() {
+            if let Some((e, j)) = e? {
+                absorb_into(&mut self.evals[s], e);
+                if let (Some(judged), Some(j)) = (&mut self.judged_evals, j) {
+                    absorb_into(&mut judged[s], j);
+                }
+            }
         }
         Ok(())
     }
@@ -175,12 +196,13 @@ impl<'p> Absorber<'p> {
     }
 
     /// Setting `s`'s run of one group: checked, written to its run file
-    /// (when there are run files), evaluated and added to its evaluation.
-    fn absorb_setting(
+    /// (when there are run files), and read as `eval` reads the run file
+    /// (`None` when it has no topic).
+    fn write_part(
         &mut self,
         s: usize,
         ranked: Vec<(String, Vec<(String, f32)>)>,
-    ) -> Result<()> {
+    ) -> Result<Option<Run>> {
         let setting = &self.settings[s];
         crate::run::check_shared_docids(
             ranked
@@ -196,27 +218,28 @@ impl<'p> Absorber<'p> {
         }
         // Evaluated as `eval` reads the run file, without the text.
         let part = Run::from_ranked(&setting.tag, ranked)?;
-        if part.num_topics() == 0 {
-            return Ok(());
-        }
-        // A group without judged topics has nothing to evaluate. With -J
-        // too, each topic is ranked once for both evaluations.
-        let (tag, qrels) = (&setting.tag, self.qrels);
+        Ok((part.num_topics() > 0).then_some(part))
+    }
+
+    /// Setting `s`'s run of one group evaluated (and with `-J`, each topic
+    /// ranked once for both evaluations); `None` when the group has no
+    /// judged topic.
+    fn evaluate_part(&self, s: usize, part: Option<&Run>) -> Result<Evaluated> {
+        let Some(part) = part else {
+            return Ok(None);
+        };
+        let (tag, qrels) = (&self.settings[s].tag, self.qrels);
         let evaluated = match &self.judged_evals {
-            None => evaluate(qrels, &part, tag, EVAL_OPTIONS).map(|e| (e, None)),
-            Some(_) => evaluate_with_judged_only(qrels, &part, tag, EVAL_OPTIONS)
-                .map(|(e, j)| (e, Some(j))),
+            None => evaluate(qrels, part, tag, EVAL_OPTIONS).map(|e| (e, None)),
+            Some(_) => {
+                evaluate_with_judged_only(qrels, part, tag, EVAL_OPTIONS).map(|(e, j)| (e, Some(j)))
+            }
         };
-        let (e, j) = match evaluated {
-            Ok(x) => x,
-            Err(Error::NoCommonTopics { .. }) => return Ok(()),
-            Err(e) => return Err(e),
-        };
-        absorb_into(&mut self.evals[s], e);
-        if let (Some(judged), Some(j)) = (&mut self.judged_evals, j) {
-            absorb_into(&mut judged[s], j);
+        match evaluated {
+            Ok(x) => Ok(Some(x)),
+            Err(Error::NoCommonTopics { .. }) => Ok(None),
+            Err(e) => Err(e),
         }
-        Ok(())
     }
 
     /// The evaluations (a setting that retrieved nothing for any judged
