@@ -153,16 +153,19 @@ sieve_test!(
             "map",
         ]));
         let row = &read_tsv(&out.join("sweep.tsv"))[1];
-        let json = ok(dir
-            .cmd("sieve-search")
-            .arg("compare")
-            .arg(out.join("runs/sieve.run"))
-            .arg(out.join("runs/sieve_spam70.run"))
-            .arg("--qrels")
-            .arg(qrels())
-            .arg("--index")
-            .arg(&ix)
-            .args(["--b-min-spam-percentile", "70", "--json", "-m", "map"]));
+        // the unfiltered run against the spam-70 run, with the index
+        let compare = || {
+            let mut c = dir.cmd("sieve-search");
+            c.arg("compare")
+                .arg(out.join("runs/sieve.run"))
+                .arg(out.join("runs/sieve_spam70.run"))
+                .arg("--qrels")
+                .arg(qrels())
+                .arg("--index")
+                .arg(&ix);
+            c
+        };
+        let json = ok(compare().args(["--b-min-spam-percentile", "70", "--json", "-m", "map"]));
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         let j = &v["judged_loss"];
         assert_eq!(j["relevant_removed"].to_string(), row["rel_removed"]);
@@ -177,22 +180,12 @@ sieve_test!(
             j["loss"]["per_topic"].as_object().unwrap().keys().collect();
         assert!(!topics.is_empty());
         // two rules for B are a usage error
-        let e = fails(
-            dir.cmd("sieve-search")
-                .arg("compare")
-                .arg(out.join("runs/sieve.run"))
-                .arg(out.join("runs/sieve_spam70.run"))
-                .arg("--qrels")
-                .arg(qrels())
-                .arg("--index")
-                .arg(&ix)
-                .args([
-                    "--b-min-spam-percentile",
-                    "70",
-                    "--b-max-invalid-456-per-kb",
-                    "1",
-                ]),
-        );
+        let e = fails(compare().args([
+            "--b-min-spam-percentile",
+            "70",
+            "--b-max-invalid-456-per-kb",
+            "1",
+        ]));
         assert_eq!(e.status.code(), Some(2));
         assert!(String::from_utf8_lossy(&e.stderr).contains("cannot be used with"));
     }
