@@ -161,3 +161,48 @@ sieve_test!(eval_judged_only_prints_what_the_library_computes, |dir| {
     assert_eq!(v["measures"][0]["mean_a"].as_f64(), Some(p10), "{json}");
     assert_eq!(v["measures"][0]["mean_b"].as_f64(), Some(p10), "{json}");
 });
+
+sieve_test!(eval_sample_qrels_give_sample_eval_xinfap, |dir| {
+    let (q, r) = (
+        crate::util::fixture("eval/sample/qrels.sample.txt"),
+        crate::util::fixture("eval/sample/madeup.run"),
+    );
+    let out = ok(dir
+        .cmd("sieve-search")
+        .args([
+            "eval",
+            "--qrels-format",
+            "sample",
+            "-m",
+            "xinfAP",
+            "-m",
+            "map",
+        ])
+        .arg(&q)
+        .arg(&r));
+    // sample_eval.pl -q prints `infAP  all  0.0871` for these files
+    assert!(out.contains(&row("xinfAP", "all", "0.0871")), "{out}");
+    assert!(out.contains(&format!("{:<22}\tall\t", "map")), "{out}");
+    // five columns are never guessed: refused, naming the flag
+    let e = fails(
+        dir.cmd("sieve-search")
+            .args(["eval", "-m", "map"])
+            .arg(&q)
+            .arg(&r),
+    );
+    let msg = String::from_utf8_lossy(&e.stderr);
+    assert!(
+        msg.contains("line 1") && msg.contains("--qrels-format sample"),
+        "{msg}"
+    );
+    // a four-column line in sample qrels: refused with its line
+    let mixed = dir.write("mixed", b"1 0 a s1 1\n1 0 b 0\n");
+    let e = fails(
+        dir.cmd("sieve-search")
+            .args(["eval", "--qrels-format", "sample"])
+            .arg(&mixed)
+            .arg(&r),
+    );
+    let msg = String::from_utf8_lossy(&e.stderr);
+    assert!(msg.contains("line 2") && msg.contains("stratum"), "{msg}");
+});

@@ -487,3 +487,28 @@ fn inf_ap_hand_computed() {
     );
     assert_eq!("infAP".parse::<Measure>().unwrap(), Measure::InfAP);
 }
+
+#[test]
+fn regression_judged_only_empty_ranking_scores_plus_zero() {
+    // -J leaves topic 1 nothing: every measure is +0 (an empty float sum
+    // in Rust is -0.0, which would print "-0.0000")
+    let q = parse_qrels(b"1 0 a 1\n1 0 j -2\n").unwrap();
+    let r = parse_run(b"1 Q0 x 1 2 t\n1 Q0 j 2 1 t\n", Duplicates::Error).unwrap();
+    let o = EvalOptions {
+        judged_only: true,
+        ..EvalOptions::default()
+    };
+    let e = evaluate(&q, &r, "t", o).unwrap();
+    let t = e.topic("1").unwrap();
+    for m in [
+        Measure::Map,
+        Measure::NdcgCut(10),
+        Measure::Ndcg20,
+        Measure::Err20,
+        Measure::Judged(10),
+        Measure::InfAP,
+    ] {
+        assert_eq!(t.get(m).map(f64::to_bits), Some(0f64.to_bits()), "{m}");
+    }
+    assert!(!e.to_text(true, 4).contains("-0.0"));
+}
