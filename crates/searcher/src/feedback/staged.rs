@@ -1011,19 +1011,63 @@ pub fn expand_queries(
     model: &str,
 ) -> Result<(WeightedQueriesFile, Vec<(String, Expansion)>)> {
     let setting = setting.validate()?;
-    let (topics_header, queries) = inputs.topics;
-    let (run_path, first) = inputs.first;
+    let (topics_header, _) = inputs.topics;
+    let (_, first) = inputs.first;
     let (vectors_path, vectors) = inputs.vectors;
-    let (stats_path, stats) = inputs.stats;
     let search = SearchKey::of(topics_header);
     vectors.check_search(vectors_path, &search)?;
-    let vh = &vectors.header;
-    let mismatch = |path: &Path, key, expected: String, found: String| Error::FeedbackMismatch {
+    check_vectors(inputs, &setting)?;
+    let vocabulary = vectors.vocabulary_digest();
+    check_stats(inputs, &search, &vocabulary)?;
+    let out = expand_topics(inputs, &setting)?;
+    let rescoring = match out
+        .first()
+        .map(|(_, e)| e.rescoring)
+        .unwrap_or_else(|| rescoring_of(&setting))
+    {
+        Rescoring::FirstStage => RescoringSpec::FirstStage,
+        Rescoring::Bm25UnitIdf(p) => RescoringSpec::Bm25UnitIdf {
+            k1: p.k1.to_string(),
+            b: p.b.to_string(),
+        },
+    };
+    let file = WeightedQueriesFile {
+        header: QueriesHeader {
+            format: QUERIES_FORMAT.into(),
+            version: QUERIES_VERSION,
+            search,
+            vocabulary,
+            first_stage: first.digest.clone(),
+            model: model.to_string(),
+            feedback: setting.label(),
+            rescoring,
+            queries: out.len(),
+        },
+        queries: out
+            .iter()
+            .map(|(id, e)| (id.clone(), e.terms.clone()))
+            .collect(),
+    };
+    Ok((file, out))
+}
+
+/// A feedback file that does not match this search: `key`, what was
+/// expected, what the file at `path` has.
+fn mismatch(path: &Path, key: &'static str, expected: String, found: String) -> Error {
+    Error::FeedbackMismatch {
         path: path.to_path_buf(),
         key,
         expected,
         found,
-    };
+    }
+}
+
+/// Refuses vectors gathered from another first-stage run, with another
+/// rerank cutoff, or reading fewer documents than `setting` needs.
+fn check_vectors(inputs: &ExpandInputs<'_>, setting: &Feedback) -> Result<()> {
+    let (run_path, first) = inputs.first;
+    let (vectors_path, vectors) = inputs.vectors;
+    let vh = &vectors.header;
     if vh.first_stage != first.digest {
         return Err(mismatch(
             vectors_path,
@@ -1058,8 +1102,13 @@ pub fn expand_queries(
             format!("{}/{}", vh.read_top, vh.read_bottom),
         ));
     }
-    // The statistics: for these topics and this vocabulary.
-    let vocabulary = vectors.vocabulary_digest();
+    Ok(())
+}
+
+/// Refuses statistics of another file format, another search, or another
+/// vocabulary than the vectors' (`vocabulary`).
+fn check_stats(inputs: &ExpandInputs<'_>, search: &SearchKey, vocabulary: &str) -> Result<()> {
+    let (stats_path, stats) = inputs.stats;
     let sh = &stats.header;
     if sh.format != crate::twostage::STATS_FORMAT || sh.version != crate::twostage::STATS_VERSION {
         return Err(Error::StatsFile {
@@ -1075,24 +1124,38 @@ pub fn expand_queries(
             found: got,
         });
     }
-    if sh.vocabulary.as_deref() != Some(vocabulary.as_str()) {
+    if sh.vocabulary.as_deref() != Some(vocabulary) {
         return Err(Error::StatsMismatch {
             path: stats_path.to_path_buf(),
             key: "vocabulary",
             expected: format!(
                 "{vocabulary} (the terms of {}: make the statistics with `global-stats --vocabulary` of that file)",
-                vectors_path.display()
+                inputs.vectors.0.display()
             ),
             found: sh.vocabulary.clone().unwrap_or_else(|| "none".into()),
         });
     }
+    Ok(())
+}
+
+/// Every topic's expansion by `setting`, from the feedback documents of
+/// the first-stage run and their vectors; a feedback document no part of
+/// the vectors holds is refused, named with its topic and rank.
+fn expand_topics(
+    inputs: &ExpandInputs<'_>,
+    setting: &Feedback,
+) -> Result<Vec<(String, Expansion)>> {
+    let (_, queries) = inputs.topics;
+    let (run_path, first) = inputs.first;
+    let (vectors_path, vectors) = inputs.vectors;
+    let (stats_path, stats) = inputs.stats;
+    let read = setting.documents_read();
     let mut out = Vec::with_capacity(first.topics.len());
     for ((id, bag), (fid, hits)) in queries.iter().zip(&first.topics) {
         debug_assert_eq!(id, fid);
-        let ranks = feedback_ranks(hits.len(), read);
         let mut rows: Vec<(f32, Option<&TermVector>)> =
             hits.iter().map(|h| (h.score, None)).collect();
-        for r in ranks {
+        for r in feedback_ranks(hits.len(), read) {
             let docid = &hits[r].docid;
             let Some(v) = vectors.docs.get(docid) else {
                 return Err(mismatch(
@@ -1116,35 +1179,7 @@ pub fn expand_queries(
         };
         out.push((id.clone(), setting.expand(&bag.terms, &input)?));
     }
-    let rescoring = match out
-        .first()
-        .map(|(_, e)| e.rescoring)
-        .unwrap_or_else(|| rescoring_of(&setting))
-    {
-        Rescoring::FirstStage => RescoringSpec::FirstStage,
-        Rescoring::Bm25UnitIdf(p) => RescoringSpec::Bm25UnitIdf {
-            k1: p.k1.to_string(),
-            b: p.b.to_string(),
-        },
-    };
-    let file = WeightedQueriesFile {
-        header: QueriesHeader {
-            format: QUERIES_FORMAT.into(),
-            version: QUERIES_VERSION,
-            search,
-            vocabulary,
-            first_stage: first.digest.clone(),
-            model: model.to_string(),
-            feedback: setting.label(),
-            rescoring,
-            queries: out.len(),
-        },
-        queries: out
-            .iter()
-            .map(|(id, e)| (id.clone(), e.terms.clone()))
-            .collect(),
-    };
-    Ok((file, out))
+    Ok(out)
 }
 
 /// The rescoring of `setting` (as [`Feedback::expand`] says it).
