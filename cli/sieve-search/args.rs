@@ -82,6 +82,10 @@ pub enum Cmd {
     /// alpha, and an output that is an input. A topic missing from a run
     /// contributes nothing from it (stderr says how many each run lacks).
     Fuse(FuseArgs),
+    /// Serve indexes read-only over HTTP: a JSON API (Anserini's REST
+    /// routes and answers, with sieve's models, filters, documents and
+    /// batch runs) and a page to look into them (docs/service.md).
+    Serve(ServeArgs),
 }
 
 // The arguments of each subcommand, in `Cmd` order.
@@ -581,6 +585,34 @@ pub struct MergeRunsArgs {
     /// Output run file (default stdout).
     #[arg(long, alias = "out", value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// `serve`.
+#[derive(clap::Args)]
+pub struct ServeArgs {
+    /// An index to serve, `NAME=DIR`; several directories (`NAME=A,B`)
+    /// are shards searched as one collection. Repeat for more indexes.
+    #[arg(long, required = true, value_name = "NAME=DIR[,DIR...]")]
+    pub index: Vec<String>,
+    /// The address to listen on: loopback unless another is named; port 0
+    /// picks a free port (the first line of stdout says which).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub bind: std::net::SocketAddr,
+    /// Searches at once (default: the number of cores).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
+    pub workers: Option<usize>,
+    /// Connections at once (more wait to be accepted).
+    #[arg(long, default_value_t = 1024, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65536))]
+    pub max_connections: usize,
+    /// Seconds a client has to send a request's header.
+    #[arg(long, default_value_t = 10, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=3600))]
+    pub header_seconds: u64,
+    /// Longest stall, in seconds, of a read or write of a connection.
+    #[arg(long, default_value_t = 30, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=3600))]
+    pub io_seconds: u64,
+    /// Seconds given to requests in flight after SIGTERM or SIGINT.
+    #[arg(long, default_value_t = 10, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(0..=3600))]
+    pub drain_seconds: u64,
 }
 
 /// `fuse`.

@@ -6,7 +6,7 @@
 //! compare), [`sweep`] and [`twostage`] (global-stats, sum-stats,
 //! merge-runs), [`staged`] (feedback over shards searched apart:
 //! feedback-vectors, merge-vectors, expand-queries, run
-//! --weighted-queries) and [`fuse`]; [`setup`] opens what a search
+//! --weighted-queries), [`fuse`] and [`serve`]; [`setup`] opens what a search
 //! reads and [`output`] is where results go.
 
 mod anserini;
@@ -16,6 +16,7 @@ mod feedback;
 mod fuse;
 mod output;
 mod run;
+mod serve;
 mod setup;
 mod staged;
 mod sweep;
@@ -58,5 +59,6 @@ fn run() -> Result<()> {
         Cmd::MergeVectors(a) => staged::cmd_merge_vectors(a),
         Cmd::ExpandQueries(a) => staged::cmd_expand_queries(*a),
         Cmd::Fuse(a) => fuse::cmd_fuse(a),
+        Cmd::Serve(a) => serve::cmd_serve(a),
     }
 }

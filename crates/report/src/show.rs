@@ -180,6 +180,11 @@ impl ShowIndex {
         &self.manifest
     }
 
+    /// The analyser of the index.
+    pub fn analyzer(&self) -> &EnglishAnalyzer {
+        &self.analyzer
+    }
+
     /// The analysed terms of `query`, as the index analyses text.
     pub fn query_terms(&self, query: &str) -> HashSet<String> {
         self.analyzer.terms(query).into_iter().collect()
@@ -562,25 +567,63 @@ fn isolated(s: &str, out: &mut String) {
     out.push_str("</bdi>");
 }
 
-/// `text`, escaped, with every token whose analysed term is in `terms`
-/// wrapped in `<mark>`.
-fn marked(text: &str, terms: &HashSet<String>, analyzer: &EnglishAnalyzer, out: &mut String) {
+/// The byte ranges of `text`'s tokens whose analysed term is in `terms`,
+/// in order, not overlapping.
+fn marks(
+    text: &str,
+    terms: &HashSet<String>,
+    analyzer: &EnglishAnalyzer,
+) -> Vec<std::ops::Range<usize>> {
     let mut tokens = Vec::new();
     if !terms.is_empty() {
         analyzer.analyze_into(text, &mut tokens);
     }
     let mut at = 0;
+    let mut out = Vec::new();
     for t in tokens.iter().filter(|t| terms.contains(&t.text)) {
         if t.offset_from < at || t.offset_to > text.len() {
             continue;
         }
-        escape(&text[at..t.offset_from], out);
-        out.push_str("<mark>");
-        escape(&text[t.offset_from..t.offset_to], out);
-        out.push_str("</mark>");
+        out.push(t.offset_from..t.offset_to);
         at = t.offset_to;
     }
-    escape(&text[at..], out);
+    out
+}
+
+/// `text` cut into pieces in order, each `(piece, marked)`: marked pieces
+/// are tokens whose analysed term is in `terms` (what the page marks).
+pub fn pieces<'t>(
+    text: &'t str,
+    terms: &HashSet<String>,
+    analyzer: &EnglishAnalyzer,
+) -> Vec<(&'t str, bool)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for r in marks(text, terms, analyzer) {
+        if r.start > at {
+            out.push((&text[at..r.start], false));
+        }
+        at = r.end;
+        out.push((&text[r], true));
+    }
+    if at < text.len() {
+        out.push((&text[at..], false));
+    }
+    out
+}
+
+/// `text`, escaped, with every token whose analysed term is in `terms`
+/// wrapped in `<mark>`.
+fn marked(text: &str, terms: &HashSet<String>, analyzer: &EnglishAnalyzer, out: &mut String) {
+    for (piece, mark) in pieces(text, terms, analyzer) {
+        if mark {
+            out.push_str("<mark>");
+            escape(piece, out);
+            out.push_str("</mark>");
+        } else {
+            escape(piece, out);
+        }
+    }
 }
 
 impl ShowIndex {

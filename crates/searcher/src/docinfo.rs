@@ -32,10 +32,27 @@ pub struct DocInfo {
     pub spam: Option<u8>,
     /// The WHATWG name of the charset its body was decoded with.
     pub charset: String,
+    /// The source that decided the charset (`http_header`, `bom`, `meta`,
+    /// ...; see `sieve_text::charset`).
+    pub charset_source: String,
     /// Its body length in bytes.
     pub bytes: u64,
     /// Its seven UTF-8 error counts.
     pub counts: Utf8Counts,
+}
+
+/// The name of the source that decided `doc`'s charset (from its
+/// `charset_source` code; `unknown (CODE)` for a code this build does not
+/// know).
+fn charset_source(seg: &tantivy::SegmentReader, doc: DocId) -> String {
+    let code = seg
+        .fast_fields()
+        .u64(sieve_format::schema::CHARSET_SOURCE)
+        .ok()
+        .and_then(|c| c.first(doc))
+        .unwrap_or(0);
+    sieve_text::charset::CharsetSource::from_code(code)
+        .map_or_else(|| format!("unknown ({code})"), |s| s.key().to_string())
 }
 
 /// The documents of `docids` found in `shards`, by docid (a docid not in
@@ -76,6 +93,7 @@ pub fn lookup<'a>(
                         title: text(f.title),
                         spam: cols.spam(doc),
                         charset: text(f.charset),
+                        charset_source: charset_source(seg, doc),
                         bytes: cols.bytes(doc),
                         counts: cols.counts(doc),
                     },
