@@ -30,5 +30,6 @@ mod pipeline;
 mod queries;
 mod repo;
 mod report;
+mod serve;
 mod sweep;
 mod utf8;
