@@ -847,6 +847,7 @@
   async function renderDoc(st) {
     const view = $("doc-view");
     if (st.doc === null || st.doc === undefined || !st.index) {
+      openedFromPage = false;
       if (!view.hidden) {
         view.hidden = true;
         document.body.classList.remove("doc-open");
