@@ -57,7 +57,7 @@ BIN=${CARGO_TARGET_DIR:-target}/debug
 
 rm -rf "$OUT"; mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/sieve-serve-browser.XXXXXX")
+WORK=$(mktemp -d -t sieve-serve-browser.XXXXXX)
 SERVER=
 cleanup() {
   if [[ -n $SERVER ]]; then kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; fi

@@ -101,6 +101,7 @@ async function settled(page) {
 
 async function shot(page, name, full) {
   const file = path.join(OUT, name + ".png");
+  if (full) await page.evaluate(() => window.scrollTo(0, 0)); // the sticky header at the top
   await page.screenshot({ path: file, fullPage: !!full });
   console.log("   screenshot " + file);
 }

@@ -450,7 +450,7 @@
         { class: "group" },
         el(
           "div",
-          { class: "row" },
+          { class: "row num-line" },
           check("filter-456-on", "Max invalid 4/5/6 per KB", "drop documents with more invalid 4/5/6-byte sequences per KB"),
           number("filter-456", { min: 0, step: 0.5, value: 0.5, "aria-label": "Max invalid 4/5/6-byte sequences per KB" }),
         ),
