@@ -78,7 +78,9 @@ pub fn router(app: Arc<App>) -> Router {
         )
         .route("/v1/indexes", get(list))
         .route("/v1/{name}", get(info))
-        .route("/v1/{name}/search", get(search_route))
+        .route("/v1/{name}/search", get(search_route).post(search_form))
+        .route("/v1/{name}/doc", get(doc_by_param))
+        .route("/v1/{name}/raw", get(raw_by_param))
         .route("/v1/{name}/doc/{docid}", get(doc_route))
         .route("/v1/{name}/doc/{docid}/raw", get(raw_route))
         .route("/v1/{name}/run", post(run_route))
@@ -209,17 +211,32 @@ async fn search_route(
     Path(name): Path<String>,
     RawQuery(q): RawQuery,
 ) -> Result<Response, ApiError> {
-    if q.as_ref()
-        .is_some_and(|q| q.len() > 3 * MAX_QUERY_BYTES + 8192)
-    {
+    search_with(app, name, q.as_deref()).await
+}
+
+/// `POST .../search`: the parameters as a form body
+/// (`application/x-www-form-urlencoded`), for queries longer than a URL
+/// may be (hyper refuses a request line over 64 KiB with a bare 414).
+async fn search_form(
+    State(app): Shared,
+    Path(name): Path<String>,
+    RawQuery(q): RawQuery,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    if q.as_deref().is_some_and(|q| !q.is_empty()) {
         return Err(ApiError::new(
-            414,
-            format!(
-                "the query string is too long (the query text may have at most {MAX_QUERY_BYTES} bytes)"
-            ),
+            400,
+            "POST .../search takes its parameters in the body only",
         ));
     }
-    let p = Params::parse(q.as_deref(), &search_params())?;
+    let form = std::str::from_utf8(&body)
+        .map_err(|_| ApiError::new(400, "the form body is not UTF-8 (percent-encode it)"))?;
+    search_with(app, name, Some(form)).await
+}
+
+/// The search of the parameters `q` over the index `name`.
+async fn search_with(app: Arc<App>, name: String, q: Option<&str>) -> Result<Response, ApiError> {
+    let p = Params::parse(q, &search_params())?;
     let query = p
         .text("query")
         .ok_or_else(|| ApiError::bad_parameter("query", "query is required".into()))?;
@@ -250,23 +267,54 @@ async fn doc_route(
     RawQuery(q): RawQuery,
 ) -> Result<Response, ApiError> {
     let p = Params::parse(q.as_deref(), &["query"])?;
-    let query = p.text("query").map(str::to_string);
+    document(app, name, docid, p.text("query").map(str::to_string)).await
+}
+
+/// `GET /v1/{name}/doc?docid=ID`: the document route for any docid,
+/// `.` and `..` included (a browser resolves those as path segments).
+async fn doc_by_param(
+    State(app): Shared,
+    Path(name): Path<String>,
+    RawQuery(q): RawQuery,
+) -> Result<Response, ApiError> {
+    let p = Params::parse(q.as_deref(), &["docid", "query"])?;
+    let docid = required(&p, "docid")?;
+    document(app, name, docid, p.text("query").map(str::to_string)).await
+}
+
+/// The text of the required parameter `name`.
+fn required(p: &Params, name: &str) -> Result<String, ApiError> {
+    p.text(name)
+        .map(str::to_string)
+        .ok_or_else(|| ApiError::bad_parameter(name, format!("{name} is required")))
+}
+
+/// A 404 for a docid not in the index.
+fn no_doc(docid: &str, name: &str) -> ApiError {
+    ApiError::new(
+        404,
+        format!("no document with docid {docid:?} in index {name:?}"),
+    )
+}
+
+/// The document answer: stored fields, and `show`'s objects (with the
+/// title and text as marked pieces when a query is given).
+async fn document(
+    app: Arc<App>,
+    name: String,
+    docid: String,
+    query: Option<String>,
+) -> Result<Response, ApiError> {
     let answer = blocking(app, move |app| {
         let index = app.indexes.get(&name)?;
         let info = sieve_searcher::docinfo::lookup(&index.shards, [docid.as_str()])
             .map_err(ApiError::from_search)?;
-        let Some(d) = info.get(&docid) else {
-            return Err(ApiError::new(
-                404,
-                format!("no document with docid {docid:?} in index {name:?}"),
-            ));
-        };
-        let shown = find_shown(index, &docid)?;
+        let d = info.get(&docid).ok_or_else(|| no_doc(&docid, &name))?;
         let terms: HashSet<String> = query
             .as_deref()
             .map(|q| index.analyzer.terms(q).into_iter().collect())
             .unwrap_or_default();
-        let shown: Vec<Value> = shown
+        let shown: Vec<Value> = find_shown(index, &docid)?
             .iter()
             .map(|s| {
                 let mut v = serde_json::to_value(s).unwrap_or(Value::Null);
@@ -289,6 +337,21 @@ async fn raw_route(
     RawQuery(q): RawQuery,
 ) -> Result<Response, ApiError> {
     Params::parse(q.as_deref(), &[])?;
+    raw(app, name, docid).await
+}
+
+/// `GET /v1/{name}/raw?docid=ID`: the raw route for any docid.
+async fn raw_by_param(
+    State(app): Shared,
+    Path(name): Path<String>,
+    RawQuery(q): RawQuery,
+) -> Result<Response, ApiError> {
+    let p = Params::parse(q.as_deref(), &["docid"])?;
+    raw(app, name, required(&p, "docid")?).await
+}
+
+/// The record's bytes, as `sieve-index show --raw` writes them.
+async fn raw(app: Arc<App>, name: String, docid: String) -> Result<Response, ApiError> {
     let bytes = blocking(app, move |app| {
         let index = app.indexes.get(&name)?;
         for show in &index.show {
@@ -299,10 +362,7 @@ async fn raw_route(
                 Err(e) => return Err(ApiError::new(500, format!("document {docid:?}: {e}"))),
             }
         }
-        Err(ApiError::new(
-            404,
-            format!("no document with docid {docid:?} in index {name:?}"),
-        ))
+        Err(no_doc(&docid, &name))
     })
     .await?;
     Ok((

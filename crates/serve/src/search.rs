@@ -217,7 +217,11 @@ pub fn run_topics(
     (setting, tag, hits): (&Setting, &str, usize),
 ) -> Result<Vec<u8>, ApiError> {
     let err = ApiError::from_search;
-    let (_, topics) = sieve_searcher::topics::parse_topics(body).map_err(err)?;
+    let (_, topics) = sieve_searcher::topics::parse_topics(body)
+        .map_err(|e| ApiError::new(400, format!("the topic file: {e}")))?;
+    if topics.is_empty() {
+        return Err(ApiError::new(400, "the topic file holds no topic"));
+    }
     let queries = TopicQueries {
         analyzer: &index.analyzer,
         topics: &topics,

@@ -49,10 +49,11 @@ impl Default for Limits {
     }
 }
 
-/// The largest request head (request line and headers) read: a query
-/// string longer than the API takes is read and refused with a JSON 414,
-/// one longer than this is refused by hyper with 431 and no body.
-const MAX_HEAD_BYTES: usize = 2 << 20;
+/// The largest request head (request line and headers) read; beyond it
+/// hyper answers 431 without a body. (A request line over 64 KiB is
+/// answered 414 by hyper, without a body, whatever this is: long queries
+/// go in a `POST .../search` form body.)
+const MAX_HEAD_BYTES: usize = 256 << 10;
 
 /// Serves `app` on `bind` until SIGTERM or SIGINT; `ready` is called with
 /// the address bound (port 0 picks one) before the first connection is
