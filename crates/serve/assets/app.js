@@ -280,10 +280,10 @@
       if (e && e.name === "AbortError") throw e;
     }
     if (!resp.ok) {
-      const err = body && typeof body.error === "object" && body.error ? body.error : {};
+      const err = body && typeof body === "object" ? body : {};
       throw new ApiError(
         typeof err.status === "number" ? err.status : resp.status,
-        typeof err.message === "string" ? err.message : resp.statusText || "request failed",
+        typeof err.error === "string" ? err.error : resp.statusText || "request failed",
         typeof err.parameter === "string" ? err.parameter : null,
       );
     }
@@ -862,11 +862,14 @@
     if (wasHidden) $("doc-close").focus();
     if (key === docKey) return;
     docKey = key;
-    const path = "/v1/" + enc(st.index) + "/doc/" + enc(st.doc);
-    $("doc-raw").setAttribute("href", path + "/raw");
+    // By parameter, not path segment: a docid "." or ".." would be
+    // resolved away as a path segment.
+    const path = "/v1/" + enc(st.index) + "/doc";
+    $("doc-raw").setAttribute("href", "/v1/" + enc(st.index) + "/raw?docid=" + enc(st.doc));
     const body = $("doc-body");
     body.replaceChildren(el("p", { class: "loading", text: "Loading…" }));
     const params = new URLSearchParams();
+    params.set("docid", st.doc);
     if (st.query) params.set("query", st.query);
     try {
       const ans = await api(path, params);

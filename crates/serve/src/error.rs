@@ -60,7 +60,8 @@ pub enum Error {
 }
 
 /// A refused or failed request: its HTTP status, a message, and the
-/// parameter at fault when there is one.
+/// parameter at fault when there is one; answered as
+/// `{"error": MESSAGE, "status": STATUS, "parameter": NAME or null}`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiError {
     /// The HTTP status code.
@@ -113,13 +114,14 @@ impl ApiError {
         }
     }
 
-    /// The JSON body of the answer.
+    /// The JSON body of the answer: Anserini's `{"error": MESSAGE}`, with
+    /// the status and the parameter at fault beside it.
     pub fn body(&self) -> serde_json::Value {
-        json!({"error": {
+        json!({
+            "error": self.message,
             "status": self.status,
-            "message": self.message,
             "parameter": self.parameter,
-        }})
+        })
     }
 }
 

@@ -3,7 +3,7 @@
 //! (a Content-Security-Policy that allows no inline script, no framing,
 //! no sniffing) and JSON errors (an answer of 4xx or 5xx that is not
 //! already JSON, from routing or body limits, is replaced by
-//! `{"error": {...}}` with the same status).
+//! `{"error": MESSAGE, "status", "parameter"}` with the same status).
 //!
 //! Handlers that search or read documents run on the blocking pool, at
 //! most [`App::workers`] at once; up to [`MAX_WAITING`] more wait their
@@ -202,7 +202,7 @@ async fn info(
 
 /// The parameters `GET .../search` takes.
 fn search_params() -> Vec<&'static str> {
-    let own = ["query", "hits", "qid", "snippets", "fields"];
+    let own = ["query", "hits", "qid", "snippets", "parse"];
     own.into_iter().chain(setting_params()).collect()
 }
 
@@ -254,7 +254,7 @@ async fn search_with(app: Arc<App>, name: String, q: Option<&str>) -> Result<Res
         qid: p.text("qid").unwrap_or("q").to_string(),
         hits: p.number("hits", 10, 1, MAX_HITS)?,
         setting: Setting::read(&p)?,
-        fields: p.flag("fields", true)?,
+        parse: p.flag("parse", true)?,
         snippets: p.flag("snippets", false)?,
     };
     let answer = blocking(app, move |app| search(app.indexes.get(&name)?, &s)).await?;
@@ -266,8 +266,8 @@ async fn doc_route(
     Path((name, docid)): Path<(String, String)>,
     RawQuery(q): RawQuery,
 ) -> Result<Response, ApiError> {
-    let p = Params::parse(q.as_deref(), &["query"])?;
-    document(app, name, docid, p.text("query").map(str::to_string)).await
+    let p = Params::parse(q.as_deref(), &["query", "parse"])?;
+    document(app, name, docid, DocOptions::of(&p)?).await
 }
 
 /// `GET /v1/{name}/doc?docid=ID`: the document route for any docid,
@@ -277,9 +277,9 @@ async fn doc_by_param(
     Path(name): Path<String>,
     RawQuery(q): RawQuery,
 ) -> Result<Response, ApiError> {
-    let p = Params::parse(q.as_deref(), &["docid", "query"])?;
+    let p = Params::parse(q.as_deref(), &["docid", "query", "parse"])?;
     let docid = required(&p, "docid")?;
-    document(app, name, docid, p.text("query").map(str::to_string)).await
+    document(app, name, docid, DocOptions::of(&p)?).await
 }
 
 /// The text of the required parameter `name`.
@@ -297,13 +297,32 @@ fn no_doc(docid: &str, name: &str) -> ApiError {
     )
 }
 
-/// The document answer: stored fields, and `show`'s objects (with the
-/// title and text as marked pieces when a query is given).
+/// What a document answer holds beyond its fields.
+struct DocOptions {
+    /// Mark the terms of this query in the title and text.
+    query: Option<String>,
+    /// Anserini's `parse`: `doc` is the stored fields (true) or the text
+    /// (false).
+    parse: bool,
+}
+
+impl DocOptions {
+    fn of(p: &Params) -> Result<DocOptions, ApiError> {
+        Ok(DocOptions {
+            query: p.text("query").map(str::to_string),
+            parse: p.flag("parse", true)?,
+        })
+    }
+}
+
+/// The document answer: Anserini's `api`, `index`, `docid` and `doc`
+/// (stored fields, or the text with `parse=false`), and `show`'s objects
+/// (with the title and text as marked pieces when a query is given).
 async fn document(
     app: Arc<App>,
     name: String,
     docid: String,
-    query: Option<String>,
+    DocOptions { query, parse }: DocOptions,
 ) -> Result<Response, ApiError> {
     let answer = blocking(app, move |app| {
         let index = app.indexes.get(&name)?;
@@ -325,7 +344,11 @@ async fn document(
                 v
             })
             .collect();
-        Ok(json!({"docid": docid, "doc": doc_json(d), "shown": shown}))
+        let doc = match parse {
+            true => doc_json(d),
+            false => crate::search::doc_text(index, &docid),
+        };
+        Ok(json!({"api": "v1", "index": name, "docid": docid, "doc": doc, "shown": shown}))
     })
     .await?;
     Ok(axum::Json(answer).into_response())

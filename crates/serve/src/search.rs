@@ -40,8 +40,10 @@ pub struct Search {
     pub hits: usize,
     /// The setting.
     pub setting: Setting,
-    /// Add each hit's stored fields.
-    pub fields: bool,
+    /// Anserini's `parse`: each hit's `doc` is an object of its stored
+    /// fields (true) or its text as one string (false: the text is
+    /// extracted again from the record, as for a snippet).
+    pub parse: bool,
     /// Add each hit's snippet.
     pub snippets: bool,
 }
@@ -76,7 +78,7 @@ pub fn search(index: &Served, s: &Search) -> Result<Value, ApiError> {
         Some(sel) => sieve_searcher::batch::count_kept(&index.shards, &index.subset(sel)?[0]),
         None => index.documents(),
     };
-    let infos = if s.fields || s.snippets {
+    let infos = if s.parse {
         lookup(&index.shards, hits.iter().map(|h| h.docid.as_str()))
             .map_err(ApiError::from_search)?
     } else {
@@ -88,6 +90,8 @@ pub fn search(index: &Served, s: &Search) -> Result<Value, ApiError> {
         .map(|(i, h)| candidate(index, s, &terms, (i, h), infos.get(&h.docid)))
         .collect();
     Ok(json!({
+        "api": "v1",
+        "index": index.name,
         "query": {"text": s.query, "qid": s.qid, "terms": terms},
         "candidates": candidates,
         "settings": s.setting.echo,
@@ -169,9 +173,10 @@ fn candidate(
     (i, hit): (usize, &Hit),
     info: Option<&DocInfo>,
 ) -> Value {
-    let doc = match (s.fields, info) {
+    let doc = match (s.parse, info) {
         (true, Some(d)) => doc_json(d),
-        _ => Value::Null,
+        (true, None) => Value::Null,
+        (false, _) => doc_text(index, &hit.docid),
     };
     let mut c =
         json!({"docid": hit.docid, "score": f32_json(hit.score), "doc": doc, "rank": i + 1});
@@ -187,6 +192,18 @@ pub fn f32_json(x: f32) -> Value {
     x.to_string()
         .parse::<f64>()
         .map_or(Value::Null, |v| json!(v))
+}
+
+/// A document's title and text, extracted again from its record, as one
+/// string (Anserini's `doc` with `parse=false`); `null` when the record
+/// cannot be read again.
+pub fn doc_text(index: &Served, docid: &str) -> Value {
+    match crate::snippet::find_shown(index, docid) {
+        Ok(shown) => shown
+            .first()
+            .map_or(Value::Null, |d| json!(format!("{}\n\n{}", d.title, d.text))),
+        Err(_) => Value::Null,
+    }
 }
 
 /// A document's stored fields and counts, as search and document answers
