@@ -668,3 +668,21 @@ sieve_test!(serve_sigterm_finishes_the_request_in_flight, |_dir| {
     assert_eq!(status, 200, "the request in flight was answered");
     assert!(len > 1000);
 });
+
+sieve_test!(serve_openapi_describes_every_route, |_dir| {
+    let yaml = std::fs::read_to_string(repo_root().join("docs/openapi.yaml")).unwrap();
+    let routes = std::fs::read_to_string(repo_root().join("crates/serve/src/routes.rs")).unwrap();
+    let mut n = 0;
+    for part in routes.split(".route(\"").skip(1) {
+        let path = part.split('"').next().unwrap().replace("{name}", "{index}");
+        if path.starts_with("/assets/") {
+            continue;
+        }
+        assert!(
+            yaml.contains(&format!("\n  {path}:\n")),
+            "docs/openapi.yaml lacks {path}"
+        );
+        n += 1;
+    }
+    assert!(n >= 12, "{n} routes found");
+});

@@ -4,7 +4,8 @@ global statistics over shards), read topics/qrels/runs in every format
 sieve reads, evaluate and compare runs as ``sieve-search eval``/``compare``,
 and clean bytes with the UTF-8 cleaner. A thin layer over sieve's Rust
 libraries (no subprocess); results are pandas DataFrames with PyTerrier's
-columns. ``sieve.pyterrier.Retriever`` is the PyTerrier transformer.
+columns. ``sieve.pyterrier.Retriever`` is the PyTerrier transformer;
+``sieve.Client(url)`` searches an index served by ``sieve-search serve``.
 
     import sieve
     index = sieve.Index("IDX")
@@ -40,10 +41,12 @@ from ._core import (
     sweep,
     write_run,
 )
+from .client import Client
 from ._native import __version__
 
 __all__ = [
     "Index",
+    "Client",
     "build",
     "build_keywords",
     "read_topics",
