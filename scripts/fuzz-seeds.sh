@@ -22,6 +22,7 @@ seeds_of() {
         feedback_vectors) echo fuzz/seeds/feedback_vectors ;;
         weighted_queries) echo fuzz/seeds/weighted_queries ;;
         first_stage_run) echo tests/data/eval ;;
+        serve_params) echo fuzz/seeds/serve_params ;;
     esac
 }
 

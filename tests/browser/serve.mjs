@@ -211,7 +211,7 @@ async function cacm(name, size) {
   const fields = await page.textContent("#doc-body .shown .doc-fields");
   check(/source/.test(fields) && /charset/.test(fields) && /checked/.test(fields) && /UTF-8 errors/.test(fields), tag("the document view shows source, charset, checks and errors"), fields.slice(0, 200));
   const raw = await page.getAttribute("#doc-raw", "href");
-  check(raw === "/v1/cacm/doc/" + encodeURIComponent(docid) + "/raw", tag("the raw link"), raw);
+  check(raw === "/v1/cacm/raw?docid=" + encodeURIComponent(docid), tag("the raw link"), raw);
   const rawResp = await page.request.get(BASE + raw);
   check(rawResp.status() === 200 && (await rawResp.body()).length > 0, tag("the raw record is served"), rawResp.status());
   await shot(page, tag("04-doc"), false);
