@@ -32,6 +32,7 @@ mod comparison;
 pub mod encoding;
 mod error;
 mod page;
+mod pieces;
 pub mod show;
 pub mod svg;
 pub mod sweep_figure;

@@ -54,6 +54,7 @@ use tantivy::query::TermQuery;
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{DocAddress, IndexReader, TantivyDocument, Term};
 
+pub use crate::pieces::pieces;
 use crate::{Error, Result};
 
 /// One document as `show` prints it.
@@ -565,51 +566,6 @@ fn isolated(s: &str, out: &mut String) {
     out.push_str("<bdi>");
     escape(s, out);
     out.push_str("</bdi>");
-}
-
-/// The byte ranges of `text`'s tokens whose analysed term is in `terms`,
-/// in order, not overlapping.
-fn marks(
-    text: &str,
-    terms: &HashSet<String>,
-    analyzer: &EnglishAnalyzer,
-) -> Vec<std::ops::Range<usize>> {
-    let mut tokens = Vec::new();
-    if !terms.is_empty() {
-        analyzer.analyze_into(text, &mut tokens);
-    }
-    let mut at = 0;
-    let mut out = Vec::new();
-    for t in tokens.iter().filter(|t| terms.contains(&t.text)) {
-        if t.offset_from < at || t.offset_to > text.len() {
-            continue;
-        }
-        out.push(t.offset_from..t.offset_to);
-        at = t.offset_to;
-    }
-    out
-}
-
-/// `text` cut into pieces in order, each `(piece, marked)`: marked pieces
-/// are tokens whose analysed term is in `terms` (what the page marks).
-pub fn pieces<'t>(
-    text: &'t str,
-    terms: &HashSet<String>,
-    analyzer: &EnglishAnalyzer,
-) -> Vec<(&'t str, bool)> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    for r in marks(text, terms, analyzer) {
-        if r.start > at {
-            out.push((&text[at..r.start], false));
-        }
-        at = r.end;
-        out.push((&text[r], true));
-    }
-    if at < text.len() {
-        out.push((&text[at..], false));
-    }
-    out
 }
 
 /// `text`, escaped, with every token whose analysed term is in `terms`
