@@ -32,27 +32,23 @@ pub struct DocInfo {
     pub spam: Option<u8>,
     /// The WHATWG name of the charset its body was decoded with.
     pub charset: String,
-    /// The source that decided the charset (`http_header`, `bom`, `meta`,
-    /// ...; see `sieve_text::charset`).
-    pub charset_source: String,
+    /// The code of the source that decided the charset (the index's
+    /// `charset_source` fast field; `sieve_text::charset::CharsetSource::from_code`
+    /// names it).
+    pub charset_source: u64,
     /// Its body length in bytes.
     pub bytes: u64,
     /// Its seven UTF-8 error counts.
     pub counts: Utf8Counts,
 }
 
-/// The name of the source that decided `doc`'s charset (from its
-/// `charset_source` code; `unknown (CODE)` for a code this build does not
-/// know).
-fn charset_source(seg: &tantivy::SegmentReader, doc: DocId) -> String {
-    let code = seg
-        .fast_fields()
+/// The `charset_source` code of `doc` (0 when the column is absent).
+fn charset_source(seg: &tantivy::SegmentReader, doc: DocId) -> u64 {
+    seg.fast_fields()
         .u64(sieve_format::schema::CHARSET_SOURCE)
         .ok()
         .and_then(|c| c.first(doc))
-        .unwrap_or(0);
-    sieve_text::charset::CharsetSource::from_code(code)
-        .map_or_else(|| format!("unknown ({code})"), |s| s.key().to_string())
+        .unwrap_or(0)
 }
 
 /// The documents of `docids` found in `shards`, by docid (a docid not in

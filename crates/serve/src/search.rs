@@ -219,7 +219,8 @@ pub fn doc_json(d: &DocInfo) -> Value {
         "title": d.title,
         "spam": d.spam,
         "charset": d.charset,
-        "charset_source": d.charset_source,
+        "charset_source": sieve_text::charset::CharsetSource::from_code(d.charset_source)
+            .map_or_else(|| format!("unknown ({})", d.charset_source), |s| s.key().to_string()),
         "bytes": d.bytes,
         "errors": errors,
     })
