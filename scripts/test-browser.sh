@@ -30,20 +30,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n==> %s\n' "$*"; }
 OUT=${OUT:-target/browser-check}
-CHROMIUM=${CHROMIUM:-chromium}
 
 step "Chromium"
-if ! command -v "$CHROMIUM" >/dev/null 2>&1; then
-  if [[ $(id -u) == 0 ]]; then
-    apt-get install -y chromium
-  elif sudo -n true 2>/dev/null; then
-    sudo apt-get install -y chromium
-  else
-    echo "test-browser: Chromium is missing; install it (Debian/Ubuntu: apt-get install -y chromium) or set CHROMIUM" >&2
-    exit 1
-  fi
-fi
-"$CHROMIUM" --version
+. scripts/chromium.sh
+ensure_chromium test-browser
 
 step "build the sieve binaries (debug)"
 cargo build --locked --bins -p sieve

@@ -28,21 +28,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n==> %s\n' "$*"; }
 OUT=${OUT:-target/serve-browser}
-CHROMIUM=${CHROMIUM:-chromium}
 
 step "Chromium"
-if ! command -v "$CHROMIUM" >/dev/null 2>&1; then
-  if [[ $(id -u) == 0 ]]; then
-    apt-get install -y chromium
-  elif sudo -n true 2>/dev/null; then
-    sudo apt-get install -y chromium
-  else
-    echo "test-serve-browser: Chromium is missing; install it (Debian/Ubuntu: apt-get install -y chromium) or set CHROMIUM" >&2
-    exit 1
-  fi
-fi
-CHROMIUM=$(command -v "$CHROMIUM")
-"$CHROMIUM" --version
+. scripts/chromium.sh
+ensure_chromium test-serve-browser
 
 step "playwright-core (the version in tests/browser/package-lock.json)"
 if ! command -v npm >/dev/null 2>&1; then
