@@ -14,10 +14,10 @@
 #
 # Each line: {"system", "index", "clients", "seconds", "requests", "rps", "p50_ms", "p99_ms",
 # "errors", "non2xx", "max_rss_kb", "socket_errors": {"connect", "read", "write", "timeout"},
-# "mean_ms", "max_ms", "threads", "duration_s", "load"}. `errors` counts socket errors only
-# (connect, read, write, timeout; detail in socket_errors); `non2xx` counts answers whose status
-# is not 2xx; latencies are wrk's (completed requests only; a request slower than TIMEOUT is a
-# timeout error). `seconds` is wrk's measured duration, `rps` requests / seconds; `max_rss_kb` is
+# "mean_ms", "max_ms", "threads", "duration_s", "load"}. `errors` counts every failed request:
+# socket errors (connect, read, write), timeouts and answers whose status is not 2xx; `non2xx` is
+# the non-2xx part of it and `socket_errors` the rest by kind. Latencies are wrk's (completed
+# requests only, non-2xx answers included; a request slower than TIMEOUT is a timeout error). `seconds` is wrk's measured duration, `rps` requests / seconds; `max_rss_kb` is
 # the server's peak RSS since it started. `load` is the 1-minute load average before the level.
 #
 # Environment: DURATION (seconds per level, default 30), CLIENTS (default "1 8 32 128"), THREADS
@@ -100,7 +100,7 @@ rec = {
     "seconds": round(s["seconds"], 3), "requests": s["requests"],
     "rps": round(s["requests"] / s["seconds"], 1) if s["seconds"] > 0 else 0.0,
     "p50_ms": round(s["p50_ms"], 3), "p99_ms": round(s["p99_ms"], 3),
-    "errors": s["connect"] + s["read"] + s["write"] + s["timeout"],
+    "errors": s["connect"] + s["read"] + s["write"] + s["timeout"] + s["non2xx"],
     "non2xx": s["non2xx"], "max_rss_kb": int(hwm),
     "socket_errors": {k: s[k] for k in ("connect", "read", "write", "timeout")},
     "mean_ms": round(s["mean_ms"], 3), "max_ms": round(s["max_ms"], 3),

@@ -3,7 +3,7 @@
 clients hold connections, and how long does the server keep each slow connection?
 
     python3 bench/serve_slow.py BASE_URL [--queries FILE] [--slow-headers 64] [--no-readers 16]
-        [--duration 60] [--baseline 5] [--large-hits 1000] [--timeout 10] [--json OUT]
+        [--duration 60] [--baseline 5] [--large-hits 10000] [--timeout 10] [--json OUT]
 
 BASE_URL is the search URL up to the query's value, as for bench/serve_load.sh
 (http://127.0.0.1:8080/v1/web/search?hits=10&query=); queries come from FILE (one URL-encoded
@@ -194,7 +194,7 @@ def main():
     ap.add_argument("--no-readers", type=int, default=16)
     ap.add_argument("--duration", type=float, default=60.0)
     ap.add_argument("--baseline", type=float, default=5.0)
-    ap.add_argument("--large-hits", type=int, default=1000)
+    ap.add_argument("--large-hits", type=int, default=10000)
     ap.add_argument("--timeout", type=float, default=10.0)
     ap.add_argument("--json")
     a = ap.parse_args()

@@ -159,6 +159,16 @@ impl Iterator for Corpus {
     }
 }
 
+/// Writes `d` as the TREC record the search bench indexes (the raw words,
+/// unanalysed), so a peer given these bytes indexes exactly what sieve did.
+pub fn write_trec_doc(w: &mut impl std::io::Write, d: &SynDoc) -> std::io::Result<()> {
+    write!(
+        w,
+        "<DOC>\n<DOCNO>{}</DOCNO>\n<TEXT>\n{} \n</TEXT>\n</DOC>\n",
+        d.docid, d.text
+    )
+}
+
 /// The search bench's topic files (in `topics/`), in its order.
 pub const TOPIC_FILES: [&str; 5] = [
     "topics.web.1-50.txt",

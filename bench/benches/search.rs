@@ -46,7 +46,7 @@ use std::time::{Duration, Instant};
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use sieve_analysis::{AnalyzerConfig, EnglishAnalyzer};
-use sieve_bench::synth::{Corpus, bench_dir, topic_terms};
+use sieve_bench::synth::{Corpus, bench_dir, topic_terms, write_trec_doc};
 use sieve_filters::docfilter::Unscored;
 use sieve_format::manifest::read_manifest;
 use sieve_format::schema::TextField;
@@ -82,12 +82,7 @@ fn write_corpus(dir: &Path, docs: usize) -> (Vec<PathBuf>, PathBuf) {
             files.push(path);
         }
         let o = out.as_mut().expect("open corpus file");
-        write!(
-            o,
-            "<DOC>\n<DOCNO>{}</DOCNO>\n<TEXT>\n{} \n</TEXT>\n</DOC>\n",
-            d.docid, d.text
-        )
-        .unwrap();
+        write_trec_doc(o, &d).unwrap();
         writeln!(sp, "{} {}", d.spam, d.docid).unwrap();
     }
     if let Some(o) = out.take() {

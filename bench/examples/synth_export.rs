@@ -13,11 +13,20 @@
 //! documents without the file); `TOPICS_OUT` gets `N<TAB>terms` for the
 //! bench's topics in the bench's order (Web 1-200 titles, then robust04),
 //! `N` counting from 0, repeated terms repeated.
+//!
+//! ```sh
+//! cargo run --release -p sieve-bench --example synth_export -- --trec DOCS TREC_OUT
+//! ```
+//!
+//! writes instead the TREC records the search bench indexes (raw words,
+//! unanalysed, byte for byte as the bench writes them; `-` for standard
+//! output), for a peer that analyses text itself as sieve does (Anserini's
+//! English analyser: Lucene's stopwords, Porter).
 use std::fs::File;
 use std::io::{BufWriter, Write};
 
 use sieve_analysis::{AnalyzerConfig, EnglishAnalyzer};
-use sieve_bench::synth::{Corpus, topic_terms};
+use sieve_bench::synth::{Corpus, topic_terms, write_trec_doc};
 
 /// `s` as a JSON string (the analyser's terms are plain, but be exact).
 fn json_string(s: &str, out: &mut String) {
@@ -33,10 +42,41 @@ fn json_string(s: &str, out: &mut String) {
     out.push('"');
 }
 
+/// Standard output for `-`, else a new file.
+fn sink(path: &str) -> BufWriter<Box<dyn Write>> {
+    let w: Box<dyn Write> = if path == "-" {
+        Box::new(std::io::stdout().lock())
+    } else {
+        Box::new(File::create(path).expect("create docs file"))
+    };
+    BufWriter::with_capacity(1 << 20, w)
+}
+
+/// `--trec DOCS OUT`: the bench's TREC records.
+fn export_trec(docs: usize, out: &str) {
+    let mut out = sink(out);
+    for (i, d) in Corpus::new(docs).enumerate() {
+        if write_trec_doc(&mut out, &d).is_err() {
+            // The reader went away (a closed pipe): stop quietly.
+            std::process::exit(1);
+        }
+        if (i + 1) % 1_000_000 == 0 {
+            eprintln!("synth_export: {} documents", i + 1);
+        }
+    }
+    out.flush().expect("write docs");
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, docs, out] = args.as_slice()
+        && flag == "--trec"
+    {
+        export_trec(docs.parse().expect("DOCS is a number"), out);
+        return;
+    }
     let [docs, docs_out, topics_out] = args.as_slice() else {
-        eprintln!("usage: synth_export DOCS DOCS_OUT|- TOPICS_OUT");
+        eprintln!("usage: synth_export DOCS DOCS_OUT|- TOPICS_OUT\n       synth_export --trec DOCS TREC_OUT|-");
         std::process::exit(2);
     };
     let docs: usize = docs.parse().expect("DOCS is a number");
@@ -51,12 +91,7 @@ fn main() {
     topics.flush().expect("write topics");
     eprintln!("synth_export: {n} topics");
 
-    let sink: Box<dyn Write> = if docs_out == "-" {
-        Box::new(std::io::stdout().lock())
-    } else {
-        Box::new(File::create(docs_out).expect("create docs file"))
-    };
-    let mut out = BufWriter::with_capacity(1 << 20, sink);
+    let mut out = sink(docs_out);
     let mut line = String::new();
     for (i, d) in Corpus::new(docs).enumerate() {
         line.clear();
