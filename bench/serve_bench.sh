@@ -118,7 +118,7 @@ rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 print(f"{'system':9} {'index':6} {'clients':>7} {'rps':>8} {'p50 ms':>8} {'p99 ms':>8} {'failed':>6} {'RSS MB':>7}")
 for r in rows:
     print(f"{r['system']:9} {r['index']:6} {r['clients']:>7} {r['rps']:>8.1f} {r['p50_ms']:>8.2f} "
-          f"{r['p99_ms']:>8.2f} {r['errors'] + r['non2xx']:>6} {r['max_rss_kb'] / 1024:>7.0f}")
+          f"{r['p99_ms']:>8.2f} {r['errors']:>6} {r['max_rss_kb'] / 1024:>7.0f}")
 by = {(r['system'], r['index'], r['clients']): r for r in rows}
 for index in sorted({r['index'] for r in rows}):
     s1, s8, s32 = (by.get(('sieve', index, c)) for c in (1, 8, 32))
