@@ -16,7 +16,7 @@
 # is its stored fields (parse=true), Anserini's the stored raw document.
 #
 # Run it on a quiet machine (the figures are only as good as its idleness): wrk shares the
-# two cores with the server. Environment: DURATION (default 30), CLIENTS (default "1 8 32 128"),
+# two cores with the server. Indexes and logs go to $CARGO_TARGET_DIR/serve-bench. Environment: DURATION (default 30), CLIENTS (default "1 8 32 128"),
 # SIEVE_BENCH_DATA (default target/bench-data), CARGO_TARGET_DIR (default target), SKIP_ANSERINI=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +24,8 @@ ROOT=$PWD
 OUT=${1:-bench/runs/$(date +%F)-serve}
 DATA=${SIEVE_BENCH_DATA:-$ROOT/target/bench-data}
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
-mkdir -p "$OUT"
+WORK=$TARGET/serve-bench
+mkdir -p "$OUT" "$WORK"
 RESULTS=$OUT/results.jsonl
 : >"$RESULTS"
 step() { printf '\n==> %s\n' "$*" >&2; }
@@ -32,20 +33,19 @@ step() { printf '\n==> %s\n' "$*" >&2; }
 step "release binaries"
 cargo build --release --locked --bin sieve-search --bin sieve-index >&2
 BIN=$TARGET/release
-python3 bench/serve_queries.py "$OUT/queries.txt" >&2
-head -n 200 "$OUT/queries.txt" >"$OUT/queries-web.txt"
-tail -n 64 "$OUT/queries.txt" >"$OUT/queries-cacm.txt"
+python3 bench/serve_queries.py "$WORK/queries.txt" >&2
+head -n 200 "$WORK/queries.txt" >"$OUT/queries-web.txt"
+tail -n 64 "$WORK/queries.txt" >"$OUT/queries-cacm.txt"
 
 step "CACM index (sieve)"
-CACM=$OUT/work/cacm
+CACM=$WORK/cacm
 rm -rf "$CACM"
-mkdir -p "$OUT/work"
 "$BIN/sieve-index" build --input tests/data/cacm/cacm.trec.gz \
     --spam tests/data/spam/made-up-cacm-spam.txt --index "$CACM" >&2
 
 # sieve_load NAME DIR QUERIES: sieve-search serve on DIR, the load levels, then stopped.
 sieve_load() {
-  local name=$1 dir=$2 queries=$3 log=$OUT/work/sieve-$1.log
+  local name=$1 dir=$2 queries=$3 log=$WORK/sieve-$1.log
   "$BIN/sieve-search" serve --index "$name=$dir" --bind 127.0.0.1:0 >"$log.out" 2>"$log" &
   local pid=$!
   for _ in $(seq 100); do [[ -s "$log.out" ]] && break; sleep 0.1; done
@@ -58,8 +58,8 @@ sieve_load() {
     python3 bench/serve_slow.py "$url/v1/$name/search?hits=10&query=" --queries "$queries" \
         --duration 30 --json "$OUT/slow-sieve-$name.json" >&2 || echo "serve_bench: slow-client check failed" >&2
     step "SIGTERM during a batch run (sieve, $name)"
-    curl -s -o "$OUT/work/batch.run" -w '%{http_code}\n' --data-binary @topics/topics.cacm.txt \
-        "$url/v1/$name/run?feedback=rm3&hits=1000" >"$OUT/work/batch.status" &
+    curl -s -o "$WORK/batch.run" -w '%{http_code}\n' --data-binary @topics/topics.cacm.txt \
+        "$url/v1/$name/run?feedback=rm3&hits=1000" >"$WORK/batch.status" &
     local curl_pid=$!
     sleep 0.3
   fi
@@ -69,13 +69,13 @@ sieve_load() {
   if [[ $name == cacm ]]; then
     wait "$curl_pid" || true
     printf '{"sigterm_exit_code": %d, "in_flight_status": "%s", "in_flight_run_lines": %d}\n' \
-        "$code" "$(cat "$OUT/work/batch.status")" "$(wc -l <"$OUT/work/batch.run")" | tee "$OUT/sigterm.json" >&2
+        "$code" "$(cat "$WORK/batch.status")" "$(wc -l <"$WORK/batch.run")" | tee "$OUT/sigterm.json" >&2
   fi
 }
 
 # anserini_load NAME INDEX_DIR QUERIES: Anserini's RestServer on INDEX_DIR, the load levels.
 anserini_load() {
-  local name=$1 dir=$2 queries=$3 port log=$OUT/work/anserini-$1.log
+  local name=$1 dir=$2 queries=$3 port log=$WORK/anserini-$1.log
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   bash bench/peers/anserini_rest.sh serve "$dir" "$port" >"$log.out" 2>"$log" &
   local wrapper=$!
@@ -100,7 +100,7 @@ fi
 
 if [[ ${SKIP_ANSERINI:-0} != 1 ]]; then
   step "Anserini, CACM"
-  ACACM=$OUT/work/anserini/cacm-local
+  ACACM=$WORK/anserini/cacm-local
   [[ -d $ACACM ]] || bash bench/peers/anserini_rest.sh index-cacm "$ACACM" >&2
   anserini_load cacm "$ACACM" "$OUT/queries-cacm.txt"
   if [[ -d "$DATA/anserini-1000000/search-1000000" ]]; then
