@@ -76,7 +76,9 @@ fn main() {
         return;
     }
     let [docs, docs_out, topics_out] = args.as_slice() else {
-        eprintln!("usage: synth_export DOCS DOCS_OUT|- TOPICS_OUT\n       synth_export --trec DOCS TREC_OUT|-");
+        eprintln!(
+            "usage: synth_export DOCS DOCS_OUT|- TOPICS_OUT\n       synth_export --trec DOCS TREC_OUT|-"
+        );
         std::process::exit(2);
     };
     let docs: usize = docs.parse().expect("DOCS is a number");
