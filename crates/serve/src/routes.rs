@@ -162,13 +162,12 @@ where
     T: Send + 'static,
     F: FnOnce(&App) -> Result<T, ApiError> + Send + 'static,
 {
-    if app.waiting.fetch_add(1, Ordering::SeqCst) >= MAX_WAITING + app.worker_count {
-        app.waiting.fetch_sub(1, Ordering::SeqCst);
+    let Some(_admitted) = Admitted::new(&app) else {
         return Err(ApiError::new(
             503,
             "the server is saturated: try again shortly",
         ));
-    }
+    };
     let permit = Arc::clone(&app.workers).acquire_owned().await;
     let app2 = Arc::clone(&app);
     let out = tokio::task::spawn_blocking(move || {
@@ -176,8 +175,29 @@ where
         f(&app2)
     })
     .await;
-    app.waiting.fetch_sub(1, Ordering::SeqCst);
     out.unwrap_or_else(|e| Err(ApiError::new(500, format!("the request failed: {e}"))))
+}
+
+/// A request counted in [`App::waiting`] while it lives: dropped when the
+/// request ends, or when its client goes away and the handler's future
+/// is dropped while it waits (so an abandoned request is never counted
+/// for ever).
+struct Admitted(Arc<App>);
+
+impl Admitted {
+    /// Counts a request in, unless as many as the workers and
+    /// [`MAX_WAITING`] are already in.
+    fn new(app: &Arc<App>) -> Option<Admitted> {
+        let before = app.waiting.fetch_add(1, Ordering::SeqCst);
+        let admitted = Admitted(Arc::clone(app));
+        (before < MAX_WAITING + app.worker_count).then_some(admitted)
+    }
+}
+
+impl Drop for Admitted {
+    fn drop(&mut self) {
+        self.0.waiting.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 async fn health(State(app): Shared) -> Response {
