@@ -1,7 +1,7 @@
 //! Checks on the repository itself rather than on the binaries: no tracked
 //! file names a directory of one particular machine.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -393,4 +393,71 @@ fn searcher_compiles_no_crawl_reader_html_extractor_charset_detector_or_parquet(
             "sieve-searcher depends on {banned}: {deps:?}"
         );
     }
+}
+
+/// Each package's features in `cargo tree` over the edge kinds `edges`
+/// (host platform; `args` choose the packages), unioned over its lines.
+fn tree_features(args: &[&str], edges: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args([
+            "tree",
+            "--locked",
+            "--offline",
+            "--prefix",
+            "none",
+            "-e",
+            edges,
+        ])
+        .args(["-f", "{p}|{f}"])
+        .args(args)
+        .env_remove("RUSTC_WORKSPACE_WRAPPER")
+        .env_remove("CLIPPY_ARGS")
+        .stdin(std::process::Stdio::null())
+        .current_dir(repo_root())
+        .output()
+        .expect("run cargo tree");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut features: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let Some((package, list)) = line.split_once('|') else {
+            continue;
+        };
+        let list = list.trim_end_matches(" (*)");
+        let set = features.entry(package.to_string()).or_default();
+        set.extend(list.split(',').filter(|f| !f.is_empty()).map(String::from));
+    }
+    features
+}
+
+/// maturin builds the Python extension's crate alone; where a shared
+/// dependency's features differ from the workspace build's, the test
+/// command's Python step compiles it, and every crate above it (tantivy,
+/// parquet, all of sieve), a second time. python/Cargo.toml lists the
+/// crates whose features it must turn on to match.
+#[test]
+fn python_extension_is_built_with_the_workspace_features() {
+    let workspace = tree_features(&["--workspace"], "normal,build,dev");
+    let python = tree_features(&["-p", "sieve-python"], "normal,build");
+    assert!(
+        python.keys().any(|p| p.starts_with("tantivy ")),
+        "{python:?}"
+    );
+    let differ: Vec<String> = python
+        .iter()
+        .filter(|(package, features)| workspace.get(*package) != Some(features))
+        .map(|(package, features)| {
+            let all = workspace.get(package).cloned().unwrap_or_default();
+            let missing: Vec<&String> = all.difference(features).collect();
+            format!("{package}: turn on {missing:?}")
+        })
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "python/Cargo.toml: match the workspace's features: {differ:#?}"
+    );
 }
