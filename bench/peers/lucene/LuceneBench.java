@@ -19,7 +19,8 @@
 // positions, norms kept), BM25Similarity(k1, b) on the IndexWriterConfig, no compound files, then
 // forceMerge(1) to one segment, as the search-benchmark-game's Lucene engines do (a no-op when the
 // RAM buffer, --ram-mb, held every document and one segment was flushed). Prints one JSON line
-// {"what": "lucene index", "docs", "seconds", "bytes", ...}; seconds include the merge and commit.
+// {"what": "lucene index", "docs", "seconds", "bytes", ...}; seconds include the last flush, the
+// merge and the commit, which flush_merge_seconds gives alone.
 //
 // search: IndexSearcher over the one segment, no executor (one thread), query cache off,
 // BM25Similarity(k1, b). A topic's terms become a BooleanQuery of SHOULD TermQuery clauses, a term
@@ -199,7 +200,7 @@ public final class LuceneBench {
     long t1 = System.nanoTime();
     System.out.printf(
         "{\"what\": \"lucene index\", \"index\": %s, \"docs\": %d, \"seconds\": %.3f, "
-            + "\"merge_seconds\": %.3f, \"bytes\": %d, \"k1\": %s, \"b\": %s, \"lucene\": %s, "
+            + "\"flush_merge_seconds\": %.3f, \"bytes\": %d, \"k1\": %s, \"b\": %s, \"lucene\": %s, "
             + "\"java\": %s}%n",
         json(dir.toString()), n, (t1 - t0) / 1e9, (t1 - merge0) / 1e9, dirBytes(dir), k1, b,
         json(Version.LATEST.toString()), json(System.getProperty("java.version")));
