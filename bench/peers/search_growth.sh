@@ -18,7 +18,8 @@
 # (bench/peers/lucene/LuceneBench.java, compiled by setup_lucene.sh against the Anserini jar's
 # Lucene; Maven Central is out of reach here, so no Lucene 10) is given the same documents and
 # topics, indexed once under $SIEVE_BENCH_DATA/lucene-N (one thread, forceMerge to one segment) and
-# timed in one warm JVM (fixed heap LUCENE_HEAP, default 4g, as -Xms and -Xmx; ParallelGC) at the
+# timed in one warm JVM (fixed heap LUCENE_HEAP, default 4g, as -Xms and -Xmx; ParallelGC; the
+# JDK 17 of setup_lucene.sh, or LUCENE_JAVA) at the
 # same k1/b: BooleanQuery of SHOULD TermQuery clauses, top k with hits counted only up to k, which
 # Lucene 9.9.1 scores with MaxScoreBulkScorer (block-max MaxScore). Lucene runs by default once
 # setup_lucene.sh has compiled it, and is skipped (said so) otherwise. Everything goes to
@@ -69,7 +70,9 @@ if [[ $LUCENE == 1 && ! -f "$LUCENE_DIR/LuceneBench.class" ]]; then
   LUCENE=0
 fi
 if [[ $LUCENE == 1 ]]; then
-  LUCENE_JAVA="$(cat "$LUCENE_DIR/java.path")"
+  # The JDK 17 that compiled it unless LUCENE_JAVA names another java (Lucene 9.9.1 maps the
+  # index with MemorySegments on Java 19-21, with MappedByteBuffers on 17).
+  LUCENE_JAVA="${LUCENE_JAVA:-$(cat "$LUCENE_DIR/java.path")}"
   LUCENE_CP="$LUCENE_DIR:$(cat "$LUCENE_DIR/jar.path")"
   LUCENE_HEAP="${LUCENE_HEAP:-4g}"
   lucene() { # lucene MODE ARGS...: LuceneBench in a JVM with a fixed heap
