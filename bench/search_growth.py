@@ -31,12 +31,14 @@ SYSTEMS = {
     "pisa_block_max_wand": ("PISA 0.4.9 block_max_wand", "#0072B2", "", "triangle"),
     "pisa_block_max_maxscore": ("PISA 0.4.9 block_max_maxscore", "#009E73", "5,2", "triangle"),
     "pisa_maxscore": ("PISA 0.4.9 maxscore", "#D55E00", "1,2", "diamond"),
+    # Reddish purple is the filter rows' too, but they are not drawn.
+    "lucene": ("Lucene 9.9.1 (BM25 0.9/0.4)", "#CC79A7", "8,3", "down-triangle"),
     "full": ("sieve + filter, full stats", "#CC79A7", "4,2,1,2", "circle"),
     "filtered": ("sieve + filter, filtered stats", "#F0E442", "4,2,1,2", "circle"),
 }
 # Drawn in the figure (the filter rows stay in the table).
 PLOTTED = ["plain", "four", "tantivy", "pisa_block_max_wand", "pisa_block_max_maxscore",
-           "pisa_maxscore"]
+           "pisa_maxscore", "lucene"]
 
 
 def load(path):
@@ -116,6 +118,9 @@ def marker(kind, x, y, colour):
         return f'<rect x="{x - r:.1f}" y="{y - r:.1f}" width="{2 * r:.1f}" height="{2 * r:.1f}" fill="{colour}"/>'
     if kind == "triangle":
         pts = f"{x:.1f},{y - r - 1:.1f} {x - r - 1:.1f},{y + r:.1f} {x + r + 1:.1f},{y + r:.1f}"
+        return f'<polygon points="{pts}" fill="{colour}"/>'
+    if kind == "down-triangle":
+        pts = f"{x:.1f},{y + r + 1:.1f} {x - r - 1:.1f},{y - r:.1f} {x + r + 1:.1f},{y - r:.1f}"
         return f'<polygon points="{pts}" fill="{colour}"/>'
     if kind == "diamond":
         pts = f"{x:.1f},{y - r - 1:.1f} {x + r + 1:.1f},{y:.1f} {x:.1f},{y + r + 1:.1f} {x - r - 1:.1f},{y:.1f}"

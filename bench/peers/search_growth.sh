@@ -1,18 +1,28 @@
 #!/usr/bin/env bash
-# Query latency of sieve, tantivy and PISA on the search bench's synthetic collection, at several
+# Query latency of sieve, tantivy, PISA and Lucene on the search bench's synthetic collection, at several
 # collection sizes: the table and figure of bench/README.md, "Search latency against
 # size".
 #
 #   bench/peers/setup_pisa.sh                       # once
+#   bench/peers/setup_lucene.sh                     # once, for Lucene (after setup.sh)
 #   bench/peers/search_growth.sh [--docs "100000 1000000"] [--hits "10 1000"] [--runs 3]
-#                                [--rounds 1] [--no-pisa] [--no-rust] [--output-dir DIR]
+#                                [--rounds 1] [--no-pisa] [--no-rust] [--no-lucene]
+#                                [--output-dir DIR]
 #
 # Per collection size: the Rust search bench (`cargo bench -p sieve-bench --bench search`, which
 # builds the sieve index once under $SIEVE_BENCH_DATA, default target/bench-data) times tantivy's
 # BM25 TopDocs and sieve's scorer, each topic in turn, for each k; then PISA
 # (bench/peers/pisa_search.py) is given the same documents and topics, analysed by sieve
 # (`synth_export`), indexed once under $SIEVE_BENCH_DATA/pisa-N, and timed with block_max_wand,
-# block_max_maxscore and maxscore at the same k1/b (0.9/0.4). Everything goes to
+# block_max_maxscore and maxscore at the same k1/b (0.9/0.4); then Lucene 9.9.1
+# (bench/peers/lucene/LuceneBench.java, compiled by setup_lucene.sh against the Anserini jar's
+# Lucene; Maven Central is out of reach here, so no Lucene 10) is given the same documents and
+# topics, indexed once under $SIEVE_BENCH_DATA/lucene-N (one thread, forceMerge to one segment) and
+# timed in one warm JVM (fixed heap LUCENE_HEAP, default 4g, as -Xms and -Xmx; ParallelGC; the
+# JDK 17 of setup_lucene.sh, or LUCENE_JAVA) at the
+# same k1/b: BooleanQuery of SHOULD TermQuery clauses, top k with hits counted only up to k, which
+# Lucene 9.9.1 scores with MaxScoreBulkScorer (block-max MaxScore). Lucene runs by default once
+# setup_lucene.sh has compiled it, and is skipped (said so) otherwise. Everything goes to
 # OUT/results.jsonl (one object per system, size and k), then bench/search_growth.py writes
 # OUT/table.md and OUT/search-growth.svg. One thread everywhere. Not part of CI.
 #
@@ -30,6 +40,7 @@ RUNS=3
 ROUNDS=1
 PISA=1
 RUST=1
+LUCENE=1
 OUT=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -39,6 +50,7 @@ while [[ $# -gt 0 ]]; do
     --rounds) ROUNDS="$2"; shift 2 ;;
     --no-pisa) PISA=0; shift ;;
     --no-rust) RUST=0; shift ;;
+    --no-lucene) LUCENE=0; shift ;;
     --output-dir) OUT="$2"; shift 2 ;;
     *) echo "search_growth: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -52,16 +64,36 @@ if [[ $PISA == 1 && ! -x "$PY" ]]; then
   echo "search_growth: run bench/peers/setup_pisa.sh first (or give --no-pisa)" >&2
   exit 1
 fi
+LUCENE_DIR="$HERE/.cache/lucene-bench"
+if [[ $LUCENE == 1 && ! -f "$LUCENE_DIR/LuceneBench.class" ]]; then
+  echo "search_growth: Lucene skipped: not compiled (run bench/peers/setup_lucene.sh)" >&2
+  LUCENE=0
+fi
+if [[ $LUCENE == 1 ]]; then
+  # The JDK 17 that compiled it unless LUCENE_JAVA names another java (Lucene 9.9.1 maps the
+  # index with MemorySegments on Java 19-21, with MappedByteBuffers on 17).
+  LUCENE_JAVA="${LUCENE_JAVA:-$(cat "$LUCENE_DIR/java.path")}"
+  LUCENE_CP="$LUCENE_DIR:$(cat "$LUCENE_DIR/jar.path")"
+  LUCENE_HEAP="${LUCENE_HEAP:-4g}"
+  lucene() { # lucene MODE ARGS...: LuceneBench in a JVM with a fixed heap
+    "$LUCENE_JAVA" -Xms"$LUCENE_HEAP" -Xmx"$LUCENE_HEAP" -XX:+UseParallelGC -cp "$LUCENE_CP" \
+      LuceneBench "$@"
+  }
+fi
 
 cd "$ROOT"
 cargo build --release -p sieve-bench --example synth_export >&2
-BENCH="$(cargo bench -p sieve-bench --bench search --no-run --message-format=json 2>/dev/null \
-  | "${PYTHON:-python3}" -c 'import json,sys
+SYNTH="${CARGO_TARGET_DIR:-$ROOT/target}/release/examples/synth_export"
+BENCH=""
+if [[ $RUST == 1 ]]; then
+  BENCH="$(cargo bench -p sieve-bench --bench search --no-run --message-format=json 2>/dev/null \
+    | "${PYTHON:-python3}" -c 'import json,sys
 for l in sys.stdin:
     m = json.loads(l)
     if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "search" and m.get("executable"):
         print(m["executable"])')"
-echo "search_growth: bench binary $BENCH, results in $OUT" >&2
+fi
+echo "search_growth: bench binary ${BENCH:-(none: --no-rust)}, results in $OUT" >&2
 
 for round in $(seq 1 "$ROUNDS"); do
 for n in $DOCS; do
@@ -84,11 +116,11 @@ for n in $DOCS; do
     topics="$DATA/pisa-$n.topics.tsv"
     echo "search_growth: round $round, $n docs: PISA (load $(cut -d' ' -f1 /proc/loadavg))" >&2
     if [[ -f "$idx/pt_meta.json" || -f "$idx/pt_pisa_config.json" ]]; then
-      "$ROOT/target/release/examples/synth_export" 0 /dev/null "$topics" 2>/dev/null
+      "$SYNTH" 0 /dev/null "$topics" 2>/dev/null
       "$PY" "$HERE/pisa_search.py" --index "$idx" --topics "$topics" \
           --hits $HITS --runs "$RUNS" 2> "$OUT/pisa-$n.err"
     else
-      "$ROOT/target/release/examples/synth_export" "$n" - "$topics" 2>/dev/null \
+      "$SYNTH" "$n" - "$topics" 2>/dev/null \
         | "$PY" "$HERE/pisa_search.py" --index "$idx" --topics "$topics" --docs - \
             --hits $HITS --runs "$RUNS" 2> "$OUT/pisa-$n.err"
     fi \
@@ -101,6 +133,33 @@ for l in sys.stdin:
         r["system"] = "pisa_" + r["algorithm"]
         r["docs"] = '"$n"'
         r["round"] = '"$round"'
+    print(json.dumps(r))' >> "$OUT/results.jsonl"
+  fi
+  if [[ $LUCENE == 1 ]]; then
+    idx="$DATA/lucene-$n"
+    topics="$DATA/lucene-$n.topics.tsv"
+    echo "search_growth: round $round, $n docs: Lucene (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+    if ! ls "$idx"/segments_* >/dev/null 2>&1; then
+      # Built aside and renamed, so an interrupted build is never taken for an index.
+      rm -rf "$idx.tmp"
+      "$SYNTH" "$n" - "$topics" 2>/dev/null \
+        | lucene index --index "$idx.tmp" --docs - 2> "$OUT/lucene-$n-index.err" \
+        | "${PYTHON:-python3}" -c 'import json,sys
+for l in sys.stdin:
+    r = json.loads(l)
+    r["index"] = "'"$idx"'"
+    r["round"] = '"$round"'
+    print(json.dumps(r))' >> "$OUT/results.jsonl"
+      mv "$idx.tmp" "$idx"
+    fi
+    "$SYNTH" 0 /dev/null "$topics" 2>/dev/null
+    lucene search --index "$idx" --topics "$topics" --hits $HITS --runs "$RUNS" \
+        2> "$OUT/lucene-$n.err" \
+      | "${PYTHON:-python3}" -c 'import json,sys
+for l in sys.stdin:
+    r = json.loads(l)
+    r["docs"] = '"$n"'
+    r["round"] = '"$round"'
     print(json.dumps(r))' >> "$OUT/results.jsonl"
   fi
 done
