@@ -259,26 +259,32 @@ fn normal_dependencies(name: &str) -> Vec<String> {
     seen.into_iter().collect()
 }
 
-/// `cargo metadata` of the workspace, resolved.
-fn cargo_metadata() -> serde_json::Value {
+/// The standard output of `cargo ARGS` in the repository, which must succeed.
+fn cargo_output(args: &[&str]) -> Vec<u8> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    // Without the test command's lint wrapper: metadata compiles nothing,
-    // and cargo's compiler probe through clippy-driver, run from inside
-    // `cargo test`, fails.
+    // Without the test command's lint wrapper: metadata and tree compile
+    // nothing, and cargo's compiler probe through clippy-driver, run from
+    // inside `cargo test`, fails.
     let out = Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--locked", "--offline"])
+        .args(args)
         .env_remove("RUSTC_WORKSPACE_WRAPPER")
         .env_remove("CLIPPY_ARGS")
         .stdin(std::process::Stdio::null())
         .current_dir(repo_root())
         .output()
-        .expect("run cargo metadata");
+        .expect("run cargo");
     assert!(
         out.status.success(),
-        "{}",
+        "cargo {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    out.stdout
+}
+
+/// `cargo metadata` of the workspace, resolved.
+fn cargo_metadata() -> serde_json::Value {
+    let args = ["metadata", "--format-version", "1", "--locked", "--offline"];
+    serde_json::from_slice(&cargo_output(&args)).unwrap()
 }
 
 /// The names of the packages that are compiled only for the compiler's
@@ -398,32 +404,20 @@ fn searcher_compiles_no_crawl_reader_html_extractor_charset_detector_or_parquet(
 /// Each package's features in `cargo tree` over the edge kinds `edges`
 /// (host platform; `args` choose the packages), unioned over its lines.
 fn tree_features(args: &[&str], edges: &str) -> BTreeMap<String, BTreeSet<String>> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .args([
-            "tree",
-            "--locked",
-            "--offline",
-            "--prefix",
-            "none",
-            "-e",
-            edges,
-        ])
-        .args(["-f", "{p}|{f}"])
-        .args(args)
-        .env_remove("RUSTC_WORKSPACE_WRAPPER")
-        .env_remove("CLIPPY_ARGS")
-        .stdin(std::process::Stdio::null())
-        .current_dir(repo_root())
-        .output()
-        .expect("run cargo tree");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let mut all = vec![
+        "tree",
+        "--locked",
+        "--offline",
+        "--prefix",
+        "none",
+        "-e",
+        edges,
+    ];
+    all.extend(["-f", "{p}|{f}"]);
+    all.extend(args);
+    let stdout = cargo_output(&all);
     let mut features: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for line in String::from_utf8(out.stdout).unwrap().lines() {
+    for line in String::from_utf8(stdout).unwrap().lines() {
         let Some((package, list)) = line.split_once('|') else {
             continue;
         };
