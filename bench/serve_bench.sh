@@ -89,26 +89,26 @@ anserini_load() {
   wait "$wrapper" 2>/dev/null || true
 }
 
+load_1m() { # load_1m LOADER SYSTEM INDEX BUILDER: the 1M-document load, or a named skip
+  if [[ -d "$3" ]]; then
+    step "$2, 1M documents"
+    "$1" web1m "$3" "$OUT/queries-web.txt"
+  else
+    echo "serve_bench: SKIPPED $2 on 1M documents: no $3 ($4 builds it)" >&2
+  fi
+}
+
 step "sieve, CACM"
 sieve_load cacm "$CACM" "$OUT/queries-cacm.txt"
-if [[ -d "$DATA/search-1000000/index" ]]; then
-  step "sieve, 1M documents"
-  sieve_load web1m "$DATA/search-1000000/index" "$OUT/queries-web.txt"
-else
-  echo "serve_bench: SKIPPED sieve on 1M documents: no $DATA/search-1000000/index (bench/peers/search_growth.sh builds it)" >&2
-fi
+load_1m sieve_load sieve "$DATA/search-1000000/index" "bench/peers/search_growth.sh"
 
 if [[ ${SKIP_ANSERINI:-0} != 1 ]]; then
   step "Anserini, CACM"
   ACACM=$WORK/anserini/cacm-local
   [[ -d $ACACM ]] || bash bench/peers/anserini_rest.sh index-cacm "$ACACM" >&2
   anserini_load cacm "$ACACM" "$OUT/queries-cacm.txt"
-  if [[ -d "$DATA/anserini-1000000/search-1000000" ]]; then
-    step "Anserini, 1M documents"
-    anserini_load web1m "$DATA/anserini-1000000/search-1000000" "$OUT/queries-web.txt"
-  else
-    echo "serve_bench: SKIPPED Anserini on 1M documents: no $DATA/anserini-1000000/search-1000000 (bench/peers/anserini_rest.sh index-synth 1000000 builds it)" >&2
-  fi
+  load_1m anserini_load Anserini "$DATA/anserini-1000000/search-1000000" \
+    "bench/peers/anserini_rest.sh index-synth 1000000"
 fi
 
 step "results"
