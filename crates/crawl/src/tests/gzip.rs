@@ -251,12 +251,31 @@ fn ahead_and_inline(file: &[u8], opts: &CrawlOptions) -> [(Vec<CrawlEvent>, Opti
         inflate_ahead: true,
         ..opts.clone()
     };
-    let ahead = from_reader("f", std::io::Cursor::new(file.to_vec()), &ahead).unwrap();
-    let inline = from_reader("f", std::io::Cursor::new(file.to_vec()), opts).unwrap();
-    [ahead, inline].map(|r| {
-        let (evs, err) = collect(r);
-        (evs, err.map(|e| e.to_string()))
-    })
+    [&ahead, opts].map(
+        |o| match from_reader("f", std::io::Cursor::new(file.to_vec()), o) {
+            Ok(r) => {
+                let (evs, err) = collect(r);
+                (evs, err.map(|e| e.to_string()))
+            }
+            // Damage to the magic bytes makes the file no crawl at all:
+            // both paths must refuse it the same way.
+            Err(e) => (Vec::new(), Some(e.to_string())),
+        },
+    )
+}
+
+/// The property test found this: a one-stream file whose first byte is
+/// damaged is no longer sniffed as gzip, and the comparison unwrapped the
+/// refusal instead of comparing it.
+#[test]
+fn regression_damaged_magic_byte_is_refused_the_same_on_both_paths() {
+    let mut file = gzip(&records().concat());
+    file[0] ^= 1;
+    let [ahead, inline] = ahead_and_inline(&file, &CrawlOptions::default());
+    assert_eq!(ahead, inline);
+    assert!(ahead.0.is_empty());
+    let err = ahead.1.expect("the refusal");
+    assert!(err.contains("unknown crawl format"), "{err}");
 }
 
 /// A one-stream gzip file of `n` records whose output passes the 8 MiB
