@@ -281,10 +281,31 @@ fn cargo_output(args: &[&str]) -> Vec<u8> {
     out.stdout
 }
 
-/// `cargo metadata` of the workspace, resolved.
+/// `cargo metadata` of the workspace, resolved for the host platform:
+/// offline, it needs only the packages a build here downloaded (a fresh
+/// machine has no `android_system_properties` and the like, which the
+/// unfiltered resolve would ask for).
 fn cargo_metadata() -> serde_json::Value {
-    let args = ["metadata", "--format-version", "1", "--locked", "--offline"];
+    let host = host_triple();
+    let args = [
+        "metadata",
+        "--format-version",
+        "1",
+        "--locked",
+        "--offline",
+        "--filter-platform",
+        &host,
+    ];
     serde_json::from_slice(&cargo_output(&args)).unwrap()
+}
+
+/// The compiler's host platform (`rustc -vV`).
+fn host_triple() -> String {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let out = Command::new(rustc).arg("-vV").output().expect("run rustc");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let host = text.lines().find_map(|l| l.strip_prefix("host: "));
+    host.expect("rustc -vV names its host").to_string()
 }
 
 /// The names of the packages that are compiled only for the compiler's
