@@ -6,10 +6,10 @@ export CARGO_TERM_COLOR=never
 # A test run compiles the workspace once: incremental compilation's
 # bookkeeping would only slow it (cargo's advice for CI builds).
 export CARGO_INCREMENTAL=0
-# Two test threads per core: the integration tests spend much of their
-# time waiting on the programs they start (2 cores: 88 s with 4 threads
-# against 111 s with 2, 95 s with 8; the searcher's unit tests 22 s
-# against 27 s). RUST_TEST_THREADS set by the caller wins.
+# Two test threads per core: the integration tests spend part of their
+# time waiting on the programs they start (2 cores, the integration binary
+# alone, two rounds: 99 s and 111 s with 4 threads against 105 s and
+# 119 s with 2). RUST_TEST_THREADS set by the caller wins.
 export RUST_TEST_THREADS="${RUST_TEST_THREADS:-$((2 * $(nproc)))}"
 . scripts/setup.sh
 # Each step prints its start time since the script began, so a slow step
@@ -42,32 +42,18 @@ cargo build --workspace --all-targets --locked
 step "waiting for the Python venv"
 wait "$venv_pid" || { cat "$venv_log" >&2; echo "setup-python.sh failed" >&2; exit 1; }
 cat "$venv_log"
-step "Python package: the extension built into .venv (maturin, dev profile)"
-# --no-build-isolation: maturin comes from the pinned venv (no download).
-# The dev profile, the same lint wrapper and the same features (see
-# python/Cargo.toml) reuse what the build step compiled: only pyo3 (its
-# build configuration reads maturin's environment) and the extension are
-# compiled again. Before `cargo test`: cargo holds the target folder's
-# lock while tests run, and maturin needs it.
-PATH="$PWD/.venv/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev --locked" \
-  .venv/bin/python -m pip install --quiet --no-build-isolation --no-deps --disable-pip-version-check ./python
-# pytest (one process, mostly one core) runs beside `cargo test`, whose
-# tests wait on the programs they start often enough to leave a core idle
-# part of the time; its output is printed when it ends.
-pytest_log="${CARGO_TARGET_DIR:-target}/pytest.log"
-step "pytest, in the background (log: $pytest_log)"
-SIEVE_BIN_DIR="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug" \
-  .venv/bin/python -m pytest python/tests -q -p no:cacheprovider >"$pytest_log" 2>&1 &
-pytest_pid=$!
-trap 'kill "$pytest_pid" 2>/dev/null || true' EXIT
 step "tests and doctests ($RUST_TEST_THREADS test threads per binary)"
 cargo test --workspace --locked
 step "fuzz targets: each runs on its committed seeds (no libFuzzer; scripts/fuzz.sh fuzzes)"
 bash scripts/fuzz-replay.sh
-step "waiting for pytest"
-pytest_status=0
-wait "$pytest_pid" || pytest_status=$?
-trap - EXIT
-cat "$pytest_log"
-[ "$pytest_status" = 0 ] || { echo "pytest failed (exit $pytest_status)" >&2; exit 1; }
+step "Python package: the extension built into .venv (maturin, dev profile), then pytest"
+# --no-build-isolation: maturin comes from the pinned venv (no download).
+# The dev profile, the same lint wrapper and the same features (see
+# python/Cargo.toml) reuse what the build step compiled: only pyo3 (its
+# build configuration reads maturin's environment) and the extension are
+# compiled again.
+PATH="$PWD/.venv/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev --locked" \
+  .venv/bin/python -m pip install --quiet --no-build-isolation --no-deps --disable-pip-version-check ./python
+SIEVE_BIN_DIR="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug" \
+  .venv/bin/python -m pytest python/tests -q -p no:cacheprovider
 step "done"
