@@ -85,11 +85,16 @@ fn dump(index_dir: &Path) -> (String, String) {
         let store = seg.get_store_reader(1).expect("store");
         for doc in 0..seg.max_doc() {
             let d: TantivyDocument = store.get(doc).expect("stored doc");
-            let json = d.to_json(&schema);
             // serde_json's maps are sorted: the legacy text is the one from
-            // before the later fields once their keys are gone.
+            // before the later fields once their keys are gone. The docid,
+            // no longer stored (schema version 5), is taken from its fast
+            // field where the store had it, so the dump says what the
+            // index holds however it keeps it.
             let mut v: serde_json::Map<String, serde_json::Value> =
-                serde_json::from_str(&json).expect("stored doc as JSON");
+                serde_json::from_str(&d.to_json(&schema)).expect("stored doc as JSON");
+            let docid = sieve_format::index::docid_of(seg, doc, index_dir).expect("docid");
+            v.entry("docid").or_insert_with(|| vec![docid].into());
+            let json = serde_json::to_string(&v).expect("JSON");
             for f in LATER_FIELDS {
                 v.remove(f);
             }

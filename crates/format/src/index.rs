@@ -228,6 +228,18 @@ pub fn docid_column(
         })
 }
 
+/// The docid of document `doc` of a segment of the index in `dir`, read
+/// from the docid fast field (every schema version has it; from version 5
+/// the docid is not stored); empty for a document without one.
+pub fn docid_of(seg: &tantivy::SegmentReader, doc: tantivy::DocId, dir: &Path) -> Result<String> {
+    let ids = docid_column(seg, dir)?;
+    let mut docid = String::new();
+    if let Some(ord) = ids.term_ords(doc).next() {
+        ids.ord_to_str(ord, &mut docid).map_err(io_err(dir))?;
+    }
+    Ok(docid)
+}
+
 /// Maps an I/O error to [`Error::Io`] naming `path`.
 pub fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |source| Error::Io {

@@ -6,7 +6,7 @@
 //!
 //! | field | type | options | meaning |
 //! |---|---|---|---|
-//! | `docid` | text | raw (exact), stored, fast | the WARC docid header (WARC-TREC-ID, ClueWeb22-ID, WARC-Record-ID, or the one chosen), TREC DOCNO, SMART `.I`, the JSON or TSV id |
+//! | `docid` | text | raw (exact), fast (stored up to schema version 4) | the WARC docid header (WARC-TREC-ID, ClueWeb22-ID, WARC-Record-ID, or the one chosen), TREC DOCNO, SMART `.I`, the JSON or TSV id |
 //! | `record_id` | text | stored | the WARC-Record-ID, when the docid is another header |
 //! | `url` | text | stored | WARC-Target-URI, or the URL line of a TREC `<DOCHDR>`, or the JSON/TSV URL field |
 //! | `language` | text | raw, stored, fast | the collection's language label (ClueWeb22's `Language`; a JSON/TSV field), absent if none |
@@ -55,6 +55,13 @@
 //! shards with different inputs are merged; the merged manifest lists
 //! every shard's inputs with their size and modification time.
 //!
+//! The exact (raw) text fields, `docid`, `source`, `charset` and
+//! `language`, are indexed without fieldnorms (every value is one token;
+//! nothing scores them): a byte per document and field saved. `docid` is
+//! not stored: its fast field holds it, read by ordinal
+//! ([`crate::index::docid_column`]), and the block-max sidecar holds a
+//! copy for the searcher; the store's copy cost about 9% of the store.
+//!
 //! `body_tokens` and `title_tokens` hold the exact field lengths (tantivy's
 //! fieldnorms are quantised). They let query-time filtering recompute the
 //! total token count over the kept documents exactly, so a filtered run
@@ -64,7 +71,7 @@ use sieve_analysis::{ANALYZER_NAME, AnalyzerConfig, text_analyzer};
 use sieve_filters::utf8::{ErrorClass, Utf8Counts};
 use tantivy::columnar::Column;
 use tantivy::schema::{
-    FAST, Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
+    FAST, Field, IndexRecordOption, STORED, Schema, TextFieldIndexing, TextOptions,
 };
 use tantivy::{Index, SegmentReader};
 
@@ -74,15 +81,20 @@ use tantivy::{Index, SegmentReader};
 /// (sieve builds tantivy without `columnar-zstd-compression`; version-1
 /// indexes may hold zstd blocks this build cannot read). 3: `record_id`,
 /// `language`, `record_len`, `gz_member`, `gz_member_start`; the `minhash`
-/// band keys (near-duplicates). 4: `record_crc`.
-pub const SCHEMA_VERSION: u32 = 4;
+/// band keys (near-duplicates). 4: `record_crc`. 5: `docid` no longer
+/// stored (read from its fast field), and the exact text fields without
+/// fieldnorms.
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// The oldest schema version this sieve still opens: a version-3 index has
 /// every field but `record_crc` ([`Fields::record_crc`] is `None`), so
-/// `show` can only check its sources' size and modification time.
+/// `show` can only check its sources' size and modification time; an
+/// index of version 3 or 4 also stores `docid` and keeps fieldnorms of the
+/// exact text fields, which nothing reads (the docid comes from its fast
+/// field in every version).
 pub const OLDEST_SCHEMA_VERSION: u32 = 3;
 
-/// Exact document identifier (stored, fast).
+/// Exact document identifier (indexed, fast; stored up to schema version 4).
 pub const DOCID: &str = "docid";
 /// Target URL (stored).
 pub const URL: &str = "url";
@@ -404,17 +416,17 @@ pub fn build_schema_with(contents: IndexContents) -> Schema {
             options
         }
     };
-    b.add_text_field(DOCID, STRING | STORED | FAST);
+    b.add_text_field(DOCID, exact() | FAST);
     b.add_text_field(URL, STORED);
     b.add_text_field(TITLE, analysed(true));
     b.add_text_field(BODY, analysed(false));
-    b.add_text_field(SOURCE, STRING | STORED | FAST);
+    b.add_text_field(SOURCE, exact() | STORED | FAST);
     b.add_u64_field(OFFSET, STORED);
     b.add_u64_field(BYTES, FAST);
     for class in ErrorClass::ALL {
         b.add_u64_field(error_field_name(class), FAST);
     }
-    b.add_text_field(CHARSET, STRING | STORED | FAST);
+    b.add_text_field(CHARSET, exact() | STORED | FAST);
     b.add_u64_field(CHARSET_SOURCE, FAST);
     b.add_bool_field(CHARSET_DISAGREE, FAST);
     b.add_bool_field(TRUNCATED, FAST);
@@ -423,7 +435,7 @@ pub fn build_schema_with(contents: IndexContents) -> Schema {
     b.add_u64_field(BODY_TOKENS, FAST);
     b.add_u64_field(TITLE_TOKENS, FAST);
     b.add_text_field(RECORD_ID, STORED);
-    b.add_text_field(LANGUAGE, STRING | STORED | FAST);
+    b.add_text_field(LANGUAGE, exact() | STORED | FAST);
     b.add_u64_field(RECORD_LEN, STORED);
     b.add_u64_field(GZ_MEMBER, STORED);
     b.add_u64_field(GZ_MEMBER_START, STORED);
@@ -433,6 +445,16 @@ pub fn build_schema_with(contents: IndexContents) -> Schema {
         b.add_bytes_field(BODY_VECTOR, STORED);
     }
     b.build()
+}
+
+/// An exact text field: one raw token per value, indexed without term
+/// frequencies or fieldnorms (tantivy's `STRING` keeps fieldnorms).
+fn exact() -> TextOptions {
+    let indexing = TextFieldIndexing::default()
+        .set_tokenizer("raw")
+        .set_index_option(IndexRecordOption::Basic)
+        .set_fieldnorms(false);
+    TextOptions::default().set_indexing_options(indexing)
 }
 
 /// Registers the analyser named by the text fields on `index`, configured
@@ -447,6 +469,7 @@ pub fn register_analyzers(index: &Index, config: AnalyzerConfig) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tantivy::schema::STRING;
 
     #[test]
     fn every_field_resolves_and_names_are_unique() {
@@ -459,6 +482,31 @@ mod tests {
         assert_eq!(names.len(), n, "duplicate field names");
         assert_eq!(schema.get_field_name(fields.docid), DOCID);
         assert_eq!(schema.get_field_name(fields.errors[3]), "err_invalid_4_5_6");
+    }
+
+    #[test]
+    fn exact_fields_keep_no_fieldnorms_and_the_docid_is_not_stored() {
+        use tantivy::schema::FieldType;
+        let schema = build_schema();
+        for name in [DOCID, SOURCE, CHARSET, LANGUAGE] {
+            let entry = schema.get_field_entry(schema.get_field(name).unwrap());
+            let FieldType::Str(o) = entry.field_type() else {
+                panic!("{name} is not text");
+            };
+            let indexing = o.get_indexing_options().expect("indexed");
+            assert!(!indexing.fieldnorms(), "{name} keeps fieldnorms");
+            assert!(o.is_fast(), "{name} is not fast");
+            assert_eq!(entry.is_stored(), name != DOCID, "{name} stored");
+            // Apart from fieldnorms and storing, what STRING | FAST is.
+            let string = STRING | FAST;
+            let want = string.get_indexing_options().unwrap();
+            assert_eq!(indexing.tokenizer(), want.tokenizer(), "{name}");
+            assert_eq!(indexing.index_option(), want.index_option(), "{name}");
+            assert_eq!(
+                o.get_fast_field_tokenizer_name(),
+                string.get_fast_field_tokenizer_name()
+            );
+        }
     }
 
     #[test]

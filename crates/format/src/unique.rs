@@ -60,7 +60,7 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::{DocAddress, DocId, DocSet, Index, Searcher, TERMINATED, TantivyDocument};
 
 use crate::extsort::RecordRuns;
-use crate::index::{stored_str, stored_u64};
+use crate::index::{docid_of, stored_str, stored_u64};
 use crate::schema::{DOCID, OFFSET, SOURCE};
 use crate::{Error, Result};
 
@@ -167,14 +167,18 @@ pub struct Duplicate {
     pub at: u64,
 }
 
-/// The docid and place of the document at `at`.
+/// The docid (from its fast field) and place (stored) of the document at
+/// `at`.
 fn stored(searcher: &Searcher, at: u64) -> Result<(String, Place)> {
-    let doc: TantivyDocument = searcher.doc(address(at))?;
+    let addr = address(at);
+    let doc: TantivyDocument = searcher.doc(addr)?;
     let schema = searcher.schema();
     let text = |name: &str| stored_str(schema, &doc, name).unwrap_or_default();
     let offset = stored_u64(schema, &doc, OFFSET).unwrap_or(0);
+    let seg = searcher.segment_reader(addr.segment_ord);
+    let segment = seg.segment_id().uuid_string();
     Ok((
-        text(DOCID),
+        docid_of(seg, addr.doc_id, Path::new(&segment))?,
         Place {
             file: text(SOURCE),
             offset,

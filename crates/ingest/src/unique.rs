@@ -418,7 +418,27 @@ mod tests {
     /// An index with `docs` (docid, source, offset) in one segment each
     /// committed group, as an index built before duplicates were removed.
     fn old_index(dir: &Path, groups: &[&[(&str, &str, u64)]]) -> Index {
-        let index = Index::create_in_dir(dir, sieve_format::schema::build_schema()).unwrap();
+        index_with(dir, sieve_format::schema::build_schema(), groups)
+    }
+
+    /// The fields `unique` reads as schema version 4 had them: the docid
+    /// stored as well, the exact fields with fieldnorms.
+    fn version4_schema() -> tantivy::schema::Schema {
+        use tantivy::schema::{FAST, STORED, STRING};
+        let mut b = tantivy::schema::Schema::builder();
+        b.add_text_field(DOCID, STRING | STORED | FAST);
+        b.add_text_field(SOURCE, STRING | STORED | FAST);
+        b.add_u64_field(OFFSET, STORED);
+        b.build()
+    }
+
+    /// [`old_index`] with `schema`.
+    fn index_with(
+        dir: &Path,
+        schema: tantivy::schema::Schema,
+        groups: &[&[(&str, &str, u64)]],
+    ) -> Index {
+        let index = Index::create_in_dir(dir, schema).unwrap();
         let analyzer = crate::options::BuildOptions::new(Vec::new(), dir.to_path_buf()).analyzer;
         sieve_format::schema::register_analyzers(&index, analyzer);
         let schema = index.schema();
@@ -435,6 +455,45 @@ mod tests {
             w.commit().unwrap();
         }
         index
+    }
+
+    #[test]
+    fn duplicates_are_named_alike_whether_the_docid_is_stored_or_not() {
+        use tantivy::schema::Value;
+        // One segment: the order of several is tantivy's, not the input's
+        // (a build fixes it, `crate::order`; this index is made directly).
+        let groups: &[&[(&str, &str, u64)]] = &[&[
+            ("D1", "a.warc", 0),
+            ("D2", "a.warc", 10),
+            ("D3", "b.warc", 3),
+            ("D2", "b.warc", 7),
+        ]];
+        let mut named = Vec::new();
+        for (schema, stored) in [
+            (sieve_format::schema::build_schema(), false),
+            (version4_schema(), true),
+        ] {
+            let tmp = tempfile::tempdir().unwrap();
+            let index = index_with(tmp.path(), schema, groups);
+            let searcher = index.reader().unwrap().searcher();
+            let doc: TantivyDocument = searcher.doc(tantivy::DocAddress::new(0, 0)).unwrap();
+            let field = index.schema().get_field(DOCID).unwrap();
+            assert_eq!(
+                doc.get_first(field).and_then(|v| v.as_str()).is_some(),
+                stored
+            );
+            let d = sieve_format::unique::first_duplicate(&index)
+                .unwrap()
+                .unwrap();
+            named.push((d.docid, d.kept, d.skipped, d.at));
+        }
+        assert_eq!(named[0].0, "D2");
+        assert_eq!(
+            (named[0].1.file.as_str(), named[0].1.offset),
+            ("a.warc", 10)
+        );
+        assert_eq!((named[0].2.file.as_str(), named[0].2.offset), ("b.warc", 7));
+        assert_eq!(named[0], named[1], "version 4 and version 5 disagree");
     }
 
     #[test]

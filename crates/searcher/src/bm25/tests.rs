@@ -149,18 +149,12 @@ fn same_ranking_as_tantivy() {
             )
             .unwrap();
         assert_eq!(ours.len(), theirs.len(), "{text}");
-        let docid_field = s.fields.docid;
         let mut theirs_hits: Vec<Hit> = theirs
             .iter()
             .map(|(score, addr)| {
-                let doc: tantivy::TantivyDocument = s.searcher.doc(*addr).unwrap();
-                use tantivy::schema::Value;
-                let id = doc
-                    .get_first(docid_field)
-                    .unwrap()
-                    .as_str()
-                    .unwrap()
-                    .to_string();
+                let seg = s.searcher.segment_reader(addr.segment_ord);
+                let id = sieve_format::index::docid_of(seg, addr.doc_id, std::path::Path::new(""))
+                    .unwrap();
                 Hit {
                     docid: id,
                     score: *score / 2.2,
