@@ -83,6 +83,8 @@ fn dump(index_dir: &Path) -> (String, String) {
     out.line(None, &format!("docs {n}"));
     for (s, seg) in searcher.segment_readers().iter().enumerate() {
         let store = seg.get_store_reader(1).expect("store");
+        let ids = sieve_format::index::docid_column(seg, index_dir).expect("docid column");
+        let mut docid = String::new();
         for doc in 0..seg.max_doc() {
             let d: TantivyDocument = store.get(doc).expect("stored doc");
             // serde_json's maps are sorted: the legacy text is the one from
@@ -92,8 +94,9 @@ fn dump(index_dir: &Path) -> (String, String) {
             // index holds however it keeps it.
             let mut v: serde_json::Map<String, serde_json::Value> =
                 serde_json::from_str(&d.to_json(&schema)).expect("stored doc as JSON");
-            let docid = sieve_format::index::docid_of(seg, doc, index_dir).expect("docid");
-            v.entry("docid").or_insert_with(|| vec![docid].into());
+            sieve_format::index::read_docid(&ids, doc, &mut docid).expect("docid");
+            v.entry("docid")
+                .or_insert_with(|| vec![docid.clone()].into());
             let json = serde_json::to_string(&v).expect("JSON");
             for f in LATER_FIELDS {
                 v.remove(f);

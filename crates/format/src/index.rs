@@ -234,10 +234,23 @@ pub fn docid_column(
 pub fn docid_of(seg: &tantivy::SegmentReader, doc: tantivy::DocId, dir: &Path) -> Result<String> {
     let ids = docid_column(seg, dir)?;
     let mut docid = String::new();
-    if let Some(ord) = ids.term_ords(doc).next() {
-        ids.ord_to_str(ord, &mut docid).map_err(io_err(dir))?;
-    }
+    read_docid(&ids, doc, &mut docid).map_err(io_err(dir))?;
     Ok(docid)
+}
+
+/// The docid of document `doc` from its segment's docid column
+/// ([`docid_column`], opened once for many documents), into `buf`; left
+/// empty for a document without one.
+pub fn read_docid(
+    ids: &tantivy::columnar::StrColumn,
+    doc: tantivy::DocId,
+    buf: &mut String,
+) -> std::io::Result<()> {
+    buf.clear();
+    if let Some(ord) = ids.term_ords(doc).next() {
+        ids.ord_to_str(ord, buf)?;
+    }
+    Ok(())
 }
 
 /// Maps an I/O error to [`Error::Io`] naming `path`.

@@ -282,14 +282,10 @@ fn select_segment(
 /// The docid of `doc` from the segment's docid column, into `buf` (left
 /// empty for a document without one).
 fn read_docid(shard: &Shard, ids: &StrColumn, doc: DocId, buf: &mut String) -> Result<()> {
-    buf.clear();
-    if let Some(ord) = ids.term_ords(doc).next() {
-        ids.ord_to_str(ord, buf).map_err(|e| Error::Index {
-            index: shard.name.clone(),
-            detail: format!("docid of document {doc}: {e}"),
-        })?;
-    }
-    Ok(())
+    sieve_format::index::read_docid(ids, doc, buf).map_err(|e| Error::Index {
+        index: shard.name.clone(),
+        detail: format!("docid of document {doc}: {e}"),
+    })
 }
 
 /// Refuses, naming the index, a shard without near-duplicate cluster
