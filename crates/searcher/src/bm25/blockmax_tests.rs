@@ -673,8 +673,8 @@ proptest! {
 
     /// A batch's membership words ([`Membership`]) instead of the
     /// bitmaps: a sweep of nested thresholds with full statistics (one
-    /// group: the scorer's one-group path and its cache of effective
-    /// thresholds), random subsets, some variants with other k1/b or
+    /// group: the direct paths, each document's threshold from its word
+    /// through the cache of effective thresholds), random subsets, some variants with other k1/b or
     /// filtered statistics (several groups), with and without bounds.
     /// Every variant's hits must equal those of the variant searched
     /// alone, without bounds or membership: same documents, order, score
@@ -739,6 +739,60 @@ proptest! {
             }
         }
     }
+}
+
+/// A sweep through membership words (ten nested spam-like thresholds and
+/// the unfiltered run, full statistics: several variants of one group)
+/// takes each direct path (one essential term, several summed, a single
+/// cursor, every term essential), with each document's own threshold
+/// from its word, and every variant's hits equal those of the variant
+/// searched alone without bounds or membership.
+#[test]
+fn a_sweep_through_membership_words_takes_the_direct_paths() {
+    let counters = [
+        (&ONE_ESSENTIAL_WINDOWS, "one essential"),
+        (&SUMMED_WINDOWS, "summed"),
+        (&SINGLE_WINDOWS, "single"),
+        (&COMPLETE_WINDOWS, "complete"),
+    ];
+    assert_paths_run(&counters, |seed, bounds| {
+        let (shards, plain) = bounded_and_plain(seed, 5000, 2);
+        let subsets: Vec<Subset> = (0..10)
+            .map(|i| threshold_subset(&shards, seed, 5 + 10 * i))
+            .collect();
+        let global = GlobalStats::new(&shards);
+        let p = Bm25Params::ANSERINI;
+        let mut vs = vec![Variant {
+            params: p,
+            stats: &global,
+            subset: None,
+        }];
+        let mut of: Vec<Option<usize>> = vec![None];
+        for (i, s) in subsets.iter().enumerate() {
+            vs.push(Variant {
+                params: p,
+                stats: &global,
+                subset: Some(s),
+            });
+            of.push(Some(i));
+        }
+        let membership = Membership::new(&shards, &subsets).unwrap();
+        let searched = if bounds { &shards } else { &plain };
+        for q in mixed_queries(seed) {
+            for k in [10, 1000] {
+                let together = search_with(
+                    searched,
+                    TextField::Body,
+                    &q,
+                    &vs,
+                    k,
+                    Some((&membership, &of)),
+                )
+                .unwrap();
+                assert_each_as_alone(&together, &vs, &plain, &q, k);
+            }
+        }
+    });
 }
 
 /// A plain query (one setting, nothing filtered) on random indexes, with

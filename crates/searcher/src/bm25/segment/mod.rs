@@ -32,9 +32,18 @@
 //! or the membership words of a prepared batch, or deleted documents)
 //! takes the same direct paths as a plain query: only a document that
 //! reaches the threshold is tested against the filter
-//! ([`SegmentScan::admits`]), and one the filter refuses is neither
+//! ([`SegmentScan::doc_threshold`]), and one the filter refuses is neither
 //! looked up nor offered, as the general path, which tests every touched
 //! document first, would have dropped it.
+//!
+//! **Several settings of one group with membership words** (a sweep of
+//! filters with full statistics) take the direct paths too: a document
+//! is first tested against the lowest threshold of the live variants, and
+//! only one that reaches it has its membership word read, which gives the
+//! lowest threshold of the live variants whose subsets hold it
+//! ([`SegmentScan::doc_threshold`]): MaxScore's lookups and the score are
+//! tested against that one, and the document is offered to the variants
+//! that hold it and whose thresholds it reaches.
 //!
 //! **Every term essential.** With one group and nothing filtered, a window
 //! in which no term is looked up (no threshold yet, or every term's bound
@@ -91,8 +100,9 @@
 //! The modules: `cursors` (a cursor per query term, its bounds and
 //! lookups), `maxscore` (the essential terms), `window` (a window's
 //! cursors and live variants, the choice of path, the general path),
-//! `plain` (the direct paths of one group), `one_group` (membership words
-//! with one group), `lanes` (several groups side by side).
+//! `plain` (the direct paths of one group), `one_group` (a document's
+//! threshold from its membership word), `lanes` (several groups side by
+//! side).
 
 mod cursors;
 mod lanes;
@@ -244,8 +254,17 @@ struct SegmentScan<'a> {
     /// documents, or a variant with a subset).
     filtering: bool,
     /// True when the direct paths of [`SegmentScan::window`] must ask
-    /// [`SegmentScan::admits`] (something filtered, or membership words).
+    /// [`SegmentScan::doc_threshold`] (something filtered, or membership
+    /// words).
     admitting: bool,
+    /// True with one group, several variants and membership words (a
+    /// sweep with full statistics): the direct paths then take each
+    /// document's threshold from its membership word
+    /// ([`SegmentScan::doc_threshold`]).
+    members: bool,
+    /// With `members`: the membership word of the document the direct
+    /// path is at (set by [`SegmentScan::doc_threshold`]).
+    doc_bits: u64,
     /// Scratch, per document when `filtering`: whether each active variant
     /// may return it.
     accepts: Vec<bool>,
@@ -358,6 +377,8 @@ impl<'a> SegmentScan<'a> {
             lane_thresholds: [Score::INFINITY; LANES],
             filtering: false,
             admitting: false,
+            members: false,
+            doc_bits: 0,
             live: Vec::new(),
             effective_cache: vec![None; 32],
             accepts: Vec::new(),
@@ -366,6 +387,7 @@ impl<'a> SegmentScan<'a> {
         scan.filtering =
             scan.alive.is_some() || scan.active.iter().any(|(v, _)| scan.subsets[*v].is_some());
         scan.admitting = scan.filtering || scan.masks.is_some();
+        scan.members = groups.weights.len() == 1 && scan.active.len() > 1 && scan.masks.is_some();
         if scan.lanes() {
             let ws = &groups.weights;
             scan.lane_norms = (0..256)

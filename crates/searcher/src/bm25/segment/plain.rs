@@ -1,6 +1,8 @@
 //! The direct paths of one group: a plain query (one setting, nothing
-//! filtered, no membership words) or one setting with a filter (tested by
-//! [`SegmentScan::admits`] only on a document that reaches the threshold).
+//! filtered, no membership words), one setting with a filter, or several
+//! settings with membership words (a document's own threshold asked of
+//! [`SegmentScan::doc_threshold`] only when it reaches the lowest one).
+//! `M` is true in the last case.
 //! Each window is scored by one of four paths, by whether some term is
 //! looked up and how many are essential; lookups and the score inlined.
 
@@ -11,7 +13,7 @@ use super::{SegmentScan, WINDOW, may_reach};
 
 impl SegmentScan<'_> {
     /// A plain query's window (one group; nothing filtered and no
-    /// membership words, or one variant and [`SegmentScan::admits`]) with
+    /// membership words, or [`SegmentScan::doc_threshold`]) with
     /// MaxScore's lookups and a single essential cursor (the
     /// window of a dense term whose partners are all non-essential): its
     /// postings are walked directly, in doc id order, and MaxScore's first
@@ -20,9 +22,9 @@ impl SegmentScan<'_> {
     /// posting, with the same f32 operations, so a document that fails it
     /// (most of them) is never written to the frequency arrays. A document
     /// that passes goes through [`SegmentScan::look_up_from`] (the rest of
-    /// `lookup_one`) and [`SegmentScan::score_doc_unfiltered`], and its
+    /// `lookup_one`) and [`SegmentScan::score_doc_direct`], and its
     /// frequencies are cleared after.
-    pub(super) fn documents_one_essential(
+    pub(super) fn documents_one_essential<const M: bool>(
         &mut self,
         cursors: &mut [Cursor],
         base: DocId,
@@ -51,17 +53,21 @@ impl SegmentScan<'_> {
             let mut score: Score = 0.0;
             let x = tf as Score;
             score += tw * (x / (x + norm));
-            if !may_reach(score + rest, n, self.group_thresholds[0])
-                || (self.admitting && !self.admits(doc))
-            {
+            if !may_reach(score + rest, n, self.group_thresholds[0]) {
+                continue;
+            }
+            let Some(t) = self.doc_threshold::<M>(doc) else {
+                continue;
+            };
+            if M && !may_reach(score + rest, n, t) {
                 continue;
             }
             let local = (doc - base) as usize & (WINDOW as usize - 1);
             self.tfs[e][local] = tf;
             // The essential score is `lookup_one`'s, and the threshold
             // finite (it is reached).
-            if self.look_up_from(cursors, doc, local, fid, n, score) {
-                self.score_doc_unfiltered(cursors, doc, local, fid);
+            if self.look_up_from(cursors, doc, local, fid, n, score, t) {
+                self.score_doc_direct::<M>(cursors, doc, local, fid, t);
             }
             for tf in self.tfs.iter_mut() {
                 tf[local] = 0;
@@ -78,10 +84,10 @@ impl SegmentScan<'_> {
     /// MaxScore's first test (that sum plus every lookup's bound against
     /// the threshold) is one comparison per touched document; a document
     /// that passes goes through [`SegmentScan::look_up_from`] and
-    /// [`SegmentScan::score_doc_unfiltered`]. Only
+    /// [`SegmentScan::score_doc_direct`]. Only
     /// the frequencies that were written are cleared (the essential ones,
     /// and the lookups' for a document that was looked up).
-    pub(super) fn documents_summed(
+    pub(super) fn documents_summed<const M: bool>(
         &mut self,
         cursors: &mut [Cursor],
         base: DocId,
@@ -109,13 +115,14 @@ impl SegmentScan<'_> {
                 let score = std::mem::take(&mut self.sums[local]);
                 let doc = base + local as DocId;
                 if may_reach(score + rest, n, self.group_thresholds[0])
-                    && (!self.admitting || self.admits(doc))
+                    && let Some(t) = self.doc_threshold::<M>(doc)
+                    && (!M || may_reach(score + rest, n, t))
                 {
                     let fid = self.fieldnorms.fieldnorm_id(doc) as usize;
                     // The essential score is `lookup_one`'s, and the
                     // threshold finite (it is reached).
-                    if self.look_up_from(cursors, doc, local, fid, n, score) {
-                        self.score_doc_unfiltered(cursors, doc, local, fid);
+                    if self.look_up_from(cursors, doc, local, fid, n, score, t) {
+                        self.score_doc_direct::<M>(cursors, doc, local, fid, t);
                     }
                     for &c in &self.lookups {
                         self.tfs[c][local] = 0;
@@ -179,15 +186,20 @@ impl SegmentScan<'_> {
     }
 
     /// A plain query's window (one group; nothing filtered and no
-    /// membership words, or one variant and [`SegmentScan::admits`]) whose
+    /// membership words, or [`SegmentScan::doc_threshold`]) whose
     /// only cursor is essential and none is looked up (a
     /// one-term query, or a segment with one of its terms): its postings
     /// are walked directly, each document's score is computed on its
     /// posting by the f32 operations of [`SegmentScan::one_group_score`]
     /// (from 0, the one term), and a document reaching the lowest threshold
-    /// of the live variants is offered as [`SegmentScan::score_doc_unfiltered`]
+    /// of the live variants is offered as [`SegmentScan::score_doc_direct`]
     /// offers it. Nothing is written to the window's arrays.
-    pub(super) fn documents_single(&mut self, cursors: &mut [Cursor], base: DocId, end: DocId) {
+    pub(super) fn documents_single<const M: bool>(
+        &mut self,
+        cursors: &mut [Cursor],
+        base: DocId,
+        end: DocId,
+    ) {
         #[cfg(test)]
         crate::bm25::tests::SINGLE_WINDOWS.with(|c| c.set(c.get() + 1));
         let (e, tw) = self.essential_weights[0];
@@ -200,8 +212,11 @@ impl SegmentScan<'_> {
             let mut score: Score = 0.0;
             let x = tf as Score;
             score += tw * (x / (x + norm));
-            if score >= self.group_thresholds[0] && (!self.admitting || self.admits(doc)) {
-                self.offer_unfiltered(doc, score);
+            if score >= self.group_thresholds[0]
+                && let Some(t) = self.doc_threshold::<M>(doc)
+                && score >= t
+            {
+                self.offer_direct::<M>(doc, score);
             }
         });
     }
@@ -214,9 +229,14 @@ impl SegmentScan<'_> {
     /// [`SegmentScan::one_group_score`] computes (the same f32 operations,
     /// from 0, over the same terms in the same order). Then, in doc id
     /// order, a document reaching the lowest threshold of the live
-    /// variants is offered as [`SegmentScan::score_doc_unfiltered`] offers
+    /// variants is offered as [`SegmentScan::score_doc_direct`] offers
     /// it. The frequency arrays are not written.
-    pub(super) fn documents_complete(&mut self, cursors: &mut [Cursor], base: DocId, end: DocId) {
+    pub(super) fn documents_complete<const M: bool>(
+        &mut self,
+        cursors: &mut [Cursor],
+        base: DocId,
+        end: DocId,
+    ) {
         #[cfg(test)]
         crate::bm25::tests::COMPLETE_WINDOWS.with(|c| c.set(c.get() + 1));
         // `local` is below `end - base <= WINDOW`: the mask only spares
@@ -230,8 +250,11 @@ impl SegmentScan<'_> {
                 bits &= bits - 1;
                 let score = std::mem::take(&mut self.sums[local]);
                 let doc = base + local as DocId;
-                if score >= self.group_thresholds[0] && (!self.admitting || self.admits(doc)) {
-                    self.offer_unfiltered(doc, score);
+                if score >= self.group_thresholds[0]
+                    && let Some(t) = self.doc_threshold::<M>(doc)
+                    && score >= t
+                {
+                    self.offer_direct::<M>(doc, score);
                 }
             }
         }
@@ -265,13 +288,14 @@ impl SegmentScan<'_> {
                 score += tw * (tf / (tf + norm));
             }
         }
-        self.look_up_from(cursors, doc, local, fid, n, score)
+        self.look_up_from(cursors, doc, local, fid, n, score, t)
     }
 
     /// The lookups of [`SegmentScan::lookup_one`] given the essential
-    /// terms' `score` (summed as `lookup_one` sums it; the threshold is not
-    /// infinite).
+    /// terms' `score` (summed as `lookup_one` sums it) and the document's
+    /// threshold `t` (not infinite).
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)] // the hot path's state, passed as is
     fn look_up_from(
         &mut self,
         cursors: &mut [Cursor],
@@ -280,8 +304,8 @@ impl SegmentScan<'_> {
         fid: usize,
         n: usize,
         mut score: Score,
+        t: Score,
     ) -> bool {
-        let t = self.group_thresholds[0];
         let w = &self.groups[0];
         let norm = w.norm[fid];
         for (&c, &rest) in self.lookups.iter().zip(&self.rest) {
@@ -300,58 +324,86 @@ impl SegmentScan<'_> {
         may_reach(score, n, t)
     }
 
-    /// [`SegmentScan::score_doc`] with one group and nothing filtered: the
-    /// score is summed as [`SegmentScan::group_score`] sums it (query-term
-    /// order: cursors are in term order), and a document below
-    /// `group_thresholds[0]` (the lowest threshold of the live variants,
-    /// refreshed after every offer) is dropped before any variant is
-    /// looked at.
+    /// [`SegmentScan::score_doc`] with one group, for a document whose
+    /// threshold is `t` (the lowest of the live variants that may return
+    /// it, see [`SegmentScan::doc_threshold`]): the score is summed as
+    /// [`SegmentScan::group_score`] sums it (query-term order: cursors are
+    /// in term order), and a document below `t` is dropped before any
+    /// variant is looked at.
     #[inline(always)]
-    pub(super) fn score_doc_unfiltered(
+    pub(super) fn score_doc_direct<const M: bool>(
         &mut self,
         cursors: &[Cursor],
         doc: DocId,
         local: usize,
         fid: usize,
+        t: Score,
     ) {
         let score = self.one_group_score(cursors, local, fid);
-        if score < self.group_thresholds[0] {
+        if score < t {
             return;
         }
-        self.offer_unfiltered(doc, score);
+        self.offer_direct::<M>(doc, score);
     }
 
-    /// With a single active variant: whether it may return `doc` (not
-    /// deleted, and in its subset when it has one: from its membership
-    /// word when there are membership words). The direct paths of
-    /// [`SegmentScan::window`] ask it, when something is filtered, only of
-    /// a document that reaches the threshold, where the general path asks
-    /// it of every touched document first; a document it refuses is then
-    /// not looked up or offered, so the offers are the same.
+    /// The threshold a document of the direct paths must reach, asked only
+    /// of one that reaches `group_thresholds[0]` (the lowest threshold of
+    /// the live variants), or `None` when no variant may return it.
+    /// Nothing filtered: `group_thresholds[0]`. One variant: the same, if
+    /// the variant may return `doc` (not deleted, and in its subset: from
+    /// its membership word when there are membership words). Several
+    /// variants of one group with membership words: the lowest threshold
+    /// of the live variants whose subsets hold `doc` (see
+    /// [`SegmentScan::effective`]); its word is kept for
+    /// [`SegmentScan::offer_direct`]. The general path asks the same of
+    /// every touched document first; asked here only of the documents that
+    /// reach the lowest threshold, the offers are the same.
     #[inline(always)]
-    fn admits(&self, doc: DocId) -> bool {
-        let v = self.active[0].0;
-        self.alive.is_none_or(|a| a.is_alive(doc))
-            && match self.masks {
-                Some((masks, need)) => masks.get(doc) & need[v] == need[v],
-                None => self.subsets[v].is_none_or(|set| set.contains(doc)),
+    fn doc_threshold<const M: bool>(&mut self, doc: DocId) -> Option<Score> {
+        if !self.admitting {
+            return Some(self.group_thresholds[0]);
+        }
+        if !self.alive.is_none_or(|a| a.is_alive(doc)) {
+            return None;
+        }
+        match self.masks {
+            Some((masks, _)) if M => {
+                self.doc_bits = masks.get(doc);
+                let t = self.effective(self.doc_bits);
+                (t != Score::INFINITY).then_some(t)
             }
+            Some((masks, need)) => {
+                let v = self.active[0].0;
+                (masks.get(doc) & need[v] == need[v]).then_some(self.group_thresholds[0])
+            }
+            None => {
+                let v = self.active[0].0;
+                self.subsets[v]
+                    .is_none_or(|set| set.contains(doc))
+                    .then_some(self.group_thresholds[0])
+            }
+        }
     }
 
-    /// [`SegmentScan::score_doc_unfiltered`]'s offer of `doc` with `score`
-    /// (at least `group_thresholds[0]`) to every live variant whose
-    /// threshold it reaches, then `group_thresholds[0]` refreshed if a
+    /// [`SegmentScan::score_doc_direct`]'s offer of `doc` with `score`
+    /// (at least its threshold) to every live variant whose threshold it
+    /// reaches and, with several variants and membership words, whose
+    /// subset holds it (`doc_bits`); then `group_thresholds[0]` refreshed
+    /// (and the cache of [`SegmentScan::effective`] emptied) if a
     /// threshold changed.
     #[inline(always)]
-    fn offer_unfiltered(&mut self, doc: DocId, score: Score) {
+    fn offer_direct<const M: bool>(&mut self, doc: DocId, score: Score) {
         let mut ord: Option<u32> = None;
         let mut changed = false;
         for i in 0..self.active.len() {
-            if self.live[i] && score >= self.thresholds[i] {
+            if self.live[i] && score >= self.thresholds[i] && (!M || self.holds(i)) {
                 changed |= self.offer(i, doc, score, &mut ord);
             }
         }
         if changed {
+            if M {
+                self.effective_cache.fill(None);
+            }
             let mut t = Score::INFINITY;
             for (&live, &ti) in self.live.iter().zip(&self.thresholds) {
                 if live {

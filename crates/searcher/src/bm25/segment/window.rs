@@ -36,10 +36,12 @@ impl SegmentScan<'_> {
             self.effective_cache.fill(None);
         }
         self.touched_words = ((end - base) as usize).div_ceil(64);
-        // A plain query (one group, nothing filtered, no membership words)
-        // or one setting with a filter: the direct paths, which test
-        // `admits` on a document that reaches the threshold.
-        let direct = self.groups.len() == 1 && (!self.admitting || self.active.len() == 1);
+        // A plain query (one group, nothing filtered, no membership words),
+        // one setting with a filter, or several settings of one group with
+        // membership words: the direct paths, which ask `doc_threshold` of
+        // a document that reaches the lowest threshold.
+        let direct =
+            self.groups.len() == 1 && (!self.admitting || self.active.len() == 1 || self.members);
         if !self.filtering || direct {
             // Every variant may return every document (or, with one
             // variant, the documents it admits): each group's threshold is
@@ -55,11 +57,10 @@ impl SegmentScan<'_> {
             // Without a threshold no term is non-essential, so `threshold`
             // (kept only with lookups) is `None` exactly when every term is
             // essential.
-            match (threshold.is_some(), self.essential.len()) {
-                (true, 1) => self.documents_one_essential(cursors, base, end, n),
-                (true, _) => self.documents_summed(cursors, base, end, n),
-                (false, 1) => self.documents_single(cursors, base, end),
-                (false, _) => self.documents_complete(cursors, base, end),
+            if self.members {
+                self.direct::<true>(cursors, threshold.is_some(), base, end, n);
+            } else {
+                self.direct::<false>(cursors, threshold.is_some(), base, end, n);
             }
             return;
         }
@@ -74,14 +75,28 @@ impl SegmentScan<'_> {
             return;
         }
         self.for_each_touched(base, |s, doc, local| {
-            if let Some((masks, _)) = s.masks
-                && s.groups.len() == 1
-            {
-                s.membership_document(cursors, doc, local, masks, threshold, n);
-            } else {
-                s.general_document(cursors, doc, local, threshold, n);
-            }
+            s.general_document(cursors, doc, local, threshold, n);
         });
+    }
+
+    /// The direct paths of `plain` (`M`: several variants of one group
+    /// with membership words): one of four, by whether some term is looked
+    /// up (`lookups`) and how many are essential.
+    #[inline(always)]
+    fn direct<const M: bool>(
+        &mut self,
+        cursors: &mut [Cursor],
+        lookups: bool,
+        base: DocId,
+        end: DocId,
+        n: usize,
+    ) {
+        match (lookups, self.essential.len()) {
+            (true, 1) => self.documents_one_essential::<M>(cursors, base, end, n),
+            (true, _) => self.documents_summed::<M>(cursors, base, end, n),
+            (false, 1) => self.documents_single::<M>(cursors, base, end),
+            (false, _) => self.documents_complete::<M>(cursors, base, end),
+        }
     }
 
     /// The window's essential cursors (not in `skip`, with their weights
@@ -344,7 +359,8 @@ impl SegmentScan<'_> {
         complete: bool,
     ) {
         if !self.filtering && self.groups.len() == 1 {
-            return self.score_doc_unfiltered(cursors, doc, local, fid);
+            let t = self.group_thresholds[0];
+            return self.score_doc_direct::<false>(cursors, doc, local, fid, t);
         }
         let n = cursors.len();
         let mut ord: Option<u32> = None;
