@@ -755,7 +755,11 @@ fn a_sweep_through_membership_words_takes_the_direct_paths() {
         (&SINGLE_WINDOWS, "single"),
         (&COMPLETE_WINDOWS, "complete"),
     ];
-    assert_paths_run(&counters, |seed, bounds| {
+    let count = || counters.map(|(c, _)| c.with(Cell::get));
+    // Windows of each path in the sweeps alone (each variant searched
+    // alone takes the direct paths too).
+    let mut taken = [0u64; 4];
+    for (seed, bounds) in [(1, true), (2, false), (3, true), (4, false)] {
         let (shards, plain) = bounded_and_plain(seed, 5000, 2);
         let subsets: Vec<Subset> = (0..10)
             .map(|i| threshold_subset(&shards, seed, 5 + 10 * i))
@@ -780,6 +784,7 @@ fn a_sweep_through_membership_words_takes_the_direct_paths() {
         let searched = if bounds { &shards } else { &plain };
         for q in mixed_queries(seed) {
             for k in [10, 1000] {
+                let before = count();
                 let together = search_with(
                     searched,
                     TextField::Body,
@@ -789,10 +794,16 @@ fn a_sweep_through_membership_words_takes_the_direct_paths() {
                     Some((&membership, &of)),
                 )
                 .unwrap();
+                for ((t, after), b) in taken.iter_mut().zip(count()).zip(before) {
+                    *t += after - b;
+                }
                 assert_each_as_alone(&together, &vs, &plain, &q, k);
             }
         }
-    });
+    }
+    for ((_, name), t) in counters.iter().zip(taken) {
+        assert!(t > 0, "no window of a sweep took the {name} path");
+    }
 }
 
 /// A plain query (one setting, nothing filtered) on random indexes, with
