@@ -66,7 +66,7 @@ impl SegmentScan<'_> {
             self.tfs[e][local] = tf;
             // The essential score is `lookup_one`'s, and the threshold
             // finite (it is reached).
-            if self.look_up_from(cursors, doc, local, fid, n, score, t) {
+            if self.look_up_from(cursors, doc, local, fid, score, t) {
                 self.score_doc_direct::<M>(cursors, doc, local, fid, t);
             }
             for tf in self.tfs.iter_mut() {
@@ -121,7 +121,7 @@ impl SegmentScan<'_> {
                     let fid = self.fieldnorms.fieldnorm_id(doc) as usize;
                     // The essential score is `lookup_one`'s, and the
                     // threshold finite (it is reached).
-                    if self.look_up_from(cursors, doc, local, fid, n, score, t) {
+                    if self.look_up_from(cursors, doc, local, fid, score, t) {
                         self.score_doc_direct::<M>(cursors, doc, local, fid, t);
                     }
                     for &c in &self.lookups {
@@ -271,7 +271,6 @@ impl SegmentScan<'_> {
         doc: DocId,
         local: usize,
         fid: usize,
-        n: usize,
     ) -> bool {
         let t = self.group_thresholds[0];
         if t == Score::INFINITY {
@@ -288,24 +287,23 @@ impl SegmentScan<'_> {
                 score += tw * (tf / (tf + norm));
             }
         }
-        self.look_up_from(cursors, doc, local, fid, n, score, t)
+        self.look_up_from(cursors, doc, local, fid, score, t)
     }
 
     /// The lookups of [`SegmentScan::lookup_one`] given the essential
     /// terms' `score` (summed as `lookup_one` sums it) and the document's
     /// threshold `t` (not infinite).
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)] // the hot path's state, passed as is
     fn look_up_from(
         &mut self,
         cursors: &mut [Cursor],
         doc: DocId,
         local: usize,
         fid: usize,
-        n: usize,
         mut score: Score,
         t: Score,
     ) -> bool {
+        let n = cursors.len();
         let w = &self.groups[0];
         let norm = w.norm[fid];
         for (&c, &rest) in self.lookups.iter().zip(&self.rest) {

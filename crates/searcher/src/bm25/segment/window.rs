@@ -292,7 +292,7 @@ impl SegmentScan<'_> {
         n: usize,
     ) -> bool {
         if self.groups.len() == 1 {
-            return self.lookup_one(cursors, doc, local, fid, n);
+            return self.lookup_one(cursors, doc, local, fid);
         }
         // The score so far of each group some variant of which may return
         // the document, from the essential terms (one score per group: its
