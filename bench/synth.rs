@@ -11,6 +11,18 @@
 //! generator. Document `i` is `SYN-{i:09}`; the collection is the same on
 //! every machine with the same shared data, and its first `n` documents do
 //! not depend on how many are made.
+//!
+//! Those words are independent of each other and of the document: no order
+//! of such documents puts similar ones together, so document reordering
+//! has nothing to find in them. `SIEVE_BENCH_CORPUS=topical` makes a
+//! second collection that has something to find, a MADE-UP model of
+//! topical text: each document is about one of [`TOPICS`] topics (uniform,
+//! drawn per document, so input order has no locality), and each of its
+//! words is, with probability [`TOPIC_SHARE`], drawn from its topic's
+//! [`TOPIC_WORDS`] words (a Zipf(1) law over a fixed pseudo-random choice
+//! among all but the 50 commonest words), else from the Zipf(1) law over
+//! the whole vocabulary as above. Same lengths and spam percentiles; kept
+//! apart under `search-topical-N` ([`bench_dir`]).
 
 use sieve_analysis::EnglishAnalyzer;
 use sieve_searcher::topics::{TopicField, read_topics};
@@ -99,31 +111,83 @@ pub struct SynDoc {
     pub spam: u8,
 }
 
+/// Topics of the topical collection.
+pub const TOPICS: usize = 1000;
+/// Words of each topic.
+pub const TOPIC_WORDS: usize = 300;
+/// Share of a topical document's words drawn from its topic.
+pub const TOPIC_SHARE: f64 = 0.3;
+
+/// Which collection `SIEVE_BENCH_CORPUS` asks for: `true` for `topical`,
+/// `false` for the default (`zipf`); anything else is refused.
+pub fn topical() -> bool {
+    match std::env::var("SIEVE_BENCH_CORPUS").as_deref() {
+        Err(_) | Ok("") | Ok("zipf") => false,
+        Ok("topical") => true,
+        Ok(other) => panic!("SIEVE_BENCH_CORPUS={other}: expected zipf or topical"),
+    }
+}
+
+/// The topics' words (vocabulary ranks) and the Zipf(1) law over them.
+struct Topics {
+    words: Vec<Vec<u32>>,
+    cum: Vec<f64>,
+    total: f64,
+}
+
+impl Topics {
+    fn new(vocab: usize) -> Topics {
+        let mut rng = Rng(7);
+        let span = vocab.saturating_sub(50).max(1) as u64;
+        let words = (0..TOPICS)
+            .map(|_| {
+                (0..TOPIC_WORDS)
+                    .map(|_| (50 + rng.next() % span).min(vocab as u64 - 1) as u32)
+                    .collect()
+            })
+            .collect();
+        let (cum, total) = zipf(TOPIC_WORDS);
+        Topics { words, cum, total }
+    }
+}
+
+/// Zipf(1) cumulative weights over `n` ranks, and their total.
+fn zipf(n: usize) -> (Vec<f64>, f64) {
+    let mut cum = Vec::with_capacity(n);
+    let mut s = 0.0;
+    for r in 1..=n {
+        s += 1.0 / r as f64;
+        cum.push(s);
+    }
+    (cum, s)
+}
+
+/// The rank drawn by `u` in [0, 1) from cumulative weights `cum`.
+fn draw(cum: &[f64], total: f64, u: f64) -> usize {
+    cum.partition_point(|&c| c < u * total).min(cum.len() - 1)
+}
+
 /// The documents `0..docs`, in order.
 pub struct Corpus {
     vocab: Vec<String>,
     cum: Vec<f64>,
     total: f64,
+    topics: Option<Topics>,
     rng: Rng,
     next: usize,
     docs: usize,
 }
 
 impl Corpus {
-    /// The first `docs` documents.
+    /// The first `docs` documents of the collection [`topical`] names.
     pub fn new(docs: usize) -> Corpus {
         let vocab = vocabulary();
-        // Zipf(1) cumulative weights.
-        let mut cum = Vec::with_capacity(vocab.len());
-        let mut s = 0.0;
-        for r in 1..=vocab.len() {
-            s += 1.0 / r as f64;
-            cum.push(s);
-        }
+        let (cum, total) = zipf(vocab.len());
         Corpus {
+            topics: topical().then(|| Topics::new(vocab.len())),
             vocab,
             cum,
-            total: s,
+            total,
             rng: Rng(42),
             next: 0,
             docs,
@@ -143,12 +207,17 @@ impl Iterator for Corpus {
         let u = self.rng.unit();
         let len = 50 + (u * u * 1125.0) as usize; // 50..=1175 words, mean 50 + 1125/3 = 425
         let mut text = String::with_capacity(len * 8);
+        let topic = self
+            .topics
+            .as_ref()
+            .map(|t| &t.words[(self.rng.next() % TOPICS as u64) as usize]);
         for i in 0..len {
-            let x = self.rng.unit() * self.total;
-            let r = self
-                .cum
-                .partition_point(|&c| c < x)
-                .min(self.vocab.len() - 1);
+            let r = match (topic, &self.topics) {
+                (Some(words), Some(t)) if self.rng.unit() < TOPIC_SHARE => {
+                    words[draw(&t.cum, t.total, self.rng.unit())] as usize
+                }
+                _ => draw(&self.cum, self.total, self.rng.unit()),
+            };
             if i > 0 {
                 text.push(' ');
             }
@@ -204,9 +273,11 @@ pub fn data_dir() -> PathBuf {
         .unwrap_or_else(|| repo().join("target/bench-data"))
 }
 
-/// The directory of the `docs`-document bench index and its files.
+/// The directory of the `docs`-document bench index and its files
+/// (`search-N`, or `search-topical-N` for the topical collection).
 pub fn bench_dir(docs: usize) -> PathBuf {
-    data_dir().join(format!("search-{docs}"))
+    let kind = if topical() { "topical-" } else { "" };
+    data_dir().join(format!("search-{kind}{docs}"))
 }
 
 /// The index inside [`bench_dir`].

@@ -28,6 +28,7 @@ mod models;
 mod near_duplicates;
 mod pipeline;
 mod queries;
+mod reorder;
 mod repo;
 mod report;
 mod serve;

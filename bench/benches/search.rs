@@ -19,6 +19,9 @@
 //! * baseline: tantivy's own BM25 (`BooleanQuery` of `TermQuery`s,
 //!   `TopDocs` with block-max WAND; k1 = 1.2, b = 0.75 are fixed there);
 //! * sieve's scorer (`sieve_searcher::bm25::search`), k1 = 0.9, b = 0.4;
+//! * the same on the index written again in bisection order
+//!   (`plain_reordered`; `sieve_ingest::reorder`, made once beside the
+//!   bench index as `index-bp`, its cost printed on a `REORDER` line);
 //! * the same with a query-time filter (spam ≥ 70) and full statistics;
 //! * the same with filtered statistics (`--collection-stats filtered`);
 //! * four BM25 settings scored in one pass (`--k1 0.9,1.2 --b 0.4,0.75`);
@@ -52,11 +55,12 @@ use sieve_format::manifest::read_manifest;
 use sieve_format::schema::TextField;
 use sieve_ingest::build::build;
 use sieve_ingest::options::{BuildOptions, NoProgress};
+use sieve_ingest::reorder::{ReorderOptions, reorder};
 use sieve_ingest::spamfile::{build_spam_map, open_spam_map};
 use sieve_searcher::batch::{
     DocSelection, Prepared, QueryPlan, RunVariant, StatsMode, open_shards, select, select_all,
 };
-use sieve_searcher::bm25::{BagOfWords, Bm25Params, Variant, search};
+use sieve_searcher::bm25::{BagOfWords, Bm25Params, Shard, Variant, search};
 use sieve_searcher::runspec::spam_selection;
 use sieve_searcher::stats::{GlobalStats, SubsetFamily};
 use tantivy::collector::TopDocs;
@@ -128,6 +132,71 @@ fn bench_index(docs: usize) -> PathBuf {
         let _ = std::fs::remove_file(f);
     }
     index
+}
+
+/// The bench index written again in bisection order (`sieve-index
+/// reorder`, two threads) beside it as `index-bp`, made once and reused;
+/// its time and size are printed.
+fn reordered_index(index: &Path) -> PathBuf {
+    let out = index.with_file_name("index-bp");
+    if read_manifest(&out).is_ok() {
+        eprintln!("reusing reordered bench index {}", out.display());
+        return out;
+    }
+    let mut opts = ReorderOptions::new(index.to_path_buf(), out.clone());
+    opts.threads = 2;
+    let t = Instant::now();
+    let cpu = cpu_seconds();
+    let stats = reorder(&opts, &|_, _| {}).expect("reorder bench index");
+    println!(
+        "REORDER wall_s {:.1} cpu_s {:.1} read_s {:.1} bp_s {:.1} write_s {:.1} sidecar_s {:.1} postings {} bytes_before {} bytes_after {}",
+        t.elapsed().as_secs_f64(),
+        cpu_seconds() - cpu,
+        stats.read_seconds,
+        stats.bp_seconds,
+        stats.write_seconds,
+        stats.sidecar_seconds,
+        stats.postings,
+        dir_bytes(index),
+        dir_bytes(&out)
+    );
+    out
+}
+
+/// One BM25 search of `shards` with `p` and no filter, top `hits`.
+fn one_on<'a>(
+    shards: &'a [Shard],
+    global: &'a GlobalStats<'a>,
+    p: Bm25Params,
+    hits: usize,
+) -> impl Fn(&BagOfWords) -> usize + 'a {
+    move |q: &BagOfWords| {
+        let v = [Variant {
+            params: p,
+            stats: global,
+            subset: None,
+        }];
+        search(shards, TextField::Body, q, &v, hits).expect("search")[0].len()
+    }
+}
+
+/// Bytes of the files under `dir`.
+fn dir_bytes(dir: &Path) -> u64 {
+    walk_bytes(dir).unwrap_or(0)
+}
+
+fn walk_bytes(dir: &Path) -> std::io::Result<u64> {
+    let mut n = 0;
+    for e in std::fs::read_dir(dir)? {
+        let e = e?;
+        let m = e.metadata()?;
+        n += if m.is_dir() {
+            walk_bytes(&e.path())?
+        } else {
+            m.len()
+        };
+    }
+    Ok(n)
 }
 
 /// Times the bounds pass over the whole index (rewriting every file) and
@@ -294,7 +363,7 @@ fn main() {
         queries.len()
     );
 
-    // `SIEVE_BENCH_CASES=tantivy,plain,plain12,full,filtered,four,sweep,sweepf,each`
+    // `SIEVE_BENCH_CASES=tantivy,plain,plain12,plain_reordered,full,filtered,four,sweep,sweepf,each`
     // (default: all).
     let cases = std::env::var("SIEVE_BENCH_CASES").ok();
     let want = |name: &str| {
@@ -324,18 +393,16 @@ fn main() {
             .len()
     };
     let global = GlobalStats::new(&shards);
-    let (shards_ref, global_ref) = (&shards, &global);
-    let one = |p: Bm25Params| {
-        move |q: &BagOfWords| {
-            let (shards, global) = (shards_ref, global_ref);
-            let v = [Variant {
-                params: p,
-                stats: global,
-                subset: None,
-            }];
-            search(shards, TextField::Body, q, &v, hits).expect("search")[0].len()
-        }
+    // `plain_reordered`: the same search on the index in bisection order
+    // (the bench index itself when that case is not chosen).
+    let bp_index = if want("plain_reordered") {
+        reordered_index(&index)
+    } else {
+        index.clone()
     };
+    let (bp_shards, _) = open_shards(std::slice::from_ref(&bp_index)).expect("open bp index");
+    let bp_global = GlobalStats::new(&bp_shards);
+    let one = |p: Bm25Params| one_on(&shards, &global, p, hits);
     let p = Bm25Params { k1: 0.9, b: 0.4 };
     let sel = spam_selection(70, Unscored::Keep);
     let t = Instant::now();
@@ -477,8 +544,9 @@ fn main() {
     let sweepf_case = |q: &BagOfWords| sweepf_prep.search(q).expect("search").len();
     let plain_case = one(p);
     let plain12_case = one(Bm25Params { k1: 1.2, b: 0.75 });
+    let reordered_case = one_on(&bp_shards, &bp_global, p, hits);
     type Case<'a> = (&'static str, &'static str, &'a dyn Fn(&BagOfWords) -> usize);
-    let all: [Case<'_>; 9] = [
+    let all: [Case<'_>; 10] = [
         (
             "tantivy",
             "tantivy BM25 TopDocs (block-max WAND, 1.2/0.75)",
@@ -486,6 +554,11 @@ fn main() {
         ),
         ("plain", "sieve BM25 0.9/0.4, no filter", &plain_case),
         ("plain12", "sieve BM25 1.2/0.75, no filter", &plain12_case),
+        (
+            "plain_reordered",
+            "sieve BM25 0.9/0.4, index in bisection order",
+            &reordered_case,
+        ),
         (
             "full",
             "sieve + filter spam>=70, --collection-stats full",
@@ -513,6 +586,30 @@ fn main() {
             &each_case,
         ),
     ];
+    if want("plain_reordered") {
+        let same = queries
+            .iter()
+            .filter(|q| {
+                let hits_of = |shards, global| {
+                    let v = [Variant {
+                        params: p,
+                        stats: global,
+                        subset: None,
+                    }];
+                    let mut h = search(shards, TextField::Body, q, &v, hits).expect("search");
+                    h.swap_remove(0)
+                        .into_iter()
+                        .map(|h| (h.docid, h.score.to_bits()))
+                        .collect::<Vec<_>>()
+                };
+                hits_of(&shards, &global) == hits_of(&bp_shards, &bp_global)
+            })
+            .count();
+        println!(
+            "reordered index: {same} of {} topics give the same hits, docids, scores and order",
+            queries.len()
+        );
+    }
     let chosen: Vec<&Case<'_>> = all.iter().filter(|c| want(c.0)).collect();
     // Per topic, every case in turn, run after run (the first a warm-up),
     // so that a change in the machine's load falls on every case alike.

@@ -58,6 +58,15 @@ done
 OUT="${OUT:-$HERE/.work/search-growth-$(date -u +%Y%m%dT%H%M%SZ)}"
 mkdir -p "$OUT"
 DATA="${SIEVE_BENCH_DATA:-$ROOT/target/bench-data}"
+# SIEVE_BENCH_CORPUS=topical: the made-up topical collection (bench/synth.rs), whose indexes
+# (sieve's search-topical-N, pisa-topical-N, lucene-topical-N) are kept apart from the default's.
+CORPUS="${SIEVE_BENCH_CORPUS:-zipf}"
+case "$CORPUS" in
+  zipf) TAG="" ;;
+  topical) TAG="topical-" ;;
+  *) echo "search_growth: SIEVE_BENCH_CORPUS=$CORPUS: expected zipf or topical" >&2; exit 2 ;;
+esac
+export SIEVE_BENCH_CORPUS="$CORPUS"
 export SIEVE_BENCH_DATA="$DATA"
 PY="$HERE/.venv/bin/python"
 if [[ $PISA == 1 && ! -x "$PY" ]]; then
@@ -102,18 +111,18 @@ for n in $DOCS; do
     log="$OUT/rust-$n-$k.txt"
     echo "search_growth: round $round, $n docs, top $k: sieve and tantivy (load $(cut -d' ' -f1 /proc/loadavg))" >&2
     SIEVE_BENCH_DOCS=$n SIEVE_BENCH_HITS=$k SIEVE_BENCH_RUNS=$RUNS \
-      SIEVE_BENCH_CASES="${SIEVE_BENCH_CASES:-tantivy,plain,plain12,full,filtered,four}" \
+      SIEVE_BENCH_CASES="${SIEVE_BENCH_CASES:-tantivy,plain,plain12,plain_reordered,full,filtered,four}" \
       "$BENCH" --bench > "$log" 2> "$log.err"
     load="$(cut -d' ' -f1 /proc/loadavg)"
     grep '^RESULT ' "$log" | while read -r _ sys docs hits mean p50 p99; do
-      printf '{"system": "%s", "docs": %s, "hits": %s, "mean_ms": %s, "p50_ms": %s, "p99_ms": %s, "load": %s, "round": %s}\n' \
-        "$sys" "$docs" "$hits" "$mean" "$p50" "$p99" "$load" "$round"
+      printf '{"system": "%s", "docs": %s, "hits": %s, "mean_ms": %s, "p50_ms": %s, "p99_ms": %s, "load": %s, "round": %s, "corpus": "%s"}\n' \
+        "$sys" "$docs" "$hits" "$mean" "$p50" "$p99" "$load" "$round" "$CORPUS"
     done >> "$OUT/results.jsonl"
     grep -E '^(bench index|block-max bounds)' "$log" | sed "s/^/  /" >&2 || true
   done
   if [[ $PISA == 1 ]]; then
-    idx="$DATA/pisa-$n"
-    topics="$DATA/pisa-$n.topics.tsv"
+    idx="$DATA/pisa-$TAG$n"
+    topics="$DATA/pisa-$TAG$n.topics.tsv"
     echo "search_growth: round $round, $n docs: PISA (load $(cut -d' ' -f1 /proc/loadavg))" >&2
     if [[ -f "$idx/pt_meta.json" || -f "$idx/pt_pisa_config.json" ]]; then
       "$SYNTH" 0 /dev/null "$topics" 2>/dev/null
@@ -132,12 +141,13 @@ for l in sys.stdin:
     if r["what"] == "pisa search":
         r["system"] = "pisa_" + r["algorithm"]
         r["docs"] = '"$n"'
+        r["corpus"] = "'"$CORPUS"'"
         r["round"] = '"$round"'
     print(json.dumps(r))' >> "$OUT/results.jsonl"
   fi
   if [[ $LUCENE == 1 ]]; then
-    idx="$DATA/lucene-$n"
-    topics="$DATA/lucene-$n.topics.tsv"
+    idx="$DATA/lucene-$TAG$n"
+    topics="$DATA/lucene-$TAG$n.topics.tsv"
     echo "search_growth: round $round, $n docs: Lucene (load $(cut -d' ' -f1 /proc/loadavg))" >&2
     if ! ls "$idx"/segments_* >/dev/null 2>&1; then
       # Built aside and renamed, so an interrupted build is never taken for an index.
@@ -159,6 +169,7 @@ for l in sys.stdin:
 for l in sys.stdin:
     r = json.loads(l)
     r["docs"] = '"$n"'
+    r["corpus"] = "'"$CORPUS"'"
     r["round"] = '"$round"'
     print(json.dumps(r))' >> "$OUT/results.jsonl"
   fi

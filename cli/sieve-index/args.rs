@@ -55,6 +55,12 @@ pub enum Command {
     Scan(ScanCmd),
     /// Merge finished shards into one index.
     Merge(MergeCmd),
+    /// Write a finished index again with each segment's documents in
+    /// recursive-graph-bisection order (documents sharing terms side by
+    /// side: a smaller index and faster top-k), as a new index; every
+    /// document, field and score stays the same. The manifest records the
+    /// order; a reordered index cannot be resumed.
+    Reorder(ReorderCmd),
     /// Write the encoding-error report (the paper's Table 1 and Figure 5,
     /// significance tests, charset sources) from an index's fast fields.
     Report(ReportCmd),
@@ -181,6 +187,38 @@ pub struct MergeCmd {
     /// The merged index directory (created; must not exist).
     #[arg(long = "index", alias = "out", alias = "output", value_name = "DIR")]
     pub out: PathBuf,
+}
+
+/// `reorder`.
+#[derive(Debug, clap::Args)]
+pub struct ReorderCmd {
+    /// The finished index to read (left as it is).
+    #[arg(long, value_name = "DIR")]
+    pub index: PathBuf,
+    /// The reordered index (created; must not exist).
+    #[arg(
+        long = "output-dir",
+        alias = "output",
+        alias = "out",
+        value_name = "DIR"
+    )]
+    pub output: PathBuf,
+    /// Threads of the bisection (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Swap rounds per bisection at most.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub bp_iters: usize,
+    /// Parts of fewer than twice this many documents are not split.
+    #[arg(long, default_value_t = 32, value_name = "N")]
+    pub bp_min_partition: usize,
+    /// Terms held by fewer documents of a segment are not read by the
+    /// bisection (every term is written again).
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub bp_min_df: u32,
+    /// Print what was done as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `report`.

@@ -13,10 +13,12 @@ use sieve_ingest::Error;
 use sieve_ingest::build::build;
 use sieve_ingest::extract::{ExtractOptions, Format, RecordSpec, extract};
 use sieve_ingest::options::default_threads;
+use sieve_ingest::reorder::bp::BpParams;
+use sieve_ingest::reorder::{ReorderOptions, reorder};
 use sieve_ingest::shard::{build_shard, merge_shards, read_stats};
 use sieve_ingest::summary::summary;
 
-use crate::args::{BuildCmd, BuildShardCmd, ExtractCmd, FormatArg, MergeCmd, RunFlags};
+use crate::args::{BuildCmd, BuildShardCmd, ExtractCmd, FormatArg, MergeCmd, ReorderCmd, RunFlags};
 use crate::options::{build_options, with_flags};
 use crate::{exit, progress};
 
@@ -100,6 +102,38 @@ pub fn run_merge(a: &MergeCmd) -> anyhow::Result<ExitCode> {
     let stats = merge_shards(&a.shards, &a.out)?;
     summary(&stats, &mut std::io::stdout())?;
     Ok(exit(ExitStatus::of_build(&stats)))
+}
+
+/// `reorder`: the index written again in bisection order, with progress
+/// per segment on stderr and what was done on stdout.
+pub fn run_reorder(a: &ReorderCmd) -> anyhow::Result<ExitCode> {
+    let mut opts = ReorderOptions::new(a.index.clone(), a.output.clone());
+    opts.threads = a.threads.unwrap_or_else(default_threads);
+    opts.bp = BpParams {
+        max_iters: a.bp_iters,
+        min_partition: a.bp_min_partition,
+        ..BpParams::default()
+    };
+    opts.min_df = a.bp_min_df;
+    let progress = |done: usize, total: usize| eprintln!("reorder: segment {done} of {total}");
+    let stats = reorder(&opts, &progress)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&stats)?);
+    } else {
+        println!(
+            "{}: {} documents in {} segments reordered ({} postings): read {:.1} s, \
+             bisection {:.1} s, write {:.1} s, sidecars {:.1} s",
+            a.output.display(),
+            stats.documents,
+            stats.segments,
+            stats.postings,
+            stats.read_seconds,
+            stats.bp_seconds,
+            stats.write_seconds,
+            stats.sidecar_seconds
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The worker threads of `--threads` (default: all cores).

@@ -5,7 +5,7 @@
 //! the result. The flags are declared in [`args`] and turned into the
 //! library's build options in [`options`] (where flag names are added to
 //! library errors); the handlers are in [`build`] (build, build-shard,
-//! merge, extract), [`inspect`] (report, docids, near-duplicates, scan,
+//! merge, reorder, extract), [`inspect`] (report, docids, near-duplicates, scan,
 //! verify, bounds) and [`show`]; [`progress`] is the build's progress.
 
 mod args;
@@ -43,6 +43,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::BuildShard(a) => build::run_build_shard(a),
         Command::Extract(a) => build::run_extract(a),
         Command::Merge(a) => build::run_merge(&a),
+        Command::Reorder(a) => build::run_reorder(&a),
         Command::NearDuplicates(a) => inspect::run_near_duplicates(a),
         Command::Scan(a) => inspect::run_scan(&a),
         Command::Report(a) => inspect::run_report(a),

@@ -30,6 +30,43 @@ pub struct Manifest {
     /// written before this was recorded (see [`build_finished`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<BuildState>,
+    /// The order of the documents ([`DocOrder`]); `None` (absent) for
+    /// input order, the order of every build.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<DocOrder>,
+}
+
+/// The order of an index's documents, when it is not input order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum DocOrder {
+    /// Recursive graph bisection within each segment (`sieve-index
+    /// reorder`), with its parameters.
+    Bp {
+        /// Swap rounds per bisection at most.
+        max_iters: usize,
+        /// Parts of fewer than twice this many documents are not split.
+        min_partition: usize,
+        /// Terms held by fewer documents of a segment were not read.
+        min_df: u32,
+    },
+}
+
+impl DocOrder {
+    /// How `sieve-index` names the order (`input` for `None`).
+    pub fn describe(order: Option<&DocOrder>) -> String {
+        match order {
+            None => "input".to_string(),
+            Some(DocOrder::Bp {
+                max_iters,
+                min_partition,
+                min_df,
+            }) => format!(
+                "bp (recursive graph bisection per segment: {max_iters} rounds, parts of \
+                 {min_partition}, terms in at least {min_df} documents)"
+            ),
+        }
+    }
 }
 
 /// Whether the build of an index finished: `building` from before its
@@ -247,6 +284,16 @@ impl Checkpoint {
 /// Refuses to resume the build of `old` (the manifest in `index`) with the
 /// options or inputs of `new`.
 pub fn check_resume(index: &Path, old: &Manifest, new: &Manifest) -> Result<()> {
+    if old.order.is_some() {
+        return Err(Error::Input {
+            path: index.join(MANIFEST),
+            detail: format!(
+                "cannot resume: the index was reordered ({}); a build adds documents in input \
+                 order only",
+                DocOrder::describe(old.order.as_ref())
+            ),
+        });
+    }
     if old.options.docid_header != new.options.docid_header {
         return Err(Error::Input {
             path: index.join(MANIFEST),

@@ -42,6 +42,8 @@
 //!   claiming or resuming its directory, the worker pool, the losses log
 //!   and the quarantine cut back to the last checkpoint, the final
 //!   statistics.
+//! * [`reorder`]: an index written again in recursive-graph-bisection
+//!   order.
 //! * [`build`], [`extract`], [`shard`], [`summary`]: the commands.
 //!
 //! Every fallible function returns [`Error`], whose variants carry the
@@ -69,6 +71,7 @@ mod pipeline;
 mod quarantine;
 mod readahead;
 mod record;
+pub mod reorder;
 mod run;
 pub mod shard;
 pub mod spamfile;

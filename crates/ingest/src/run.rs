@@ -42,6 +42,7 @@ pub(crate) fn run_manifest(
             .map(|p| input_info(p))
             .collect::<sieve_format::Result<_>>()?,
         state: None,
+        order: None,
     })
 }
 

@@ -213,12 +213,14 @@ fn open_shards(shards: &[PathBuf]) -> Result<Shards> {
     for s in shards {
         let (index, m) = open_index(s)?;
         if let Some(first) = manifests.first()
-            && (first.options != m.options || first.schema_version != m.schema_version)
+            && (first.options != m.options
+                || first.schema_version != m.schema_version
+                || first.order != m.order)
         {
             return Err(Error::Input {
                 path: s.clone(),
                 detail: format!(
-                    "built with other options than {}; shards must share schema, analyser and filter",
+                    "built with other options than {}; shards must share schema, analyser, filter and document order",
                     shards[0].display()
                 ),
             });

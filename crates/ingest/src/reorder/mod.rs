@@ -1,0 +1,233 @@
+//! Document reordering: an index written again with each segment's
+//! documents in recursive-graph-bisection order ([`bp`]), so that
+//! documents sharing terms are neighbours: posting lists get small gaps
+//! (a smaller index) and block-max bounds get tight (faster top-k).
+//!
+//! [`reorder`] reads a finished index and writes a new one beside it,
+//! through a hidden temporary directory renamed into place at the end (the
+//! input is never touched; the output is whole or absent). Per segment, in
+//! the index's segment order: the `body` postings are read back per
+//! document ([`forward`]), bisected, and the segment is written again in
+//! that order ([`rewrite`]); segments keep their documents (one new
+//! segment per old one), so memory stays bounded by the build's merge cap.
+//! Then the block-max bounds and near-duplicate sidecars are written for
+//! the new index, `stats.json` and `losses.jsonl` are carried over, and the
+//! manifest says `order: bp` with the parameters
+//! ([`sieve_format::manifest::DocOrder`]).
+//!
+//! What stays the same: every document with every field (terms,
+//! frequencies, positions, field lengths, columns, stored values), so
+//! every score; and since ties are broken by docid (never by index order)
+//! and near-duplicate representatives are each cluster's smallest docid, a
+//! run on the reordered index is the run on the input, byte for byte. The
+//! order is deterministic for any thread count.
+//!
+//! What changes: a reordered index is not in input order, so it cannot be
+//! resumed, and shards merge only with shards of the same order.
+
+pub mod bp;
+mod forward;
+mod rewrite;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::Serialize;
+use sieve_format::index::{LOSSES, STATS, create_private_dir, open_index, write_json};
+use sieve_format::manifest::{BuildState, DocOrder, MANIFEST, analyzer_config};
+use sieve_format::schema::{Fields, register_analyzers};
+use sieve_format::stats::BuildStats;
+use tantivy::{Directory, Index};
+
+use self::bp::{BpParams, bp_order};
+use self::forward::Forward;
+use crate::error::io_err as io;
+use crate::{Error, Result};
+
+/// What [`reorder`] is asked to do.
+#[derive(Debug, Clone)]
+pub struct ReorderOptions {
+    /// The finished index to read.
+    pub input: PathBuf,
+    /// The index to write (must not exist).
+    pub output: PathBuf,
+    /// Worker threads of the bisection.
+    pub threads: usize,
+    /// The bisection's parameters.
+    pub bp: BpParams,
+    /// Terms held by fewer documents of a segment are not read by the
+    /// bisection (they are all written again).
+    pub min_df: u32,
+}
+
+impl ReorderOptions {
+    /// Reorders `input` into `output` with the default parameters.
+    pub fn new(input: PathBuf, output: PathBuf) -> Self {
+        ReorderOptions {
+            input,
+            output,
+            threads: 1,
+            bp: BpParams::default(),
+            min_df: 2,
+        }
+    }
+}
+
+/// What [`reorder`] did, with its time by phase.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ReorderStats {
+    /// Segments written again.
+    pub segments: usize,
+    /// Documents written again.
+    pub documents: u64,
+    /// Body postings read back.
+    pub postings: u64,
+    /// Seconds reading postings back.
+    pub read_seconds: f64,
+    /// Seconds bisecting.
+    pub bp_seconds: f64,
+    /// Seconds writing segments.
+    pub write_seconds: f64,
+    /// Seconds writing the sidecars.
+    pub sidecar_seconds: f64,
+}
+
+/// Writes `opts.input` again as `opts.output` in bisection order (see the
+/// module docs). `progress(done, total)` is called after each segment.
+pub fn reorder(opts: &ReorderOptions, progress: &dyn Fn(usize, usize)) -> Result<ReorderStats> {
+    let threads = crate::options::check_threads(opts.threads)?;
+    let (input, mut manifest) = open_index(&opts.input)?;
+    if opts.output.exists() {
+        return Err(Error::Input {
+            path: opts.output.clone(),
+            detail: "the reordered index's directory already exists".into(),
+        });
+    }
+    let tmp = temporary_beside(&opts.output)?;
+    let result = (|| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.get())
+            .build()
+            .map_err(|e| Error::Input {
+                path: opts.output.clone(),
+                detail: format!("cannot start {threads} threads: {e}"),
+            })?;
+        let out = Index::builder()
+            .schema(input.schema())
+            .settings(input.settings().clone())
+            .create_in_dir(&tmp)?;
+        register_analyzers(&out, analyzer_config(&manifest));
+        let mut stats = rewrite_segments(&input, &out, opts, &pool, progress)?;
+        let started = Instant::now();
+        let mut build_stats: BuildStats =
+            sieve_format::jsonfile::read_json(&opts.input.join(STATS))?;
+        sieve_format::bounds::write_index_bounds(&tmp, &out)?;
+        if manifest.options.minhash.is_some() {
+            let dups = pool
+                .install(|| crate::dedup::write_index_dups(&tmp, &out, crate::dedup::RUN_LINES))?;
+            build_stats.near_duplicates = Some(dups);
+        }
+        stats.sidecar_seconds = started.elapsed().as_secs_f64();
+        if opts.input.join(LOSSES).exists() {
+            std::fs::copy(opts.input.join(LOSSES), tmp.join(LOSSES)).map_err(io(&tmp))?;
+        }
+        write_json(&tmp.join(STATS), &build_stats)?;
+        manifest.order = Some(DocOrder::Bp {
+            max_iters: opts.bp.max_iters,
+            min_partition: opts.bp.min_partition,
+            min_df: opts.min_df,
+        });
+        manifest.state = Some(BuildState::Finished);
+        write_json(&tmp.join(MANIFEST), &manifest)?;
+        std::fs::rename(&tmp, &opts.output).map_err(io(&opts.output))?;
+        Ok(stats)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    result
+}
+
+/// A new hidden directory beside `out` for the index being written.
+fn temporary_beside(out: &Path) -> Result<PathBuf> {
+    let name = out
+        .file_name()
+        .map_or("reordered".into(), |n| n.to_string_lossy().into_owned());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let tmp = out.with_file_name(format!(
+        ".{name}.reorder-tmp-{}-{nanos}",
+        std::process::id()
+    ));
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        create_private_dir(parent)?;
+    }
+    create_private_dir(&tmp)?;
+    Ok(tmp)
+}
+
+/// Every segment of `input` bisected and written into `out`, then `out`'s
+/// `meta.json` listing them in the input's segment order.
+fn rewrite_segments(
+    input: &Index,
+    out: &Index,
+    opts: &ReorderOptions,
+    pool: &rayon::ThreadPool,
+    progress: &dyn Fn(usize, usize),
+) -> Result<ReorderStats> {
+    let searcher = input.reader()?.searcher();
+    let fields = Fields::from_schema(&input.schema())?;
+    let segments = searcher.segment_readers();
+    let mut stats = ReorderStats::default();
+    let mut metas = Vec::with_capacity(segments.len());
+    for (i, seg) in segments.iter().enumerate() {
+        let what = format!(
+            "{} (segment {})",
+            opts.input.display(),
+            seg.segment_id().uuid_string()
+        );
+        if seg.has_deletes() {
+            return Err(Error::Input {
+                path: what.into(),
+                detail: "the segment has deleted documents; a finished build has none".into(),
+            });
+        }
+        let t = Instant::now();
+        let body = Forward::read(seg, fields.body, &what)?;
+        stats.read_seconds += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let rows = body.bp_rows(opts.min_df);
+        let order = pool.install(|| bp_order(&rows, &opts.bp));
+        drop(rows);
+        stats.bp_seconds += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        metas.push(rewrite::rewrite_segment(
+            out,
+            seg,
+            &order,
+            &body,
+            fields.body,
+            &what,
+        )?);
+        stats.write_seconds += t.elapsed().as_secs_f64();
+        stats.segments += 1;
+        stats.documents += order.len() as u64;
+        stats.postings += body.postings() as u64;
+        progress(i + 1, segments.len());
+    }
+    let mut meta = input.load_metas()?;
+    meta.segments = metas;
+    let mut bytes = serde_json::to_vec_pretty(&meta).map_err(|e| Error::Input {
+        path: "meta.json".into(),
+        detail: e.to_string(),
+    })?;
+    bytes.push(b'\n');
+    out.directory()
+        .atomic_write(Path::new("meta.json"), &bytes)
+        .map_err(|source| Error::Io {
+            path: "meta.json".into(),
+            source,
+        })?;
+    Ok(stats)
+}

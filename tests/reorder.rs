@@ -1,0 +1,250 @@
+//! `sieve-index reorder`: an index written again in recursive-graph-
+//! bisection order holds the same documents with the same fields, terms,
+//! frequencies, positions and field lengths; it gives the same runs, byte
+//! for byte (ties are broken by docid, never by index order); its order is
+//! the same for any thread count; and it is refused where input order is
+//! assumed.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use tantivy::postings::Postings as _;
+use tantivy::schema::FieldType;
+use tantivy::schema::document::Document as _;
+use tantivy::{DocSet, Index, TantivyDocument};
+
+use crate::util::{Dir, fails, fixture, ok, repo_root};
+
+/// Every document of the index in `dir`, keyed by docid: its stored fields,
+/// every fast value, the field-length codes and, per analysed field, each
+/// term with its frequency and positions. Also the docids in index order.
+fn contents(dir: &Path) -> (BTreeMap<String, Vec<String>>, Vec<String>) {
+    let index = Index::open_in_dir(dir).expect("open index");
+    let schema = index.schema();
+    let searcher = index.reader().expect("reader").searcher();
+    let mut docs: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut order = Vec::new();
+    for seg in searcher.segment_readers() {
+        let store = seg.get_store_reader(1).expect("store");
+        let ids = sieve_format::index::docid_column(seg, dir).expect("docid column");
+        let mut names = Vec::new();
+        for doc in 0..seg.max_doc() {
+            let mut docid = String::new();
+            sieve_format::index::read_docid(&ids, doc, &mut docid).expect("docid");
+            let d: TantivyDocument = store.get(doc).expect("stored doc");
+            let mut lines = vec![format!("stored {}", d.to_json(&schema))];
+            lines.extend(fast_and_norms(seg, &schema, doc));
+            assert!(
+                docs.insert(docid.clone(), lines).is_none(),
+                "docid {docid} twice"
+            );
+            order.push(docid.clone());
+            names.push(docid);
+        }
+        for (field, entry) in schema.fields() {
+            let Some(opts) = entry.field_type().get_index_record_option() else {
+                continue;
+            };
+            if !opts.has_freq() {
+                continue;
+            }
+            let inv = seg.inverted_index(field).expect("inverted index");
+            let mut stream = inv.terms().stream().expect("terms");
+            while stream.advance() {
+                let mut p = inv
+                    .read_postings_from_terminfo(stream.value(), opts)
+                    .expect("postings");
+                let term = String::from_utf8_lossy(stream.key()).into_owned();
+                while p.doc() != tantivy::TERMINATED {
+                    let mut pos = Vec::new();
+                    p.positions(&mut pos);
+                    let line = format!("{} {term} x{} {pos:?}", entry.name(), p.term_freq());
+                    docs.get_mut(&names[p.doc() as usize]).unwrap().push(line);
+                    p.advance();
+                }
+            }
+        }
+    }
+    for lines in docs.values_mut() {
+        lines.sort();
+    }
+    (docs, order)
+}
+
+/// The fast values and field-length codes of document `doc`.
+fn fast_and_norms(
+    seg: &tantivy::SegmentReader,
+    schema: &tantivy::schema::Schema,
+    doc: u32,
+) -> Vec<String> {
+    let ff = seg.fast_fields();
+    let mut lines = Vec::new();
+    for (field, entry) in schema.fields() {
+        let name = entry.name();
+        if entry.is_fast() {
+            let v = match entry.field_type() {
+                FieldType::U64(_) => {
+                    format!(
+                        "{:?}",
+                        ff.u64(name)
+                            .unwrap()
+                            .values_for_doc(doc)
+                            .collect::<Vec<_>>()
+                    )
+                }
+                FieldType::Bool(_) => format!("{:?}", ff.bool(name).unwrap().first(doc)),
+                FieldType::Str(_) => {
+                    let col = ff.str(name).unwrap().unwrap();
+                    let mut s = String::new();
+                    for ord in col.term_ords(doc) {
+                        col.ord_to_str(ord, &mut s).unwrap();
+                        s.push('|');
+                    }
+                    s
+                }
+                other => panic!("unexpected fast field type {other:?}"),
+            };
+            lines.push(format!("fast {name} {v}"));
+        }
+        if entry.has_fieldnorms() {
+            let norms = seg.get_fieldnorms_reader(field).expect("norms");
+            lines.push(format!("norm {name} {}", norms.fieldnorm_id(doc)));
+        }
+    }
+    lines
+}
+
+fn build(dir: &Dir, name: &str, extra: &[&str]) -> PathBuf {
+    let ix = dir.join(name);
+    ok(dir
+        .cmd("sieve-index")
+        .args(["build", "--threads", "2", "--input"])
+        .arg(fixture("cacm/cacm.trec.gz"))
+        .arg("--index")
+        .arg(&ix)
+        .args(extra));
+    ix
+}
+
+fn reorder(dir: &Dir, input: &Path, name: &str, threads: &str) -> PathBuf {
+    let out = dir.join(name);
+    ok(dir
+        .cmd("sieve-index")
+        .args(["reorder", "--threads", threads, "--index"])
+        .arg(input)
+        .arg("--output-dir")
+        .arg(&out));
+    out
+}
+
+fn run(dir: &Dir, ix: &Path, out: &str, extra: &[&str]) -> String {
+    let path = dir.join(out);
+    ok(dir
+        .cmd("sieve-search")
+        .args(["run", "--index"])
+        .arg(ix)
+        .arg("--topics")
+        .arg(repo_root().join("topics/topics.cacm.txt"))
+        .args(["--hits", "100", "--output"])
+        .arg(&path)
+        .args(extra));
+    std::fs::read_to_string(path).unwrap()
+}
+
+sieve_test!(
+    a_reordered_index_holds_the_same_documents_and_gives_the_same_runs,
+    |dir| {
+        let ix = build(&dir, "cacm", &["--positions", "--docvectors"]);
+        let one = reorder(&dir, &ix, "bp1", "1");
+        let three = reorder(&dir, &ix, "bp3", "3");
+        let (before, input_order) = contents(&ix);
+        let (after, bp_order) = contents(&one);
+        assert_eq!(before.len(), 3204);
+        assert!(before == after, "the reordered index holds other contents");
+        assert_ne!(input_order, bp_order, "reordering kept the input order");
+        assert_eq!(
+            bp_order,
+            contents(&three).1,
+            "another order on 3 threads than on 1"
+        );
+
+        let manifest = |d: &Path| -> serde_json::Value {
+            serde_json::from_str(&std::fs::read_to_string(d.join("sieve.json")).unwrap()).unwrap()
+        };
+        assert_eq!(manifest(&one)["order"]["kind"], "bp");
+        assert!(manifest(&ix).get("order").is_none());
+        ok(dir.cmd("sieve-index").args(["verify", "--index"]).arg(&one));
+
+        for (k, extra) in [
+            &[][..],
+            &["--k1", "1.2", "--b", "0.75"],
+            &["--model", "qld"],
+            &["--sdm"],
+            &["--feedback", "rm3"],
+            &["--drop-near-duplicates"],
+        ]
+        .iter()
+        .enumerate()
+        {
+            let a = run(&dir, &ix, &format!("in{k}.run"), extra);
+            let b = run(&dir, &one, &format!("bp{k}.run"), extra);
+            assert!(
+                a.lines().count() > 1000,
+                "{extra:?}: a run of {} lines",
+                a.lines().count()
+            );
+            // Ties are broken by docid before the cut, so not even the order
+            // of tied documents may change.
+            assert!(a == b, "{extra:?}: another run once reordered");
+        }
+    }
+);
+
+sieve_test!(reorder_is_refused_where_input_order_is_assumed, |dir| {
+    let ix = build(&dir, "cacm", &[]);
+    let bp = reorder(&dir, &ix, "bp", "2");
+    // The output must not exist; the input is left as it was.
+    let e = fails(
+        dir.cmd("sieve-index")
+            .args(["reorder", "--index"])
+            .arg(&ix)
+            .arg("--output-dir")
+            .arg(&bp),
+    );
+    assert!(String::from_utf8_lossy(&e.stderr).contains("already exists"));
+    // A reordered index is not resumed.
+    let e = fails(
+        dir.cmd("sieve-index")
+            .args(["build", "--resume", "--input"])
+            .arg(fixture("cacm/cacm.trec.gz"))
+            .arg("--index")
+            .arg(&bp),
+    );
+    let err = String::from_utf8_lossy(&e.stderr);
+    assert!(err.contains("reordered"), "{err}");
+    // Shards merge only with shards of the same order.
+    let e = fails(
+        dir.cmd("sieve-index")
+            .args(["merge", "--shards"])
+            .arg(&ix)
+            .arg(&bp)
+            .arg("--index")
+            .arg(dir.join("merged")),
+    );
+    let err = String::from_utf8_lossy(&e.stderr);
+    assert!(err.contains("document order"), "{err}");
+    assert!(!dir.join("merged").exists());
+    // Two reordered shards do merge, and the merge says their order.
+    let bp2 = reorder(&dir, &ix, "bp2", "1");
+    let merged = dir.join("merged-bp");
+    ok(dir
+        .cmd("sieve-index")
+        .args(["merge", "--shards"])
+        .arg(&bp)
+        .arg(&bp2)
+        .arg("--index")
+        .arg(&merged));
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(merged.join("sieve.json")).unwrap()).unwrap();
+    assert_eq!(m["order"]["kind"], "bp");
+});
