@@ -203,6 +203,11 @@ sieve_test!(
 sieve_test!(reorder_is_refused_where_input_order_is_assumed, |dir| {
     let ix = build(&dir, "cacm", &[]);
     let bp = reorder(&dir, &ix, "bp", "2");
+    // Without positions, the body is written again from frequencies alone.
+    assert!(
+        contents(&ix).0 == contents(&bp).0,
+        "other contents without positions"
+    );
     // The output must not exist; the input is left as it was.
     let e = fails(
         dir.cmd("sieve-index")

@@ -9,8 +9,9 @@
 //! position, and the segment's terms; a segment holds at most the build's
 //! merge cap of documents ([`crate::order::MAX_MERGE_DOCS`]).
 
+use sieve_analysis::AnalysedText;
 use tantivy::postings::Postings;
-use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::schema::{Field, IndexRecordOption, OwnedValue};
 use tantivy::tokenizer::{PreTokenizedString, Token};
 use tantivy::{DocSet, SegmentReader, TERMINATED};
 
@@ -162,10 +163,48 @@ impl Forward {
         rows
     }
 
-    /// Document `doc`'s body as the tokens that index it again: each term
+    /// Document `doc`'s body as the value that indexes it again: each term
     /// at its positions, or (without positions) as many times as its
-    /// frequency, at made-up positions in order.
-    pub fn tokens(&self, doc: u32) -> PreTokenizedString {
+    /// frequency, at positions made up in term order. A pre-analysed text
+    /// (one string that the index's analyser only splits, as a build hands
+    /// it over), or the tokens themselves where that string could not carry
+    /// them (a term holding a line feed; two terms at one position).
+    pub fn value(&self, doc: u32) -> OwnedValue {
+        let d = doc as usize;
+        let entries = &self.entries[self.starts[d]..self.starts[d + 1]];
+        let mut text = AnalysedText::new();
+        if self.pos_starts.is_empty() {
+            for &(t, tf) in entries {
+                for _ in 0..tf {
+                    text.push(text.next_position(), &self.terms[t as usize]);
+                }
+            }
+        } else {
+            let mut slots: Vec<(u32, u32)> = Vec::new();
+            let mut p = self.pos_starts[d];
+            for &(t, tf) in entries {
+                for &pos in &self.positions[p..p + tf as usize] {
+                    slots.push((pos, t));
+                }
+                p += tf as usize;
+            }
+            slots.sort_unstable();
+            if slots.windows(2).any(|w| w[0].0 == w[1].0) {
+                return OwnedValue::PreTokStr(self.tokens(doc));
+            }
+            for (pos, t) in slots {
+                text.push(pos as usize, &self.terms[t as usize]);
+            }
+        }
+        if text.is_exact() {
+            OwnedValue::Str(text.into_string())
+        } else {
+            OwnedValue::PreTokStr(self.tokens(doc))
+        }
+    }
+
+    /// Document `doc`'s body as tokens (see [`Forward::value`]).
+    fn tokens(&self, doc: u32) -> PreTokenizedString {
         let d = doc as usize;
         let entries = &self.entries[self.starts[d]..self.starts[d + 1]];
         let mut tokens = Vec::new();

@@ -136,7 +136,7 @@ fn document(
     for (field, source) in sources {
         let value = match source {
             Source::Stored => continue,
-            Source::Postings => OwnedValue::PreTokStr(body.tokens(old)),
+            Source::Postings => body.value(old),
             Source::U64(col, true) => {
                 OwnedValue::Array(col.values_for_doc(old).map(OwnedValue::U64).collect())
             }
