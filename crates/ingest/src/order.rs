@@ -37,7 +37,7 @@ use sieve_format::document::SieveDocument;
 use sieve_format::index::{stored_str, stored_u64};
 use sieve_format::schema::{OFFSET, SOURCE};
 use tantivy::index::{SegmentId, SegmentMeta};
-use tantivy::{Directory, Index, IndexWriter, SegmentReader, TantivyDocument};
+use tantivy::{Directory, Index, IndexMeta, IndexWriter, SegmentReader, TantivyDocument};
 
 use crate::{Error, Result};
 
@@ -219,7 +219,12 @@ pub fn seal_order(index: &Index, order: &mut SegmentOrder) -> Result<()> {
         return Ok(());
     }
     meta.segments = segments;
-    let mut bytes = serde_json::to_vec_pretty(&meta).map_err(|e| Error::Input {
+    write_meta(index, &meta)
+}
+
+/// Writes `meta` as the `meta.json` of `index` (no writer open), at once.
+pub(crate) fn write_meta(index: &Index, meta: &IndexMeta) -> Result<()> {
+    let mut bytes = serde_json::to_vec_pretty(meta).map_err(|e| Error::Input {
         path: "meta.json".into(),
         detail: e.to_string(),
     })?;
@@ -230,8 +235,7 @@ pub fn seal_order(index: &Index, order: &mut SegmentOrder) -> Result<()> {
         .map_err(|source| Error::Io {
             path: "meta.json".into(),
             source,
-        })?;
-    Ok(())
+        })
 }
 
 #[cfg(test)]

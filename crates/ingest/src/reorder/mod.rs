@@ -37,7 +37,7 @@ use sieve_format::index::{LOSSES, STATS, create_private_dir, open_index, write_j
 use sieve_format::manifest::{BuildState, DocOrder, MANIFEST, analyzer_config};
 use sieve_format::schema::{Fields, register_analyzers};
 use sieve_format::stats::BuildStats;
-use tantivy::{Directory, Index};
+use tantivy::Index;
 
 use self::bp::{BpParams, bp_order};
 use self::forward::Forward;
@@ -218,16 +218,6 @@ fn rewrite_segments(
     }
     let mut meta = input.load_metas()?;
     meta.segments = metas;
-    let mut bytes = serde_json::to_vec_pretty(&meta).map_err(|e| Error::Input {
-        path: "meta.json".into(),
-        detail: e.to_string(),
-    })?;
-    bytes.push(b'\n');
-    out.directory()
-        .atomic_write(Path::new("meta.json"), &bytes)
-        .map_err(|source| Error::Io {
-            path: "meta.json".into(),
-            source,
-        })?;
+    crate::order::write_meta(out, &meta)?;
     Ok(stats)
 }
