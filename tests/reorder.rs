@@ -239,6 +239,17 @@ sieve_test!(reorder_is_refused_where_input_order_is_assumed, |dir| {
     let err = String::from_utf8_lossy(&e.stderr);
     assert!(err.contains("document order"), "{err}");
     assert!(!dir.join("merged").exists());
+    // A killed reorder's temporary directory (its process gone) is removed
+    // by the next reorder to the same output; a live one's is left.
+    let dead = dir.join(".bp3.reorder-tmp-4194305-1");
+    let live = dir.join(&format!(".bp3.reorder-tmp-{}-1", std::process::id()));
+    for d in [&dead, &live] {
+        std::fs::create_dir_all(d).unwrap();
+        std::fs::write(d.join("meta.json"), b"{}").unwrap();
+    }
+    reorder(&dir, &ix, "bp3", "1");
+    assert!(!dead.exists(), "an abandoned temporary directory was left");
+    assert!(live.exists(), "a running reorder's directory was removed");
     // Two reordered shards do merge, and the merge says their order.
     let bp2 = reorder(&dir, &ix, "bp2", "1");
     let merged = dir.join("merged-bp");

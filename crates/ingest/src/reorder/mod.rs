@@ -24,6 +24,10 @@
 //!
 //! What changes: a reordered index is not in input order, so it cannot be
 //! resumed, and shards merge only with shards of the same order.
+//!
+//! A reorder killed part way leaves its temporary directory; the next
+//! reorder to the same output removes it (when its process is gone) and
+//! starts over.
 
 pub mod bp;
 mod forward;
@@ -156,15 +160,41 @@ fn temporary_beside(out: &Path) -> Result<PathBuf> {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
-    let tmp = out.with_file_name(format!(
-        ".{name}.reorder-tmp-{}-{nanos}",
-        std::process::id()
-    ));
-    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+    let prefix = format!(".{name}.reorder-tmp-");
+    let tmp = out.with_file_name(format!("{prefix}{}-{nanos}", std::process::id()));
+    let parent = out.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Some(parent) = parent {
         create_private_dir(parent)?;
     }
+    remove_abandoned(parent.unwrap_or(Path::new(".")), &prefix);
     create_private_dir(&tmp)?;
     Ok(tmp)
+}
+
+/// Removes the temporary directories of earlier reorders of the same
+/// output (`prefix` then `PID-NANOS`) whose process is gone (a reorder
+/// killed part way); where processes cannot be looked up (no `/proc`),
+/// nothing.
+fn remove_abandoned(dir: &Path, prefix: &str) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(prefix))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok());
+        if let Some(pid) = pid
+            && !Path::new(&format!("/proc/{pid}")).exists()
+        {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 /// Every segment of `input` bisected and written into `out`, then `out`'s
