@@ -643,6 +643,28 @@ fn groups_are_variants_with_bit_identical_weights() {
     assert_eq!(groups.weights.len(), 3);
 }
 
+/// A sweep's variants with `p` and full statistics: the unfiltered run,
+/// then one per subset, each with the subset it reads (`None`: every
+/// document).
+fn sweep_variants<'a>(
+    p: Bm25Params,
+    global: &'a GlobalStats<'a>,
+    subsets: &'a [Subset],
+) -> (Vec<Variant<'a>>, Vec<Option<usize>>) {
+    let all = std::iter::once(None).chain(subsets.iter().map(Some));
+    let vs = all
+        .map(|subset| Variant {
+            params: p,
+            stats: global,
+            subset,
+        })
+        .collect();
+    let of = std::iter::once(None)
+        .chain((0..subsets.len()).map(Some))
+        .collect();
+    (vs, of)
+}
+
 /// The documents whose per-document value (a hash of `seed` and the doc
 /// id, 0-99, like a spam percentile) is at least `min`: subsets made with
 /// one `seed` and rising `min` are nested, as a sweep's are.
@@ -708,12 +730,7 @@ proptest! {
         // The unfiltered variant, then every selection; with
         // `several_groups`, the first selection again with other k1/b and
         // with its filtered statistics.
-        let mut vs: Vec<Variant<'_>> = vec![Variant { params: p, stats: &global, subset: None }];
-        let mut of: Vec<Option<usize>> = vec![None];
-        for (i, s) in subsets.iter().enumerate() {
-            vs.push(Variant { params: p, stats: &global, subset: Some(s) });
-            of.push(Some(i));
-        }
+        let (mut vs, mut of) = sweep_variants(p, &global, &subsets);
         if several_groups {
             let q_params = Bm25Params { k1: other.0, b: other.1 };
             vs.push(Variant { params: q_params, stats: &global, subset: Some(&subsets[0]) });
@@ -766,20 +783,7 @@ fn a_sweep_through_membership_words_takes_the_direct_paths() {
             .collect();
         let global = GlobalStats::new(&shards);
         let p = Bm25Params::ANSERINI;
-        let mut vs = vec![Variant {
-            params: p,
-            stats: &global,
-            subset: None,
-        }];
-        let mut of: Vec<Option<usize>> = vec![None];
-        for (i, s) in subsets.iter().enumerate() {
-            vs.push(Variant {
-                params: p,
-                stats: &global,
-                subset: Some(s),
-            });
-            of.push(Some(i));
-        }
+        let (vs, of) = sweep_variants(p, &global, &subsets);
         let membership = Membership::new(&shards, &subsets).unwrap();
         let searched = if bounds { &shards } else { &plain };
         for q in mixed_queries(seed) {
