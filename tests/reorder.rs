@@ -154,7 +154,13 @@ fn run(dir: &Dir, ix: &Path, out: &str, extra: &[&str]) -> String {
 sieve_test!(
     a_reordered_index_holds_the_same_documents_and_gives_the_same_runs,
     |dir| {
-        let ix = build(&dir, "cacm", &["--positions", "--docvectors"]);
+        let spam = fixture("spam/made-up-cacm-spam.txt");
+        let spam = spam.to_str().unwrap();
+        let ix = build(
+            &dir,
+            "cacm",
+            &["--positions", "--docvectors", "--spam", spam],
+        );
         let one = reorder(&dir, &ix, "bp1", "1");
         let three = reorder(&dir, &ix, "bp3", "3");
         let (before, input_order) = contents(&ix);
@@ -182,6 +188,14 @@ sieve_test!(
             &["--sdm"],
             &["--feedback", "rm3"],
             &["--drop-near-duplicates"],
+            &["--min-spam-percentile", "70"],
+            &[
+                "--min-spam-percentile",
+                "50",
+                "--collection-stats",
+                "filtered",
+            ],
+            &["--max-invalid-456-per-kb", "0", "--drop-near-duplicates"],
         ]
         .iter()
         .enumerate()

@@ -42,9 +42,9 @@
 //!   claiming or resuming its directory, the worker pool, the losses log
 //!   and the quarantine cut back to the last checkpoint, the final
 //!   statistics.
-//! * [`reorder`]: an index written again in recursive-graph-bisection
-//!   order.
-//! * [`build`], [`extract`], [`shard`], [`summary`]: the commands.
+//! * [`build`], [`extract`], [`shard`], [`reorder`], [`summary`]: the
+//!   commands (`reorder`: an index written again in recursive-graph-
+//!   bisection order).
 //!
 //! Every fallible function returns [`Error`], whose variants carry the
 //! evidence; errors of the crawl readers and of the index files keep their

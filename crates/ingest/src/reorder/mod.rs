@@ -40,7 +40,6 @@ use serde::Serialize;
 use sieve_format::index::{LOSSES, STATS, create_private_dir, open_index, write_json};
 use sieve_format::manifest::{BuildState, DocOrder, MANIFEST, analyzer_config};
 use sieve_format::schema::{Fields, register_analyzers};
-use sieve_format::stats::BuildStats;
 use tantivy::Index;
 
 use self::bp::{BpParams, bp_order};
@@ -123,8 +122,7 @@ pub fn reorder(opts: &ReorderOptions, progress: &dyn Fn(usize, usize)) -> Result
         register_analyzers(&out, analyzer_config(&manifest));
         let mut stats = rewrite_segments(&input, &out, opts, &pool, progress)?;
         let started = Instant::now();
-        let mut build_stats: BuildStats =
-            sieve_format::jsonfile::read_json(&opts.input.join(STATS))?;
+        let mut build_stats = crate::shard::read_stats(&opts.input)?;
         sieve_format::bounds::write_index_bounds(&tmp, &out)?;
         if manifest.options.minhash.is_some() {
             let dups = pool
