@@ -3,7 +3,9 @@
 //! frequencies, positions and field lengths; it gives the same runs, byte
 //! for byte (ties are broken by docid, never by index order); its order is
 //! the same for any thread count; and it is refused where input order is
-//! assumed.
+//! assumed. An index in spam order (`--by-spam`) has each segment's
+//! documents by spam percentile, highest first, and gives the same runs
+//! and sweeps.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -127,14 +129,50 @@ fn build(dir: &Dir, name: &str, extra: &[&str]) -> PathBuf {
 }
 
 fn reorder(dir: &Dir, input: &Path, name: &str, threads: &str) -> PathBuf {
+    reorder_with(dir, input, name, &["--threads", threads])
+}
+
+fn reorder_with(dir: &Dir, input: &Path, name: &str, extra: &[&str]) -> PathBuf {
     let out = dir.join(name);
     ok(dir
         .cmd("sieve-index")
-        .args(["reorder", "--threads", threads, "--index"])
+        .arg("reorder")
+        .args(extra)
+        .arg("--index")
         .arg(input)
         .arg("--output-dir")
         .arg(&out));
     out
+}
+
+/// The `sweep` of `index` over five spam thresholds, with and without
+/// filtered statistics: its run files, by name, and its `sweep.tsv`.
+fn sweep_runs(dir: &Dir, index: &Path, name: &str) -> BTreeMap<String, String> {
+    let mut files = BTreeMap::new();
+    for stats in ["full", "filtered"] {
+        let out = dir.join(&format!("{name}-{stats}"));
+        ok(dir
+            .cmd("sieve-search")
+            .args(["sweep", "--runs", "--hits", "100", "--index"])
+            .arg(index)
+            .arg("--topics")
+            .arg(repo_root().join("topics/topics.cacm.txt"))
+            .arg("--qrels")
+            .arg(fixture("eval/qrels.cacm.txt"))
+            .args(["--min-spam-percentile", "10,30,50,70,90"])
+            .args(["--collection-stats", stats, "--output-dir"])
+            .arg(&out));
+        files.insert(
+            format!("{stats}/sweep.tsv"),
+            std::fs::read_to_string(out.join("sweep.tsv")).unwrap(),
+        );
+        for e in std::fs::read_dir(out.join("runs")).unwrap() {
+            let p = e.unwrap().path();
+            let key = format!("{stats}/{}", p.file_name().unwrap().to_string_lossy());
+            files.insert(key, std::fs::read_to_string(&p).unwrap());
+        }
+    }
+    files
 }
 
 fn run(dir: &Dir, ix: &Path, out: &str, extra: &[&str]) -> String {
@@ -278,3 +316,68 @@ sieve_test!(reorder_is_refused_where_input_order_is_assumed, |dir| {
         serde_json::from_str(&std::fs::read_to_string(merged.join("sieve.json")).unwrap()).unwrap();
     assert_eq!(m["order"]["kind"], "bp");
 });
+
+sieve_test!(
+    an_index_in_spam_order_gives_the_same_runs_and_sweeps,
+    |dir| {
+        let spam = fixture("spam/made-up-cacm-spam.txt");
+        let ix = build(&dir, "cacm", &["--spam", spam.to_str().unwrap()]);
+        let by_spam = reorder_with(&dir, &ix, "spam", &["--by-spam", "--threads", "2"]);
+        let (before, _) = contents(&ix);
+        let (after, order) = contents(&by_spam);
+        assert!(
+            before == after,
+            "the index in spam order holds other contents"
+        );
+        // Spam percentile, highest first, unscored (255) before all, per
+        // segment (one here: CACM is one segment).
+        let spam_of = |docid: &String| -> u64 {
+            let line = after[docid]
+                .iter()
+                .find(|l| l.starts_with("fast spam "))
+                .unwrap();
+            line["fast spam [".len()..line.len() - 1].parse().unwrap()
+        };
+        let values: Vec<u64> = order.iter().map(spam_of).collect();
+        assert!(values.windows(2).all(|w| w[0] >= w[1]), "not in spam order");
+        assert!(
+            values.first() != values.last(),
+            "one spam value only: the fixture cannot show the order"
+        );
+        let m: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(by_spam.join("sieve.json")).unwrap())
+                .unwrap();
+        assert_eq!(m["order"]["kind"], "bp");
+        assert_eq!(m["order"]["by_spam"], true);
+        ok(dir
+            .cmd("sieve-index")
+            .args(["verify", "--index"])
+            .arg(&by_spam));
+        for (k, extra) in [
+            &["--min-spam-percentile", "70"][..],
+            &[
+                "--min-spam-percentile",
+                "30",
+                "--collection-stats",
+                "filtered",
+            ],
+        ]
+        .iter()
+        .enumerate()
+        {
+            let a = run(&dir, &ix, &format!("in{k}.run"), extra);
+            let b = run(&dir, &by_spam, &format!("spam{k}.run"), extra);
+            assert!(a.lines().count() > 1000, "{extra:?}: a short run");
+            assert!(a == b, "{extra:?}: another run in spam order");
+        }
+        let a = sweep_runs(&dir, &ix, "sweep-in");
+        let b = sweep_runs(&dir, &by_spam, "sweep-spam");
+        assert_eq!(a.len(), 14, "{:?}", a.keys());
+        for (name, text) in &a {
+            assert!(
+                b.get(name) == Some(text),
+                "{name}: another sweep in spam order"
+            );
+        }
+    }
+);

@@ -60,7 +60,7 @@ use sieve_ingest::spamfile::{build_spam_map, open_spam_map};
 use sieve_searcher::batch::{
     DocSelection, Prepared, QueryPlan, RunVariant, StatsMode, open_shards, select, select_all,
 };
-use sieve_searcher::bm25::{BagOfWords, Bm25Params, Shard, Variant, search};
+use sieve_searcher::bm25::{BagOfWords, Bm25Params, Shard, Subset, Variant, search};
 use sieve_searcher::runspec::spam_selection;
 use sieve_searcher::stats::{GlobalStats, SubsetFamily};
 use tantivy::collector::TopDocs;
@@ -137,19 +137,22 @@ fn bench_index(docs: usize) -> PathBuf {
 /// The bench index written again in bisection order (`sieve-index
 /// reorder`, two threads) beside it as `index-bp`, made once and reused;
 /// its time and size are printed.
-fn reordered_index(index: &Path) -> PathBuf {
-    let out = index.with_file_name("index-bp");
+/// With `by_spam`, in spam order (`reorder --by-spam`) as `index-spam`.
+fn reordered_index(index: &Path, by_spam: bool) -> PathBuf {
+    let out = index.with_file_name(if by_spam { "index-spam" } else { "index-bp" });
     if read_manifest(&out).is_ok() {
         eprintln!("reusing reordered bench index {}", out.display());
         return out;
     }
     let mut opts = ReorderOptions::new(index.to_path_buf(), out.clone());
     opts.threads = 2;
+    opts.by_spam = by_spam;
     let t = Instant::now();
     let cpu = cpu_seconds();
     let stats = reorder(&opts, &|_, _| {}).expect("reorder bench index");
     println!(
-        "REORDER wall_s {:.1} cpu_s {:.1} read_s {:.1} bp_s {:.1} write_s {:.1} sidecar_s {:.1} postings {} bytes_before {} bytes_after {}",
+        "REORDER{} wall_s {:.1} cpu_s {:.1} read_s {:.1} bp_s {:.1} write_s {:.1} sidecar_s {:.1} postings {} bytes_before {} bytes_after {}",
+        if by_spam { "_BY_SPAM" } else { "" },
         t.elapsed().as_secs_f64(),
         cpu_seconds() - cpu,
         stats.read_seconds,
@@ -161,6 +164,41 @@ fn reordered_index(index: &Path) -> PathBuf {
         dir_bytes(&out)
     );
     out
+}
+
+/// A prepared batch of `variants` over `shards` with `subsets`.
+fn prepare<'a>(
+    shards: &'a [Shard],
+    variants: &'a [RunVariant],
+    subsets: &'a [Subset],
+    stats_mode: StatsMode,
+    hits: usize,
+) -> Prepared<'a> {
+    Prepared::new(
+        QueryPlan {
+            shards,
+            field: TextField::Body,
+            variants,
+            stats_mode,
+            global: None,
+            hits,
+        },
+        subsets,
+    )
+    .expect("prepare")
+}
+
+/// Every variant's hits of `prep` as (docid, score bits).
+fn all_hits(prep: &Prepared<'_>, q: &BagOfWords) -> Vec<Vec<(String, u32)>> {
+    prep.search(q)
+        .expect("search")
+        .into_iter()
+        .map(|v| {
+            v.into_iter()
+                .map(|h| (h.docid, h.score.to_bits()))
+                .collect()
+        })
+        .collect()
 }
 
 /// One BM25 search of `shards` with `p` and no filter, top `hits`.
@@ -396,12 +434,22 @@ fn main() {
     // `plain_reordered`: the same search on the index in bisection order
     // (the bench index itself when that case is not chosen).
     let bp_index = if want("plain_reordered") {
-        reordered_index(&index)
+        reordered_index(&index, false)
     } else {
         index.clone()
     };
     let (bp_shards, _) = open_shards(std::slice::from_ref(&bp_index)).expect("open bp index");
     let bp_global = GlobalStats::new(&bp_shards);
+    // The `*_spam` cases: the same searches on the index in spam order
+    // (`reorder --by-spam`; the bench index itself when none is chosen).
+    let spam_cases = ["plain_spam", "full_spam", "sweep_spam", "sweepf_spam"];
+    let spam_index = if spam_cases.iter().any(|c| want(c)) {
+        reordered_index(&index, true)
+    } else {
+        index.clone()
+    };
+    let (spam_shards, _) = open_shards(std::slice::from_ref(&spam_index)).expect("open index");
+    let spam_global = GlobalStats::new(&spam_shards);
     let one = |p: Bm25Params| one_on(&shards, &global, p, hits);
     let p = Bm25Params { k1: 0.9, b: 0.4 };
     let sel = spam_selection(70, Unscored::Keep);
@@ -542,11 +590,21 @@ fn main() {
     };
     let sweep_case = |q: &BagOfWords| sweep_prep.search(q).expect("search").len();
     let sweepf_case = |q: &BagOfWords| sweepf_prep.search(q).expect("search").len();
+    let spam_subsets = select_all(&spam_shards, &sweep_sels).expect("select_all");
+    let spam70_subset = [select(&spam_shards, &sel).expect("select")];
+    let (full, filtered) = (StatsMode::Full, StatsMode::Filtered);
+    let full_spam_prep = prepare(&spam_shards, &one_filtered, &spam70_subset, full, hits);
+    let sweep_spam_prep = prepare(&spam_shards, &sweep_variants, &spam_subsets, full, hits);
+    let sweepf_spam_prep = prepare(&spam_shards, &sweep_variants, &spam_subsets, filtered, hits);
+    let full_spam_case = |q: &BagOfWords| full_spam_prep.search(q).expect("search")[0].len();
+    let sweep_spam_case = |q: &BagOfWords| sweep_spam_prep.search(q).expect("search").len();
+    let sweepf_spam_case = |q: &BagOfWords| sweepf_spam_prep.search(q).expect("search").len();
+    let plain_spam_case = one_on(&spam_shards, &spam_global, p, hits);
     let plain_case = one(p);
     let plain12_case = one(Bm25Params { k1: 1.2, b: 0.75 });
     let reordered_case = one_on(&bp_shards, &bp_global, p, hits);
     type Case<'a> = (&'static str, &'static str, &'a dyn Fn(&BagOfWords) -> usize);
-    let all: [Case<'_>; 10] = [
+    let all: [Case<'_>; 14] = [
         (
             "tantivy",
             "tantivy BM25 TopDocs (block-max WAND, 1.2/0.75)",
@@ -585,8 +643,44 @@ fn main() {
             "the sweep's 10 thresholds as 10 separate runs",
             &each_case,
         ),
+        (
+            "plain_spam",
+            "sieve BM25 0.9/0.4, index in spam order",
+            &plain_spam_case,
+        ),
+        (
+            "full_spam",
+            "filter spam>=70, full stats, index in spam order",
+            &full_spam_case,
+        ),
+        (
+            "sweep_spam",
+            "sweep, full stats, index in spam order",
+            &sweep_spam_case,
+        ),
+        (
+            "sweepf_spam",
+            "sweep, filtered stats, index in spam order",
+            &sweepf_spam_case,
+        ),
     ];
-    if want("plain_reordered") {
+    // `SIEVE_BENCH_SAME=0` skips the checks that reordered indexes give
+    // the same hits (`callgrind_search.sh` counts the cases alone).
+    let check = std::env::var("SIEVE_BENCH_SAME").map_or(true, |v| v != "0");
+    if check && spam_cases.iter().any(|c| want(c)) {
+        let same = queries
+            .iter()
+            .filter(|q| {
+                all_hits(&sweep_prep, q) == all_hits(&sweep_spam_prep, q)
+                    && all_hits(&sweepf_prep, q) == all_hits(&sweepf_spam_prep, q)
+            })
+            .count();
+        println!(
+            "index in spam order: {same} of {} topics give the same hits, docids, scores and order in every variant of both sweeps",
+            queries.len()
+        );
+    }
+    if check && want("plain_reordered") {
         let same = queries
             .iter()
             .filter(|q| {
@@ -663,9 +757,13 @@ fn main() {
             mean_of(name).map_or_else(|| "not run".to_string(), |m| format!("{:.2}x", m / plain))
         };
         println!(
-            "sweep of 10 thresholds vs one unfiltered run (mean latency): full stats {}, filtered stats {}; one-off: bitmaps of all 10 {:.1} ms, filtered statistics of all 10 {:.1} ms, the batch's membership words {:.1} ms",
+            "sweep of 10 thresholds vs one unfiltered run (mean latency): full stats {}, filtered stats {}; on the index in spam order: full stats {}, filtered stats {}, filter spam>=70 {}, unfiltered {}; one-off: bitmaps of all 10 {:.1} ms, filtered statistics of all 10 {:.1} ms, the batch's membership words {:.1} ms",
             ratio("sweep"),
             ratio("sweepf"),
+            ratio("sweep_spam"),
+            ratio("sweepf_spam"),
+            ratio("full_spam"),
+            ratio("plain_spam"),
             sweep_select.as_secs_f64() * 1e3,
             family_time.as_secs_f64() * 1e3,
             sweep_prep_time.as_secs_f64() * 1e3

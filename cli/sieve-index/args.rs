@@ -216,6 +216,12 @@ pub struct ReorderCmd {
     /// bisection (every term is written again).
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub bp_min_df: u32,
+    /// Order each segment by spam percentile first, highest first
+    /// (unscored documents before all), and bisect within each percentile:
+    /// a spam threshold's documents are then a prefix of every segment,
+    /// which makes threshold sweeps and filtered runs cheaper.
+    #[arg(long)]
+    pub by_spam: bool,
     /// Print what was done as JSON.
     #[arg(long)]
     pub json: bool,

@@ -115,6 +115,7 @@ pub fn run_reorder(a: &ReorderCmd) -> anyhow::Result<ExitCode> {
         ..BpParams::default()
     };
     opts.min_df = a.bp_min_df;
+    opts.by_spam = a.by_spam;
     let progress = |done: usize, total: usize| eprintln!("reorder: segment {done} of {total}");
     let stats = reorder(&opts, &progress)?;
     if a.json {

@@ -49,6 +49,12 @@ pub enum DocOrder {
         min_partition: usize,
         /// Terms held by fewer documents of a segment were not read.
         min_df: u32,
+        /// Documents by spam percentile first (highest first, unscored
+        /// before all), bisected within each percentile: a spam
+        /// threshold's documents are a prefix of each segment. Absent
+        /// (false) in manifests written before it existed.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        by_spam: bool,
     },
 }
 
@@ -61,9 +67,15 @@ impl DocOrder {
                 max_iters,
                 min_partition,
                 min_df,
+                by_spam,
             }) => format!(
-                "bp (recursive graph bisection per segment: {max_iters} rounds, parts of \
-                 {min_partition}, terms in at least {min_df} documents)"
+                "bp ({}recursive graph bisection per segment: {max_iters} rounds, parts of \
+                 {min_partition}, terms in at least {min_df} documents)",
+                if *by_spam {
+                    "by spam percentile, highest first, then "
+                } else {
+                    ""
+                }
             ),
         }
     }

@@ -25,6 +25,8 @@
 
 use std::cell::RefCell;
 
+use rayon::prelude::*;
+
 /// The parameters of the bisection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BpParams {
@@ -81,14 +83,35 @@ impl Rows {
 /// new position (`order[new] = old`).
 pub fn bp_order(rows: &Rows, params: &BpParams) -> Vec<u32> {
     let n = rows.len();
-    let mut docs: Vec<u32> = (0..n as u32).collect();
-    let table = CostTable::new(n);
+    bp_order_parts(rows, params, (0..n as u32).collect(), &[n])
+}
+
+/// `docs` (every row once) with each part bisected on its own: part `i`
+/// is `docs[ends[i - 1]..ends[i]]` (from 0 for the first), and the parts
+/// stay in place, in their order. Parts are bisected in parallel; the
+/// order is the same for any thread count.
+pub fn bp_order_parts(
+    rows: &Rows,
+    params: &BpParams,
+    mut docs: Vec<u32>,
+    ends: &[usize],
+) -> Vec<u32> {
+    let table = CostTable::new(rows.len());
     let job = Job {
         rows,
         params,
         table: &table,
     };
-    job.bisect(&mut docs, 0);
+    let mut parts: Vec<&mut [u32]> = Vec::with_capacity(ends.len());
+    let mut rest: &mut [u32] = &mut docs;
+    let mut start = 0;
+    for &end in ends {
+        let (part, tail) = rest.split_at_mut(end - start);
+        parts.push(part);
+        rest = tail;
+        start = end;
+    }
+    parts.into_par_iter().for_each(|part| job.bisect(part, 0));
     docs
 }
 

@@ -39,10 +39,10 @@ use std::time::Instant;
 use serde::Serialize;
 use sieve_format::index::{LOSSES, STATS, create_private_dir, open_index, write_json};
 use sieve_format::manifest::{BuildState, DocOrder, MANIFEST, analyzer_config};
-use sieve_format::schema::{Fields, register_analyzers};
-use tantivy::Index;
+use sieve_format::schema::{Fields, NO_SPAM_SCORE, SPAM, register_analyzers};
+use tantivy::{Index, SegmentReader};
 
-use self::bp::{BpParams, bp_order};
+use self::bp::{BpParams, bp_order, bp_order_parts};
 use self::forward::Forward;
 use crate::error::io_err as io;
 use crate::{Error, Result};
@@ -61,6 +61,12 @@ pub struct ReorderOptions {
     /// Terms held by fewer documents of a segment are not read by the
     /// bisection (they are all written again).
     pub min_df: u32,
+    /// Documents by spam percentile first, highest first (unscored ones
+    /// before all), each percentile's documents bisected on their own: a
+    /// spam threshold's documents are then a prefix of every segment, and
+    /// a sweep or a filtered run leaves the rest of the segment out of its
+    /// pruning (see `sieve_searcher`'s membership block summaries).
+    pub by_spam: bool,
 }
 
 impl ReorderOptions {
@@ -72,6 +78,7 @@ impl ReorderOptions {
             threads: 1,
             bp: BpParams::default(),
             min_df: 2,
+            by_spam: false,
         }
     }
 }
@@ -138,6 +145,7 @@ pub fn reorder(opts: &ReorderOptions, progress: &dyn Fn(usize, usize)) -> Result
             max_iters: opts.bp.max_iters,
             min_partition: opts.bp.min_partition,
             min_df: opts.min_df,
+            by_spam: opts.by_spam,
         });
         manifest.state = Some(BuildState::Finished);
         write_json(&tmp.join(MANIFEST), &manifest)?;
@@ -195,6 +203,24 @@ fn remove_abandoned(dir: &Path, prefix: &str) {
     }
 }
 
+/// The documents of `seg` by spam percentile, highest first (unscored
+/// ones, [`NO_SPAM_SCORE`], before all), in doc id order within one
+/// percentile, and where each percentile's run ends.
+fn spam_parts(seg: &SegmentReader, what: &str) -> Result<(Vec<u32>, Vec<usize>)> {
+    let spam = seg.fast_fields().u64(SPAM).map_err(|e| Error::Input {
+        path: what.into(),
+        detail: format!("the spam column cannot be read: {e}"),
+    })?;
+    let key = |d: u32| spam.first(d).unwrap_or(NO_SPAM_SCORE);
+    let mut docs: Vec<u32> = (0..seg.max_doc()).collect();
+    docs.sort_by_key(|&d| std::cmp::Reverse(key(d)));
+    let mut ends: Vec<usize> = (1..docs.len())
+        .filter(|&i| key(docs[i]) != key(docs[i - 1]))
+        .collect();
+    ends.push(docs.len());
+    Ok((docs, ends))
+}
+
 /// Every segment of `input` bisected and written into `out`, then `out`'s
 /// `meta.json` listing them in the input's segment order.
 fn rewrite_segments(
@@ -226,7 +252,12 @@ fn rewrite_segments(
         stats.read_seconds += t.elapsed().as_secs_f64();
         let t = Instant::now();
         let rows = body.bp_rows(opts.min_df);
-        let order = pool.install(|| bp_order(&rows, &opts.bp));
+        let order = if opts.by_spam {
+            let (docs, ends) = spam_parts(seg, &what)?;
+            pool.install(|| bp_order_parts(&rows, &opts.bp, docs, &ends))
+        } else {
+            pool.install(|| bp_order(&rows, &opts.bp))
+        };
         drop(rows);
         stats.bp_seconds += t.elapsed().as_secs_f64();
         let t = Instant::now();

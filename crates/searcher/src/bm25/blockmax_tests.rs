@@ -9,8 +9,8 @@
 //! two are compared too; `bm25::tests` compares the scorer with brute force.
 
 use super::tests::{
-    BLOCK_PRUNED_WINDOWS, COMPLETE_WINDOWS, ONE_ESSENTIAL_WINDOWS, PRUNED_WINDOWS, SINGLE_WINDOWS,
-    SUMMED_WINDOWS, brute_force, build, query, shard,
+    ABSENT_WINDOWS, BLOCK_PRUNED_WINDOWS, COMPLETE_WINDOWS, ONE_ESSENTIAL_WINDOWS, PRUNED_WINDOWS,
+    SINGLE_WINDOWS, SUMMED_WINDOWS, brute_force, build, query, shard,
 };
 use super::*;
 use crate::stats::{GlobalStats, SubsetStats};
@@ -665,6 +665,30 @@ fn sweep_variants<'a>(
     (vs, of)
 }
 
+/// The documents of each segment whose value, falling from 99 at its first
+/// doc id to 0 at its last, is at least `min`: a prefix of the segment, as
+/// a spam threshold's documents are in an index ordered by spam percentile
+/// (`sieve-index reorder --by-spam`).
+fn prefix_subset(shards: &[Shard], min: u64) -> Subset {
+    shards
+        .iter()
+        .map(|s| {
+            s.searcher
+                .segment_readers()
+                .iter()
+                .map(|seg| {
+                    let m = u64::from(seg.max_doc());
+                    Some(
+                        (0..seg.max_doc())
+                            .filter(|&d| 99 - u64::from(d) * 100 / m >= min)
+                            .collect(),
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// The documents whose per-document value (a hash of `seed` and the doc
 /// id, 0-99, like a spam percentile) is at least `min`: subsets made with
 /// one `seed` and rising `min` are nested, as a sweep's are.
@@ -711,13 +735,22 @@ proptest! {
         randoms in proptest::collection::vec(5u64..100, 0..3),
         several_groups in any::<bool>(),
         other in (0.0f32..3.0, 0.0f32..=1.0),
+        in_spam_order in any::<bool>(),
     ) {
         let k = [1, 10, 1000][k_pick];
         let (shards, plain) = bounded_and_plain(seed, n, segments);
         let mut mins = mins;
         mins.sort_unstable();
-        let mut subsets: Vec<Subset> =
-            mins.iter().map(|&m| threshold_subset(&shards, seed, m)).collect();
+        let mut subsets: Vec<Subset> = mins
+            .iter()
+            .map(|&m| {
+                if in_spam_order {
+                    prefix_subset(&shards, m)
+                } else {
+                    threshold_subset(&shards, seed, m)
+                }
+            })
+            .collect();
         subsets.extend(
             randoms
                 .iter()
@@ -808,6 +841,58 @@ fn a_sweep_through_membership_words_takes_the_direct_paths() {
     for ((_, name), t) in counters.iter().zip(taken) {
         assert!(t > 0, "no window of a sweep took the {name} path");
     }
+}
+
+/// A sweep on an index in spam order (each threshold's documents a prefix
+/// of every segment), with full statistics (one group) and with filtered
+/// statistics (a group per variant), with and without block-max bounds:
+/// windows that hold none of a strict variant's documents leave that
+/// variant's threshold out of their pruning, and every variant's hits
+/// equal those of the variant searched alone.
+#[test]
+fn a_sweep_in_spam_order_prunes_without_the_variants_a_window_lacks() {
+    let mut absent = 0;
+    for (seed, bounds) in [(11, true), (12, false), (13, true)] {
+        let (shards, plain) = bounded_and_plain(seed, 6000, 2);
+        let subsets: Vec<Subset> = (0..10)
+            .map(|i| prefix_subset(&shards, 5 + 10 * i))
+            .collect();
+        let global = GlobalStats::new(&shards);
+        let filtered: Vec<SubsetStats> = subsets
+            .iter()
+            .map(|s| SubsetStats::new(&shards, s).unwrap())
+            .collect();
+        let p = Bm25Params::ANSERINI;
+        let (full, of) = sweep_variants(p, &global, &subsets);
+        let (mut own, _) = sweep_variants(p, &global, &subsets);
+        for (v, stats) in own.iter_mut().skip(1).zip(&filtered) {
+            v.stats = stats;
+        }
+        let membership = Membership::new(&shards, &subsets).unwrap();
+        let searched = if bounds { &shards } else { &plain };
+        for vs in [&full, &own] {
+            for q in mixed_queries(seed) {
+                for k in [10, 1000] {
+                    let before = ABSENT_WINDOWS.with(Cell::get);
+                    let together = search_with(
+                        searched,
+                        TextField::Body,
+                        &q,
+                        vs,
+                        k,
+                        Some((&membership, &of)),
+                    )
+                    .unwrap();
+                    absent += ABSENT_WINDOWS.with(Cell::get) - before;
+                    assert_each_as_alone(&together, vs, &plain, &q, k);
+                }
+            }
+        }
+    }
+    assert!(
+        absent > 0,
+        "no window left out a variant it holds no document of"
+    );
 }
 
 /// A plain query (one setting, nothing filtered) on random indexes, with

@@ -13,8 +13,19 @@
 //! 16, four for up to 32, eight for up to 64 (ClueWeb09 category B, 50
 //! million documents, a sweep of 10 thresholds: 100 MB). A batch with
 //! more selections has no membership and asks the bitmaps.
+//!
+//! **Block summaries.** Per block of [`BLOCK_DOCS`] doc ids (a block-max
+//! window), the OR of its documents' words, and the OR from that block to
+//! the segment's end. A selection whose bit is missing from a block's
+//! summary holds no document of it, so its variant takes nothing there
+//! and its threshold does not bound the pruning of that block (see
+//! `segment`). In input order every block holds every selection; in an
+//! index ordered by spam percentile (`sieve-index reorder --by-spam`) a
+//! spam threshold's documents are a prefix of each segment, and a sweep's
+//! strict variants drop out block by block.
 
 use rayon::prelude::*;
+use sieve_format::bounds::BLOCK_DOCS;
 use tantivy::DocId;
 
 use super::{Shard, Subset};
@@ -23,25 +34,88 @@ use super::{Shard, Subset};
 pub const MAX_SELECTIONS: usize = 64;
 
 /// One segment's words, as narrow as the number of selections allows.
-pub(crate) enum Masks {
+enum Words {
     U8(Vec<u8>),
     U16(Vec<u16>),
     U32(Vec<u32>),
     U64(Vec<u64>),
 }
 
+impl Words {
+    #[inline]
+    fn get(&self, d: usize) -> u64 {
+        match self {
+            Words::U8(v) => v.get(d).map_or(0, |&x| u64::from(x)),
+            Words::U16(v) => v.get(d).map_or(0, |&x| u64::from(x)),
+            Words::U32(v) => v.get(d).map_or(0, |&x| u64::from(x)),
+            Words::U64(v) => v.get(d).copied().unwrap_or(0),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Words::U8(v) => v.len(),
+            Words::U16(v) => v.len(),
+            Words::U32(v) => v.len(),
+            Words::U64(v) => v.len(),
+        }
+    }
+}
+
+/// One segment's words and block summaries (see the module docs).
+pub(crate) struct Masks {
+    words: Words,
+    /// Per block of [`BLOCK_DOCS`] doc ids, the OR of its words.
+    blocks: Vec<u64>,
+    /// Per block, the OR of its words and of every later block's.
+    rest: Vec<u64>,
+}
+
 impl Masks {
+    fn new(words: Words) -> Masks {
+        let n = words.len();
+        let blocks: Vec<u64> = (0..n.div_ceil(BLOCK_DOCS as usize))
+            .map(|b| {
+                let start = b * BLOCK_DOCS as usize;
+                (start..n.min(start + BLOCK_DOCS as usize)).fold(0, |m, d| m | words.get(d))
+            })
+            .collect();
+        let mut rest = blocks.clone();
+        for b in (0..rest.len().saturating_sub(1)).rev() {
+            rest[b] |= rest[b + 1];
+        }
+        Masks {
+            words,
+            blocks,
+            rest,
+        }
+    }
+
     /// The selections `doc` is in (bit `i`: selection `i`); 0 for a
     /// document id past the segment.
     #[inline]
     pub(crate) fn get(&self, doc: DocId) -> u64 {
-        let d = doc as usize;
-        match self {
-            Masks::U8(v) => v.get(d).map_or(0, |&x| u64::from(x)),
-            Masks::U16(v) => v.get(d).map_or(0, |&x| u64::from(x)),
-            Masks::U32(v) => v.get(d).map_or(0, |&x| u64::from(x)),
-            Masks::U64(v) => v.get(d).copied().unwrap_or(0),
-        }
+        self.words.get(doc as usize)
+    }
+
+    /// A superset of the selections that hold some document of
+    /// `base..end` (the OR of the summaries of the blocks it touches).
+    #[inline]
+    pub(crate) fn within(&self, base: DocId, end: DocId) -> u64 {
+        let first = (base / BLOCK_DOCS) as usize;
+        let last = (end.saturating_sub(1) / BLOCK_DOCS) as usize;
+        self.blocks
+            .get(first..=last.min(self.blocks.len().saturating_sub(1)))
+            .map_or(0, |b| b.iter().fold(0, |m, x| m | x))
+    }
+
+    /// A superset of the selections that hold some document from `doc` on.
+    #[inline]
+    pub(crate) fn from(&self, doc: DocId) -> u64 {
+        self.rest
+            .get((doc / BLOCK_DOCS) as usize)
+            .copied()
+            .unwrap_or(0)
     }
 }
 
@@ -97,7 +171,7 @@ impl Membership {
                             ($variant:ident, $t:ty) => {{
                                 let mut w: Vec<$t> = vec![0; max];
                                 fill(&mut w, &refs, shard_idx, seg_idx);
-                                Masks::$variant(w)
+                                Masks::new(Words::$variant(w))
                             }};
                         }
                         match n {

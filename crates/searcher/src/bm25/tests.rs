@@ -514,6 +514,10 @@ thread_local! {
     /// this thread (counted by the scorer in test builds), so a test can
     /// show that the pruning really ran.
     pub(super) static PRUNED_WINDOWS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Windows in which some variant took no document because its subset
+    /// holds none of the window's (by the membership words' block
+    /// summaries) on this thread.
+    pub(super) static ABSENT_WINDOWS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     /// Windows skipped whole by block-max bounds on this thread.
     pub(super) static BLOCK_PRUNED_WINDOWS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     /// Windows scored by `documents_one_essential` on this thread.

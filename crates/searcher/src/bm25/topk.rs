@@ -274,26 +274,25 @@ impl Pool {
 /// threshold sweep's settings, several k1/b) mostly return the same
 /// documents. The names are then ranked once in byte order (each
 /// segment's names are already in that order, so a stable sort only
-/// merges the segments' runs), and each pool is ordered by score, then
-/// rank (descending), then segment and ordinal (one docid in several
-/// segments), each candidate packed into one `u128`: a total order, the same for
-/// any layout of the work.
+/// merges the segments' runs; one docid in several segments gets a rank
+/// per segment, in segment order), and each pool is ordered by score, then
+/// rank (descending), each candidate packed into one `u64`: a total order,
+/// the same for any layout of the work.
 pub(crate) fn finish(pools: Vec<Pool>, segments: &[SegmentNames<'_>]) -> Result<Vec<Vec<Hit>>> {
     let ks: Vec<usize> = pools.iter().map(|p| p.k).collect();
     let pools: Vec<Vec<Pooled>> = pools.into_iter().map(|p| p.candidates).collect();
     let (wanted, name_of) = distinct_places(&pools);
     let mut names = read_names(&wanted, segments)?;
-    let rank = byte_ranks(&names);
+    let (rank, by_rank) = byte_ranks(&names);
     // Per pool, its candidates as one integer each, greater first: score,
-    // then rank, then the complement of the name's index (so that equal
-    // names come in segment order); ordered and cut at k.
-    let mut ranked: Vec<Vec<u128>> = Vec::with_capacity(pools.len());
+    // then the rank of the name; ordered and cut at k.
+    let mut ranked: Vec<Vec<u64>> = Vec::with_capacity(pools.len());
     // How many ranked hits use each name: the last one takes the string.
     let mut uses: Vec<u32> = vec![0; names.len()];
     for ((candidates, k), name_of) in pools.into_iter().zip(ks).zip(name_of) {
         let r = rank_pool(&candidates, &name_of, &rank, k);
         for e in &r {
-            uses[(u32::MAX - *e as u32) as usize] += 1;
+            uses[by_rank[*e as u32 as usize] as usize] += 1;
         }
         ranked.push(r);
     }
@@ -302,7 +301,7 @@ pub(crate) fn finish(pools: Vec<Pool>, segments: &[SegmentNames<'_>]) -> Result<
         .map(|r| {
             r.into_iter()
                 .map(|e| {
-                    let i = (u32::MAX - e as u32) as usize;
+                    let i = by_rank[e as u32 as usize] as usize;
                     uses[i] -= 1;
                     let docid = if uses[i] == 0 {
                         std::mem::take(&mut names[i])
@@ -311,7 +310,7 @@ pub(crate) fn finish(pools: Vec<Pool>, segments: &[SegmentNames<'_>]) -> Result<
                     };
                     Hit {
                         docid,
-                        score: unkey((e >> 96) as u32),
+                        score: unkey((e >> 32) as u32),
                     }
                 })
                 .collect()
@@ -365,40 +364,51 @@ fn read_names(wanted: &[u64], segments: &[SegmentNames<'_>]) -> Result<Vec<Strin
     Ok(names)
 }
 
-/// Each name's rank in byte order; equal names (one docid in several
-/// segments) share a rank.
-fn byte_ranks(names: &[String]) -> Vec<u32> {
-    let mut by_name: Vec<u32> = (0..names.len() as u32).collect();
-    by_name.sort_by(|&a, &b| {
+/// Each name's rank in byte order, and the name of each rank: equal
+/// names (one docid in several segments) get consecutive ranks, the
+/// greatest to the first of them (so that, greater first, they come in
+/// segment order).
+fn byte_ranks(names: &[String]) -> (Vec<u32>, Vec<u32>) {
+    let mut by_rank: Vec<u32> = (0..names.len() as u32).collect();
+    by_rank.sort_by(|&a, &b| {
         names[a as usize]
             .as_bytes()
             .cmp(names[b as usize].as_bytes())
+            .then(b.cmp(&a))
     });
     let mut rank: Vec<u32> = vec![0; names.len()];
-    let mut r = 0u32;
-    for (i, &w) in by_name.iter().enumerate() {
-        if i > 0 && names[w as usize] != names[by_name[i - 1] as usize] {
-            r += 1;
-        }
-        rank[w as usize] = r;
+    for (r, &i) in by_rank.iter().enumerate() {
+        rank[i as usize] = r as u32;
     }
-    rank
+    (rank, by_rank)
 }
 
 /// One pool's best `k` candidates, each as one integer (score, then the
-/// rank of its name, then the complement of the name's index), greater
-/// first; `name_of` gives each candidate's name index.
-fn rank_pool(candidates: &[Pooled], name_of: &[u32], rank: &[u32], k: usize) -> Vec<u128> {
-    let mut r: Vec<u128> = candidates
+/// rank of its name), greater first; `name_of` gives each candidate's
+/// name index.
+fn rank_pool(candidates: &[Pooled], name_of: &[u32], rank: &[u32], k: usize) -> Vec<u64> {
+    let mut r: Vec<u64> = candidates
         .iter()
         .zip(name_of)
-        .map(|(c, &i)| {
-            (u128::from(c.score_key()) << 96)
-                | (u128::from(rank[i as usize]) << 64)
-                | u128::from(u32::MAX - i)
-        })
+        .map(|(c, &i)| (u64::from(c.score_key()) << 32) | u64::from(rank[i as usize]))
         .collect();
     r.sort_unstable_by(|a, b| b.cmp(a));
     r.truncate(k);
     r
+}
+
+#[cfg(test)]
+mod tests {
+    /// Names rank in byte order; of equal names (one docid in several
+    /// segments) the first gets the greatest rank, so that, greater first,
+    /// they come in segment order.
+    #[test]
+    fn equal_names_rank_in_segment_order() {
+        let names: Vec<String> = ["b", "a", "b", "c", "a"].map(String::from).to_vec();
+        let (rank, by_rank) = super::byte_ranks(&names);
+        assert_eq!(by_rank, vec![4, 1, 2, 0, 3]);
+        for (r, &i) in by_rank.iter().enumerate() {
+            assert_eq!(rank[i as usize], r as u32);
+        }
+    }
 }

@@ -265,6 +265,12 @@ struct SegmentScan<'a> {
     /// With `members`: the membership word of the document the direct
     /// path is at (set by [`SegmentScan::doc_threshold`]).
     doc_bits: u64,
+    /// A superset of the selections that hold some document of the doc ids
+    /// being scored (the rest of the segment, then the window): from the
+    /// membership words' block summaries, all ones without them. A variant
+    /// whose subset none of them hold takes nothing there, so its
+    /// threshold does not count ([`SegmentScan::present`]).
+    present: u64,
     /// Scratch, per document when `filtering`: whether each active variant
     /// may return it.
     accepts: Vec<bool>,
@@ -285,8 +291,11 @@ pub(super) fn score_segment(
     let mut scan = SegmentScan::new(seg, groups, heaps, &cursors)?;
     let mut pruning = Pruning::new(&cursors, groups.weights.len());
     let window = if pruning.blockmax { BLOCK_DOCS } else { WINDOW };
+    let mut next: DocId = 0;
     loop {
-        // The lowest threshold over the variants, once each has one.
+        // The lowest threshold over the variants that may take a document
+        // from here on, once each has one.
+        scan.enter(next, None);
         let threshold = scan.threshold();
         pruning.refresh(&scan, threshold);
         let first = pruning.first_doc(&cursors);
@@ -295,6 +304,10 @@ pub(super) fn score_segment(
         }
         let base = first - first % window;
         let end = base.saturating_add(window);
+        // The same over the variants that may take a document of the
+        // window (as high or higher).
+        scan.enter(base, Some(end));
+        let threshold = scan.threshold();
         match threshold {
             Some(t) if pruning.blockmax => {
                 pruning.blockmax_window(&mut scan, &mut cursors, t, base, end);
@@ -314,6 +327,7 @@ pub(super) fn score_segment(
             }
         }
         pruning.past(&mut cursors, end);
+        next = end;
     }
     Ok(())
 }
@@ -379,6 +393,7 @@ impl<'a> SegmentScan<'a> {
             admitting: false,
             members: false,
             doc_bits: 0,
+            present: u64::MAX,
             live: Vec::new(),
             effective_cache: vec![None; 32],
             accepts: Vec::new(),
@@ -389,36 +404,69 @@ impl<'a> SegmentScan<'a> {
         scan.admitting = scan.filtering || scan.masks.is_some();
         scan.members = groups.weights.len() == 1 && scan.active.len() > 1 && scan.masks.is_some();
         if scan.lanes() {
-            let ws = &groups.weights;
-            scan.lane_norms = (0..256)
-                .map(|fid| std::array::from_fn(|g| ws.get(g).map_or(1.0, |w| w.norm[fid])))
-                .collect();
-            scan.lane_weights = cursors
-                .iter()
-                .map(|c| {
-                    std::array::from_fn(|g| ws.get(g).map_or(0.0, |w| w.term_weight[c.term_idx]))
-                })
-                .collect();
+            scan.init_lanes(cursors);
         }
         Ok(scan)
     }
 
-    /// The lowest threshold over the active variants, if every one has one.
+    /// Each group's `norm` per fieldnorm id and weight per cursor, side by
+    /// side (see [`SegmentScan::lane_norms`]).
+    fn init_lanes(&mut self, cursors: &[Cursor]) {
+        let ws = self.groups;
+        self.lane_norms = (0..256)
+            .map(|fid| std::array::from_fn(|g| ws.get(g).map_or(1.0, |w| w.norm[fid])))
+            .collect();
+        self.lane_weights = cursors
+            .iter()
+            .map(|c| std::array::from_fn(|g| ws.get(g).map_or(0.0, |w| w.term_weight[c.term_idx])))
+            .collect();
+    }
+
+    /// Narrows [`SegmentScan::present`] to the selections that hold some
+    /// document of `base..end` (`end`: `None` for the rest of the segment).
+    #[inline]
+    fn enter(&mut self, base: DocId, end: Option<DocId>) {
+        if let Some((masks, _)) = self.masks {
+            self.present = match end {
+                Some(end) => masks.within(base, end),
+                None => masks.from(base),
+            };
+        }
+    }
+
+    /// Whether active variant `i` may take a document of the doc ids being
+    /// scored: it keeps every document, or its subset's bit is present.
+    #[inline]
+    fn present(&self, i: usize) -> bool {
+        match self.masks {
+            Some((_, need)) => {
+                let need = need[self.active[i].0];
+                self.present & need == need
+            }
+            None => true,
+        }
+    }
+
+    /// The lowest threshold over the present active variants, if every one
+    /// has one (infinity when none is present).
     #[inline]
     fn threshold(&self) -> Option<Score> {
-        self.active
-            .iter()
-            .map(|&(v, _)| self.heaps[v].threshold())
+        (0..self.active.len())
+            .filter(|&i| self.present(i))
+            .map(|i| self.heaps[self.active[i].0].threshold())
             .try_fold(Score::INFINITY, |m, t| t.map(|t| m.min(t)))
     }
 
-    /// Each group's lowest threshold over its variants, into `out`
-    /// (negative infinity when one of them has none yet).
+    /// Each group's lowest threshold over its present variants, into `out`
+    /// (negative infinity when one of them has none yet; infinity when
+    /// none is present).
     fn group_threshold_floors(&self, out: &mut [Score]) {
         out.fill(Score::INFINITY);
-        for &(v, g) in &self.active {
-            let t = self.heaps[v].threshold().unwrap_or(Score::NEG_INFINITY);
-            out[g] = out[g].min(t);
+        for (i, &(v, g)) in self.active.iter().enumerate() {
+            if self.present(i) {
+                let t = self.heaps[v].threshold().unwrap_or(Score::NEG_INFINITY);
+                out[g] = out[g].min(t);
+            }
         }
     }
 }
@@ -448,6 +496,9 @@ struct Pruning {
     /// computed.
     group_t: Vec<Score>,
     last_group_t: Vec<Score>,
+    /// Several groups, per block-max window: each group's threshold over
+    /// the variants present in the window.
+    window_group_t: Vec<Score>,
     /// Per block-max window: each cursor's bound there, and the cursors
     /// not essential there.
     window_bounds: Vec<Score>,
@@ -473,6 +524,7 @@ impl Pruning {
             last_threshold: None,
             group_t: vec![Score::NEG_INFINITY; ng],
             last_group_t: vec![Score::NAN; ng],
+            window_group_t: vec![Score::NEG_INFINITY; ng],
             window_bounds: vec![0.0 as Score; cursors.len()],
             window_skip: vec![false; cursors.len()],
             order: Vec::with_capacity(cursors.len()),
@@ -552,6 +604,7 @@ impl Pruning {
         end: DocId,
     ) {
         if self.multi() {
+            scan.group_threshold_floors(&mut self.window_group_t);
             for ((b, c), out) in self
                 .window_bounds
                 .iter_mut()
@@ -562,7 +615,7 @@ impl Pruning {
             }
             non_essential_groups(
                 &scan.group_bounds,
-                &self.group_t,
+                &self.window_group_t,
                 &mut self.order,
                 &mut self.column,
                 &mut self.group_skip,

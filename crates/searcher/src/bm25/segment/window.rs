@@ -129,7 +129,9 @@ impl SegmentScan<'_> {
 
     /// Each active variant's threshold now (they only rise: a value read
     /// earlier stays safe to prune with), and whether it is live: whether
-    /// it may take any document of the window at all. No document scores
+    /// it may take any document of the window at all. A variant whose
+    /// subset holds none of the window's documents (by the membership
+    /// words' block summaries) takes none. No document scores
     /// more than the sum of the window's bounds (`bounds`, over `n`
     /// cursors; each group's own, `group_bounds`, with several groups), so
     /// a variant whose threshold that sum cannot reach takes none (in a
@@ -155,14 +157,20 @@ impl SegmentScan<'_> {
                     *s += b;
                 }
             }
-            for (&(_, g), &t) in self.active.iter().zip(&self.thresholds) {
-                self.live.push(may_reach(self.group_sums[g], n, t));
+            for (i, (&(_, g), &t)) in self.active.iter().zip(&self.thresholds).enumerate() {
+                self.live
+                    .push(self.present(i) && may_reach(self.group_sums[g], n, t));
             }
         } else {
             let bound_sum: Score = bounds.iter().sum();
-            for &t in &self.thresholds {
-                self.live.push(may_reach(bound_sum, n, t));
+            for (i, &t) in self.thresholds.iter().enumerate() {
+                self.live
+                    .push(self.present(i) && may_reach(bound_sum, n, t));
             }
+        }
+        #[cfg(test)]
+        if (0..self.active.len()).any(|i| !self.present(i)) {
+            crate::bm25::tests::ABSENT_WINDOWS.with(|n| n.set(n.get() + 1));
         }
     }
 
