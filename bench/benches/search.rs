@@ -30,7 +30,11 @@
 //!   and with filtered statistics (`sieve-search sweep`'s scoring), as a
 //!   ratio to the single unfiltered run; the one-off costs of its bitmaps
 //!   (`batch::select_all`, one read of the fast fields for all ten) and of
-//!   its filtered statistics (`stats::SubsetFamily`) are printed apart.
+//!   its filtered statistics (`stats::SubsetFamily`) are printed apart;
+//! * the unfiltered run, the spam ≥ 70 run and both sweeps on the index
+//!   written again in spam order (`plain_spam`, `full_spam`, `sweep_spam`,
+//!   `sweepf_spam`; `reorder --by-spam`, made once beside the bench index
+//!   as `index-spam`, its cost on a `REORDER_BY_SPAM` line).
 //!
 //! The one-off cost of turning a filter into bitmaps (`batch::select`) is
 //! reported separately, per million documents.
