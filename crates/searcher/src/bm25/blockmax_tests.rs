@@ -110,9 +110,9 @@ fn bounded_and_plain(seed: u64, n: usize, segments: usize) -> (Vec<Shard>, Vec<S
     (shards, plain)
 }
 
-/// A random subset keeping about `percent` % of every segment.
-fn random_subset(shards: &[Shard], seed: u64, percent: u64) -> Subset {
-    let mut r = Rng(seed | 1);
+/// The documents of every segment of `shards` that `keep` (given the
+/// segment's document count and the doc id) keeps.
+fn subset_where(shards: &[Shard], mut keep: impl FnMut(u32, u32) -> bool) -> Subset {
     shards
         .iter()
         .map(|s| {
@@ -120,15 +120,18 @@ fn random_subset(shards: &[Shard], seed: u64, percent: u64) -> Subset {
                 .segment_readers()
                 .iter()
                 .map(|seg| {
-                    Some(
-                        (0..seg.max_doc())
-                            .filter(|_| r.below(100) < percent)
-                            .collect(),
-                    )
+                    let m = seg.max_doc();
+                    Some((0..m).filter(|&d| keep(m, d)).collect())
                 })
                 .collect()
         })
         .collect()
+}
+
+/// A random subset keeping about `percent` % of every segment.
+fn random_subset(shards: &[Shard], seed: u64, percent: u64) -> Subset {
+    let mut r = Rng(seed | 1);
+    subset_where(shards, |_, _| r.below(100) < percent)
 }
 
 /// A query of 1-5 words drawn from `WORDS`.
@@ -670,48 +673,17 @@ fn sweep_variants<'a>(
 /// a spam threshold's documents are in an index ordered by spam percentile
 /// (`sieve-index reorder --by-spam`).
 fn prefix_subset(shards: &[Shard], min: u64) -> Subset {
-    shards
-        .iter()
-        .map(|s| {
-            s.searcher
-                .segment_readers()
-                .iter()
-                .map(|seg| {
-                    let m = u64::from(seg.max_doc());
-                    Some(
-                        (0..seg.max_doc())
-                            .filter(|&d| 99 - u64::from(d) * 100 / m >= min)
-                            .collect(),
-                    )
-                })
-                .collect()
-        })
-        .collect()
+    subset_where(shards, |m, d| 99 - u64::from(d) * 100 / u64::from(m) >= min)
 }
 
 /// The documents whose per-document value (a hash of `seed` and the doc
 /// id, 0-99, like a spam percentile) is at least `min`: subsets made with
 /// one `seed` and rising `min` are nested, as a sweep's are.
 fn threshold_subset(shards: &[Shard], seed: u64, min: u64) -> Subset {
-    shards
-        .iter()
-        .map(|s| {
-            s.searcher
-                .segment_readers()
-                .iter()
-                .map(|seg| {
-                    Some(
-                        (0..seg.max_doc())
-                            .filter(|&d| {
-                                let h = (u64::from(d) ^ seed).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                                (h >> 40) % 100 >= min
-                            })
-                            .collect(),
-                    )
-                })
-                .collect()
-        })
-        .collect()
+    subset_where(shards, |_, d| {
+        let h = (u64::from(d) ^ seed).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> 40) % 100 >= min
+    })
 }
 
 proptest! {
