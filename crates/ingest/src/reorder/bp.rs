@@ -350,5 +350,31 @@ mod tests {
                 .install(|| bp_order(&r, &BpParams::default()))
         };
         assert_eq!(run(1), run(4));
+        // Parts bisected on their own (an order by spam percentile first):
+        // the same on any thread count, and each part keeps its documents
+        // and its place.
+        let docs: Vec<u32> = (0..9000).rev().collect();
+        let ends = [100, 3000, 3001, 9000];
+        let parts = |threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| bp_order_parts(&r, &BpParams::default(), docs.clone(), &ends))
+        };
+        let one = parts(1);
+        assert_eq!(one, parts(4));
+        let mut start = 0;
+        for end in ends {
+            let mut got = one[start..end].to_vec();
+            let mut want = docs[start..end].to_vec();
+            if end - start >= 2 * BpParams::default().min_partition {
+                assert_ne!(got, want, "part {start}..{end} was not bisected");
+            }
+            got.sort_unstable();
+            want.sort_unstable();
+            assert_eq!(got, want, "part {start}..{end} holds other documents");
+            start = end;
+        }
     }
 }
