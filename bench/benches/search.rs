@@ -473,30 +473,8 @@ fn main() {
     let spam70 = std::slice::from_ref(&subset);
     let one_filtered = [rv(Some(0))];
     let t = Instant::now();
-    let full_prep = Prepared::new(
-        QueryPlan {
-            shards: &shards,
-            field: TextField::Body,
-            variants: &one_filtered,
-            stats_mode: StatsMode::Full,
-            global: None,
-            hits,
-        },
-        spam70,
-    )
-    .expect("prepare");
-    let filtered_prep = Prepared::new(
-        QueryPlan {
-            shards: &shards,
-            field: TextField::Body,
-            variants: &one_filtered,
-            stats_mode: StatsMode::Filtered,
-            global: None,
-            hits,
-        },
-        spam70,
-    )
-    .expect("prepare");
+    let full_prep = prepare(&shards, &one_filtered, spam70, StatsMode::Full, hits);
+    let filtered_prep = prepare(&shards, &one_filtered, spam70, StatsMode::Filtered, hits);
     let prep_time = t.elapsed();
     let full_case = |q: &BagOfWords| full_prep.search(q).expect("search")[0].len();
     let filtered_case = |q: &BagOfWords| filtered_prep.search(q).expect("search")[0].len();
@@ -540,51 +518,28 @@ fn main() {
         .map(rv)
         .collect();
     let t = Instant::now();
-    let sweep_prep = Prepared::new(
-        QueryPlan {
-            shards: &shards,
-            field: TextField::Body,
-            variants: &sweep_variants,
-            stats_mode: StatsMode::Full,
-            global: None,
-            hits,
-        },
+    let sweep_prep = prepare(
+        &shards,
+        &sweep_variants,
         &sweep_subsets,
-    )
-    .expect("prepare");
+        StatsMode::Full,
+        hits,
+    );
     let sweep_prep_time = t.elapsed();
-    let sweepf_prep = Prepared::new(
-        QueryPlan {
-            shards: &shards,
-            field: TextField::Body,
-            variants: &sweep_variants,
-            stats_mode: StatsMode::Filtered,
-            global: None,
-            hits,
-        },
+    let sweepf_prep = prepare(
+        &shards,
+        &sweep_variants,
         &sweep_subsets,
-    )
-    .expect("prepare");
+        StatsMode::Filtered,
+        hits,
+    );
     // The same thresholds as separate runs, one after another (what a
     // sweep replaces).
     let single_variants: Vec<[RunVariant; 1]> =
         (0..sweep_subsets.len()).map(|i| [rv(Some(i))]).collect();
     let singles: Vec<Prepared<'_>> = single_variants
         .iter()
-        .map(|v| {
-            Prepared::new(
-                QueryPlan {
-                    shards: &shards,
-                    field: TextField::Body,
-                    variants: v,
-                    stats_mode: StatsMode::Full,
-                    global: None,
-                    hits,
-                },
-                &sweep_subsets,
-            )
-            .expect("prepare")
-        })
+        .map(|v| prepare(&shards, v, &sweep_subsets, StatsMode::Full, hits))
         .collect();
     let each_case = |q: &BagOfWords| {
         singles
