@@ -79,6 +79,14 @@
 //! that may return a document is cached per word, and a document whose
 //! score is below it is dropped before any variant is looked at.
 //!
+//! **Variants a window lacks.** With membership words, the words' block
+//! summaries say which subsets may hold a document of the window (and of
+//! the rest of the segment): a variant whose subset holds none takes
+//! nothing there, so it is not live, and the thresholds the window and
+//! MaxScore prune with are the lowest of the variants present. In an
+//! index ordered by spam percentile a strict threshold's documents are a
+//! prefix of each segment, and past it the lax variants prune alone.
+//!
 //! **Several groups.** Each group also has its own bounds (per term and per
 //! block-max entry) and its own threshold (the lowest of its variants'): a
 //! term is non-essential only when it is for every group (so the skipped
