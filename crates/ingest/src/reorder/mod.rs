@@ -39,10 +39,10 @@ use std::time::Instant;
 use serde::Serialize;
 use sieve_format::index::{LOSSES, STATS, create_private_dir, open_index, write_json};
 use sieve_format::manifest::{BuildState, DocOrder, MANIFEST, analyzer_config};
-use sieve_format::schema::{Fields, NO_SPAM_SCORE, SPAM, register_analyzers};
+use sieve_format::schema::{Fields, RuleColumns, register_analyzers};
 use tantivy::{Index, SegmentReader};
 
-use self::bp::{BpParams, bp_order, bp_order_parts};
+use self::bp::{BpParams, bp_order_parts};
 use self::forward::Forward;
 use crate::error::io_err as io;
 use crate::{Error, Result};
@@ -204,18 +204,21 @@ fn remove_abandoned(dir: &Path, prefix: &str) {
 }
 
 /// The documents of `seg` by spam percentile, highest first (unscored
-/// ones, [`NO_SPAM_SCORE`], before all), in doc id order within one
-/// percentile, and where each percentile's run ends.
+/// ones before all), in doc id order within one percentile, and where
+/// each percentile's run ends.
 fn spam_parts(seg: &SegmentReader, what: &str) -> Result<(Vec<u32>, Vec<usize>)> {
-    let spam = seg.fast_fields().u64(SPAM).map_err(|e| Error::Input {
+    let columns = RuleColumns::open(seg).map_err(|e| Error::Input {
         path: what.into(),
         detail: format!("the spam column cannot be read: {e}"),
     })?;
-    let key = |d: u32| spam.first(d).unwrap_or(NO_SPAM_SCORE);
+    // Unscored (`None`) above every percentile.
+    let key: Vec<u16> = (0..seg.max_doc())
+        .map(|d| columns.spam(d).map_or(u16::MAX, u16::from))
+        .collect();
     let mut docs: Vec<u32> = (0..seg.max_doc()).collect();
-    docs.sort_by_key(|&d| std::cmp::Reverse(key(d)));
+    docs.sort_by_key(|&d| std::cmp::Reverse(key[d as usize]));
     let mut ends: Vec<usize> = (1..docs.len())
-        .filter(|&i| key(docs[i]) != key(docs[i - 1]))
+        .filter(|&i| key[docs[i] as usize] != key[docs[i - 1] as usize])
         .collect();
     ends.push(docs.len());
     Ok((docs, ends))
@@ -252,12 +255,12 @@ fn rewrite_segments(
         stats.read_seconds += t.elapsed().as_secs_f64();
         let t = Instant::now();
         let rows = body.bp_rows(opts.min_df);
-        let order = if opts.by_spam {
-            let (docs, ends) = spam_parts(seg, &what)?;
-            pool.install(|| bp_order_parts(&rows, &opts.bp, docs, &ends))
+        let (docs, ends) = if opts.by_spam {
+            spam_parts(seg, &what)?
         } else {
-            pool.install(|| bp_order(&rows, &opts.bp))
+            ((0..rows.len() as u32).collect(), vec![rows.len()])
         };
+        let order = pool.install(|| bp_order_parts(&rows, &opts.bp, docs, &ends));
         drop(rows);
         stats.bp_seconds += t.elapsed().as_secs_f64();
         let t = Instant::now();
