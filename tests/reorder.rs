@@ -5,7 +5,8 @@
 //! the same for any thread count; and it is refused where input order is
 //! assumed. An index in spam order (`--by-spam`) has each segment's
 //! documents by spam percentile, highest first, and gives the same runs
-//! and sweeps.
+//! and sweeps. With `--drop-band-keys` the band keys are left out and the
+//! near-duplicate clusters kept.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -390,5 +391,124 @@ sieve_test!(
                 "{name}: another sweep in spam order"
             );
         }
+    }
+);
+
+/// Every clustered document of the index in `dir` with its cluster's
+/// representative, in docid order.
+fn clusters(dir: &Path) -> Vec<(String, String)> {
+    let mut all = Vec::new();
+    sieve_ingest::dedup::for_each_clustered_doc(dir, |d, rep| {
+        all.push((d.to_string(), rep.to_string()));
+    })
+    .unwrap();
+    all.sort();
+    all
+}
+
+/// The bytes of the files of `dir` whose names end with `ext`.
+fn bytes_of(dir: &Path, ext: &str) -> u64 {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(ext))
+        .map(|p| p.metadata().unwrap().len())
+        .sum()
+}
+
+sieve_test!(
+    dropping_band_keys_keeps_the_clusters_and_refuses_a_merge,
+    |dir| {
+        // CACM and a copy of its first 300 documents under other docids:
+        // near-duplicate clusters to carry over.
+        let mut text = String::new();
+        std::io::Read::read_to_string(
+            &mut flate2::read::GzDecoder::new(
+                std::fs::File::open(fixture("cacm/cacm.trec.gz")).unwrap(),
+            ),
+            &mut text,
+        )
+        .unwrap();
+        let copies: String = text
+            .split_inclusive("</DOC>")
+            .take(300)
+            .map(|d| d.replace("<DOCNO>CACM-", "<DOCNO>COPY-"))
+            .collect();
+        let copies = dir.write("copies.trec", copies.as_bytes());
+        let ix = build(&dir, "cacm", &["--input", copies.to_str().unwrap()]);
+        let meta = std::fs::read_to_string(ix.join("meta.json")).unwrap();
+        assert!(
+            meta.contains(r#""docstore_compression": "zstd""#),
+            "the store of a new index is not zstd: {meta}"
+        );
+        let kept = reorder(&dir, &ix, "kept", "2");
+        let dropped = reorder_with(&dir, &ix, "dropped", &["--drop-band-keys"]);
+        // The same documents and fields but the band keys.
+        let without_keys = |c: BTreeMap<String, Vec<String>>| -> BTreeMap<String, Vec<String>> {
+            c.into_iter()
+                .map(|(d, lines)| {
+                    let rest = lines.into_iter().filter(|l| !l.starts_with("fast minhash"));
+                    (d, rest.collect())
+                })
+                .collect()
+        };
+        let (before, _) = contents(&ix);
+        let (after, _) = contents(&dropped);
+        let keys = |c: &BTreeMap<String, Vec<String>>| {
+            c.values()
+                .flatten()
+                .filter(|l| l.starts_with("fast minhash [") && *l != "fast minhash []")
+                .count()
+        };
+        assert!(keys(&before) > 3000, "the build wrote no band keys");
+        assert_eq!(keys(&after), 0, "band keys left in");
+        assert!(
+            without_keys(before) == without_keys(after),
+            "other contents"
+        );
+        // The clusters are carried over, whether or not the keys are.
+        let want = clusters(&ix);
+        assert!(
+            want.len() > 10,
+            "CACM has {} clustered documents",
+            want.len()
+        );
+        assert!(clusters(&kept) == want, "other clusters once reordered");
+        assert!(
+            clusters(&dropped) == want,
+            "other clusters without the keys"
+        );
+        let seg_bytes = |d: &Path| bytes_of(d, ".fast");
+        assert!(
+            seg_bytes(&dropped) + 3504 * 120 < seg_bytes(&kept),
+            "fast fields of {} bytes without the keys, {} with",
+            seg_bytes(&dropped),
+            seg_bytes(&kept)
+        );
+        let m: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dropped.join("sieve.json")).unwrap())
+                .unwrap();
+        assert_eq!(m["band_keys_dropped"], true);
+        ok(dir
+            .cmd("sieve-index")
+            .args(["verify", "--index"])
+            .arg(&dropped));
+        for (k, extra) in [&[][..], &["--drop-near-duplicates"]].iter().enumerate() {
+            let a = run(&dir, &ix, &format!("in{k}.run"), extra);
+            let b = run(&dir, &dropped, &format!("dropped{k}.run"), extra);
+            assert!(a == b, "{extra:?}: another run without the band keys");
+        }
+        // Merging would cluster again from keys that are gone.
+        let e = fails(
+            dir.cmd("sieve-index")
+                .args(["merge", "--shards"])
+                .arg(&kept)
+                .arg(&dropped)
+                .arg("--index")
+                .arg(dir.join("merged")),
+        );
+        let err = String::from_utf8_lossy(&e.stderr);
+        assert!(err.contains("band keys were dropped"), "{err}");
+        assert!(!dir.join("merged").exists());
     }
 );

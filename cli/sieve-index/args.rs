@@ -222,6 +222,11 @@ pub struct ReorderCmd {
     /// which makes threshold sweeps and filtered runs cheaper.
     #[arg(long)]
     pub by_spam: bool,
+    /// Leave the near-duplicate band keys out of the reordered index (128
+    /// bytes per document). Its clusters stay; it can no longer be merged
+    /// with other indexes (merge clusters again from the keys).
+    #[arg(long)]
+    pub drop_band_keys: bool,
     /// Print what was done as JSON.
     #[arg(long)]
     pub json: bool,

@@ -116,6 +116,7 @@ pub fn run_reorder(a: &ReorderCmd) -> anyhow::Result<ExitCode> {
     };
     opts.min_df = a.bp_min_df;
     opts.by_spam = a.by_spam;
+    opts.drop_band_keys = a.drop_band_keys;
     let progress = |done: usize, total: usize| eprintln!("reorder: segment {done} of {total}");
     let stats = reorder(&opts, &progress)?;
     if a.json {

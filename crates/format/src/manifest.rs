@@ -34,6 +34,12 @@ pub struct Manifest {
     /// input order, the order of every build.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order: Option<DocOrder>,
+    /// Whether the `minhash` band keys were left out when the index was
+    /// written again (`sieve-index reorder --drop-band-keys`): its
+    /// near-duplicate clusters stay, but it cannot be clustered again, so
+    /// `merge` refuses it. Absent (false) otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub band_keys_dropped: bool,
 }
 
 /// The order of an index's documents, when it is not input order.

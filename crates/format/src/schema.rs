@@ -73,7 +73,8 @@ use tantivy::columnar::Column;
 use tantivy::schema::{
     FAST, Field, IndexRecordOption, STORED, Schema, TextFieldIndexing, TextOptions,
 };
-use tantivy::{Index, SegmentReader};
+use tantivy::store::{Compressor, ZstdCompressor};
+use tantivy::{Index, IndexSettings, SegmentReader};
 
 /// Version of this schema, recorded in every index; bump it when a field
 /// is added, removed or changes meaning, or when the on-disk encoding
@@ -83,8 +84,9 @@ use tantivy::{Index, SegmentReader};
 /// `language`, `record_len`, `gz_member`, `gz_member_start`; the `minhash`
 /// band keys (near-duplicates). 4: `record_crc`. 5: `docid` no longer
 /// stored (read from its fast field), and the exact text fields without
-/// fieldnorms.
-pub const SCHEMA_VERSION: u32 = 5;
+/// fieldnorms. 6: the document store compressed with zstd
+/// ([`index_settings`]) instead of LZ4.
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// The oldest schema version this sieve still opens: a version-3 index has
 /// every field but `record_crc` ([`Fields::record_crc`] is `None`), so
@@ -93,6 +95,22 @@ pub const SCHEMA_VERSION: u32 = 5;
 /// exact text fields, which nothing reads (the docid comes from its fast
 /// field in every version).
 pub const OLDEST_SCHEMA_VERSION: u32 = 3;
+
+/// The settings of a new index: the document store in blocks of 16 KiB,
+/// each compressed with zstd at its default level (3). On the documents'
+/// stored fields (title, URL, record id, source, offsets) it takes about
+/// 0.7 of LZ4's bytes. The store is compressed on tantivy's own thread as
+/// the segment is written; it is read by `show` (and the service's
+/// document view), `unique`, `reorder` and a resumed build's segment
+/// order, never by scoring. Indexes of schema version
+/// 5 and older have LZ4 stores, which this sieve reads as well (the
+/// compressor is recorded in `meta.json`).
+pub fn index_settings() -> IndexSettings {
+    IndexSettings {
+        docstore_compression: Compressor::Zstd(ZstdCompressor::default()),
+        ..IndexSettings::default()
+    }
+}
 
 /// Exact document identifier (indexed, fast; stored up to schema version 4).
 pub const DOCID: &str = "docid";

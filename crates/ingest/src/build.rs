@@ -404,7 +404,10 @@ fn open_or_create(
     if !opts.index.join("meta.json").exists() {
         let mut manifest = manifest.clone();
         write_state(&opts.index, &mut manifest, BuildState::Building)?;
-        let index = Index::create_in_dir(&opts.index, build_schema_with(opts.contents))?;
+        let index = Index::builder()
+            .schema(build_schema_with(opts.contents))
+            .settings(sieve_format::schema::index_settings())
+            .create_in_dir(&opts.index)?;
         return Ok((index, Checkpoint::default(), manifest, lock));
     }
     let mut old = resumed_manifest(opts, MANIFEST, manifest, |_| Ok(()))?;

@@ -43,6 +43,7 @@ pub(crate) fn run_manifest(
             .collect::<sieve_format::Result<_>>()?,
         state: None,
         order: None,
+        band_keys_dropped: false,
     })
 }
 

@@ -212,6 +212,13 @@ fn open_shards(shards: &[PathBuf]) -> Result<Shards> {
     let mut files: Vec<FileStats> = Vec::new();
     for s in shards {
         let (index, m) = open_index(s)?;
+        if m.band_keys_dropped {
+            return Err(Error::Input {
+                path: s.clone(),
+                detail: "its band keys were dropped (reorder --drop-band-keys): merge clusters                          all shards' documents again from their keys; merge the shards as built,                          then reorder the merged index"
+                    .into(),
+            });
+        }
         if let Some(first) = manifests.first()
             && (first.options != m.options
                 || first.schema_version != m.schema_version

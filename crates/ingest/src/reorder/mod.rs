@@ -10,10 +10,16 @@
 //! document ([`forward`]), bisected, and the segment is written again in
 //! that order ([`rewrite`]); segments keep their documents (one new
 //! segment per old one), so memory stays bounded by the build's merge cap.
-//! Then the block-max bounds and near-duplicate sidecars are written for
-//! the new index, `stats.json` and `losses.jsonl` are carried over, and the
+//! Each new segment gets the old one's near-duplicate cluster column,
+//! permuted ([`dups`]). Then the block-max bounds are written for the new
+//! index, `stats.json` and `losses.jsonl` are carried over, and the
 //! manifest says `order: bp` with the parameters
 //! ([`sieve_format::manifest::DocOrder`]).
+//!
+//! With [`ReorderOptions::drop_band_keys`] the new segments have no
+//! `minhash` band keys (128 bytes per document, about a sixth of an
+//! index); the clusters stay, and the manifest's `band_keys_dropped` makes
+//! `merge` refuse the index (it clusters shards again from their keys).
 //!
 //! What stays the same: every document with every field (terms,
 //! frequencies, positions, field lengths, columns, stored values), so
@@ -30,6 +36,7 @@
 //! starts over.
 
 pub mod bp;
+mod dups;
 mod forward;
 mod rewrite;
 
@@ -67,6 +74,12 @@ pub struct ReorderOptions {
     /// a sweep or a filtered run leaves the rest of the segment out of its
     /// pruning (see `sieve_searcher`'s membership block summaries).
     pub by_spam: bool,
+    /// Leave the `minhash` band keys out of the new segments (128 bytes
+    /// per document). The near-duplicate clusters stay (their columns are
+    /// carried over); what is lost is clustering again: the reordered
+    /// index cannot be given to `merge`, which clusters all shards'
+    /// documents anew from their keys.
+    pub drop_band_keys: bool,
 }
 
 impl ReorderOptions {
@@ -79,6 +92,7 @@ impl ReorderOptions {
             bp: BpParams::default(),
             min_df: 2,
             by_spam: false,
+            drop_band_keys: false,
         }
     }
 }
@@ -127,16 +141,17 @@ pub fn reorder(opts: &ReorderOptions, progress: &dyn Fn(usize, usize)) -> Result
             .settings(input.settings().clone())
             .create_in_dir(&tmp)?;
         register_analyzers(&out, analyzer_config(&manifest));
-        let mut stats = rewrite_segments(&input, &out, opts, &pool, progress)?;
+        let clusters = manifest.options.minhash.is_some();
+        let target = Target {
+            index: &out,
+            dir: &tmp,
+            clusters,
+        };
+        let mut stats = rewrite_segments(&input, &target, opts, &pool, progress)?;
         let started = Instant::now();
-        let mut build_stats = crate::shard::read_stats(&opts.input)?;
+        let build_stats = crate::shard::read_stats(&opts.input)?;
         sieve_format::bounds::write_index_bounds(&tmp, &out)?;
-        if manifest.options.minhash.is_some() {
-            let dups = pool
-                .install(|| crate::dedup::write_index_dups(&tmp, &out, crate::dedup::RUN_LINES))?;
-            build_stats.near_duplicates = Some(dups);
-        }
-        stats.sidecar_seconds = started.elapsed().as_secs_f64();
+        stats.sidecar_seconds += started.elapsed().as_secs_f64();
         if opts.input.join(LOSSES).exists() {
             std::fs::copy(opts.input.join(LOSSES), tmp.join(LOSSES)).map_err(io(&tmp))?;
         }
@@ -147,6 +162,7 @@ pub fn reorder(opts: &ReorderOptions, progress: &dyn Fn(usize, usize)) -> Result
             min_df: opts.min_df,
             by_spam: opts.by_spam,
         });
+        manifest.band_keys_dropped |= opts.drop_band_keys && clusters;
         manifest.state = Some(BuildState::Finished);
         write_json(&tmp.join(MANIFEST), &manifest)?;
         std::fs::rename(&tmp, &opts.output).map_err(io(&opts.output))?;
@@ -224,17 +240,27 @@ fn spam_parts(seg: &SegmentReader, what: &str) -> Result<(Vec<u32>, Vec<usize>)>
     Ok((docs, ends))
 }
 
-/// Every segment of `input` bisected and written into `out`, then `out`'s
-/// `meta.json` listing them in the input's segment order.
+/// The index being written, in its temporary directory.
+struct Target<'a> {
+    index: &'a Index,
+    dir: &'a Path,
+    /// Whether the input has near-duplicate cluster columns to carry over.
+    clusters: bool,
+}
+
+/// Every segment of `input` bisected and written into `out` (with its
+/// cluster column, if any), then `out`'s `meta.json` listing them in the
+/// input's segment order.
 fn rewrite_segments(
     input: &Index,
-    out: &Index,
+    out: &Target,
     opts: &ReorderOptions,
     pool: &rayon::ThreadPool,
     progress: &dyn Fn(usize, usize),
 ) -> Result<ReorderStats> {
     let searcher = input.reader()?.searcher();
     let fields = Fields::from_schema(&input.schema())?;
+    let dropped = opts.drop_band_keys.then_some(fields.minhash);
     let segments = searcher.segment_readers();
     let mut stats = ReorderStats::default();
     let mut metas = Vec::with_capacity(segments.len());
@@ -264,15 +290,19 @@ fn rewrite_segments(
         drop(rows);
         stats.bp_seconds += t.elapsed().as_secs_f64();
         let t = Instant::now();
-        metas.push(rewrite::rewrite_segment(
-            out,
-            seg,
-            &order,
-            &body,
-            fields.body,
-            &what,
-        )?);
+        let fields = rewrite::Rewritten {
+            body: fields.body,
+            dropped,
+        };
+        let meta = rewrite::rewrite_segment(out.index, seg, &order, &body, fields, &what)?;
         stats.write_seconds += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        if out.clusters {
+            let new = out.index.segment(meta.clone());
+            dups::permute_column(&opts.input, seg, out.dir, &new, &order)?;
+        }
+        stats.sidecar_seconds += t.elapsed().as_secs_f64();
+        metas.push(meta);
         stats.segments += 1;
         stats.documents += order.len() as u64;
         stats.postings += body.postings() as u64;
@@ -280,6 +310,6 @@ fn rewrite_segments(
     }
     let mut meta = input.load_metas()?;
     meta.segments = metas;
-    crate::order::write_meta(out, &meta)?;
+    crate::order::write_meta(out.index, &meta)?;
     Ok(stats)
 }

@@ -7,7 +7,8 @@
 //! the band keys), and the one indexed field that is neither (`body`)
 //! from its postings ([`super::forward::Forward`]). So the new segment
 //! holds the same terms, frequencies, positions, field lengths, columns
-//! and stored values per document; only the document numbers change.
+//! and stored values per document; only the document numbers change
+//! (and, when asked, the band keys are left out: [`Rewritten::dropped`]).
 
 use tantivy::columnar::{Cardinality, Column, StrColumn};
 use tantivy::index::SegmentMeta;
@@ -37,19 +38,29 @@ enum Source {
     Postings,
 }
 
+/// The fields a rewrite treats apart from the schema's rule.
+#[derive(Debug, Clone, Copy)]
+pub struct Rewritten {
+    /// The field read back from its postings.
+    pub body: Field,
+    /// A fast field left out of the new segment (the band keys, when
+    /// dropped).
+    pub dropped: Option<Field>,
+}
+
 /// Writes `seg`'s documents into a new segment of `out` in `order`
 /// (`order[new] = old`) and returns its meta (not yet in `meta.json`).
-/// `body` is the segment's [`Forward`] postings of `body_field`.
+/// `body` is the segment's [`Forward`] postings of `fields.body`.
 pub fn rewrite_segment(
     out: &Index,
     seg: &SegmentReader,
     order: &[u32],
     body: &Forward,
-    body_field: Field,
+    fields: Rewritten,
     what: &str,
 ) -> Result<SegmentMeta> {
     let schema = seg.schema().clone();
-    let sources = field_sources(seg, &schema, body_field, what)?;
+    let sources = field_sources(seg, &schema, fields, what)?;
     let store = seg
         .get_store_reader(STORE_CACHE_BLOCKS)
         .map_err(|source| Error::Io {
@@ -76,15 +87,18 @@ pub fn rewrite_segment(
 fn field_sources(
     seg: &SegmentReader,
     schema: &Schema,
-    body_field: Field,
+    fields: Rewritten,
     what: &str,
 ) -> Result<Vec<(Field, Source)>> {
     let fast = seg.fast_fields();
     let mut sources = Vec::new();
     for (field, entry) in schema.fields() {
+        if Some(field) == fields.dropped {
+            continue;
+        }
         let source = if entry.is_stored() {
             Source::Stored
-        } else if field == body_field {
+        } else if field == fields.body {
             Source::Postings
         } else if entry.is_fast() {
             match entry.field_type() {

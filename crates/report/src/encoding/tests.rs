@@ -47,6 +47,7 @@ pub(super) fn build_index(dir: &Path, batches: Vec<Vec<IndexDoc>>) -> Index {
         inputs: Vec::new(),
         state: Some(sieve_format::manifest::BuildState::Finished),
         order: None,
+        band_keys_dropped: false,
     };
     sieve_format::index::write_json(&dir.join(MANIFEST), &manifest).expect("manifest");
     index
