@@ -34,7 +34,10 @@
 //! * the unfiltered run, the spam ≥ 70 run and both sweeps on the index
 //!   written again in spam order (`plain_spam`, `full_spam`, `sweep_spam`,
 //!   `sweepf_spam`; `reorder --by-spam`, made once beside the bench index
-//!   as `index-spam`, its cost on a `REORDER_BY_SPAM` line).
+//!   as `index-spam`, its cost on a `REORDER_BY_SPAM` line), and there the
+//!   sweep's ten thresholds as ten separate runs with full and with
+//!   filtered statistics (`each_spam`, `eachf_spam`): what each sweep
+//!   replaces, with `plain_spam`.
 //!
 //! The one-off cost of turning a filter into bitmaps (`batch::select`) is
 //! reported separately, per million documents.
@@ -446,7 +449,14 @@ fn main() {
     let bp_global = GlobalStats::new(&bp_shards);
     // The `*_spam` cases: the same searches on the index in spam order
     // (`reorder --by-spam`; the bench index itself when none is chosen).
-    let spam_cases = ["plain_spam", "full_spam", "sweep_spam", "sweepf_spam"];
+    let spam_cases = [
+        "plain_spam",
+        "full_spam",
+        "sweep_spam",
+        "sweepf_spam",
+        "each_spam",
+        "eachf_spam",
+    ];
     let spam_index = if spam_cases.iter().any(|c| want(c)) {
         reordered_index(&index, true)
     } else {
@@ -555,6 +565,26 @@ fn main() {
     let full_spam_prep = prepare(&spam_shards, &one_filtered, &spam70_subset, full, hits);
     let sweep_spam_prep = prepare(&spam_shards, &sweep_variants, &spam_subsets, full, hits);
     let sweepf_spam_prep = prepare(&spam_shards, &sweep_variants, &spam_subsets, filtered, hits);
+    // The sweep's thresholds as separate runs on the index in spam order,
+    // with full and with filtered statistics: what the sweeps there replace.
+    let separate = |stats: StatsMode| -> Vec<Prepared<'_>> {
+        single_variants
+            .iter()
+            .map(|v| prepare(&spam_shards, v, &spam_subsets, stats, hits))
+            .collect()
+    };
+    let (each_spam, eachf_spam) = if want("each_spam") || want("eachf_spam") {
+        (separate(full), separate(filtered))
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let sum_of = |runs: &[Prepared<'_>], q: &BagOfWords| -> usize {
+        runs.iter()
+            .map(|p| p.search(q).expect("search")[0].len())
+            .sum()
+    };
+    let each_spam_case = |q: &BagOfWords| sum_of(&each_spam, q);
+    let eachf_spam_case = |q: &BagOfWords| sum_of(&eachf_spam, q);
     let full_spam_case = |q: &BagOfWords| full_spam_prep.search(q).expect("search")[0].len();
     let sweep_spam_case = |q: &BagOfWords| sweep_spam_prep.search(q).expect("search").len();
     let sweepf_spam_case = |q: &BagOfWords| sweepf_spam_prep.search(q).expect("search").len();
@@ -563,7 +593,7 @@ fn main() {
     let plain12_case = one(Bm25Params { k1: 1.2, b: 0.75 });
     let reordered_case = one_on(&bp_shards, &bp_global, p, hits);
     type Case<'a> = (&'static str, &'static str, &'a dyn Fn(&BagOfWords) -> usize);
-    let all: [Case<'_>; 14] = [
+    let all: [Case<'_>; 16] = [
         (
             "tantivy",
             "tantivy BM25 TopDocs (block-max WAND, 1.2/0.75)",
@@ -621,6 +651,16 @@ fn main() {
             "sweepf_spam",
             "sweep, filtered stats, index in spam order",
             &sweepf_spam_case,
+        ),
+        (
+            "each_spam",
+            "the sweep's 10 thresholds as 10 separate runs, full stats, index in spam order",
+            &each_spam_case,
+        ),
+        (
+            "eachf_spam",
+            "the sweep's 10 thresholds as 10 separate runs, filtered stats, index in spam order",
+            &eachf_spam_case,
         ),
     ];
     // `SIEVE_BENCH_SAME=0` skips the checks that reordered indexes give
@@ -735,6 +775,17 @@ fn main() {
             sweep / each,
             sweep / (each / n)
         );
+    }
+    // In spam order: each sweep against its variants run one by one (the
+    // ten thresholds, then the unfiltered run).
+    for (sweep, each) in [("sweep_spam", "each_spam"), ("sweepf_spam", "eachf_spam")] {
+        if let (Some(s), Some(e), Some(u)) = (mean_of(sweep), mean_of(each), mean_of("plain_spam"))
+        {
+            println!(
+                "{sweep} vs its 11 variants as separate runs on the index in spam order: {:.2}x their sum",
+                s / (e + u)
+            );
+        }
     }
     if let (Some(s), Some(t)) = (mean_of("plain"), mean_of("tantivy")) {
         println!("sieve 0.9/0.4 mean / tantivy mean = {:.3}", s / t);
