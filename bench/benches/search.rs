@@ -48,6 +48,11 @@
 //! without block-max pruning); `SIEVE_BENCH_HITS` sets k (default 1000).
 //!
 //! `cargo bench -p sieve-bench --bench search`
+/// The allocator `sieve-search` runs with, so that the bench times what
+/// the command does.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
