@@ -31,7 +31,7 @@ use args::{Cli, Cmd};
 
 /// mimalloc rather than the system allocator: a search allocates per
 /// query (the hits' docids, the top-k buffers, per-segment state), and
-/// with mimalloc a top-1000 search takes 0.79-0.87x the time it takes with
+/// with mimalloc a top-1000 search takes 0.78-0.86x the time it takes with
 /// glibc's malloc, a threshold sweep 0.75-0.80x, a top-10 search about
 /// the same (search bench, 1M documents; bench/README.md).
 #[global_allocator]

@@ -17,7 +17,7 @@
 //! ([`sieve_format::manifest::DocOrder`]).
 //!
 //! With [`ReorderOptions::drop_band_keys`] the new segments have no
-//! `minhash` band keys (128 bytes per document, about a sixth of an
+//! `minhash` band keys (128 bytes per document, about a fifth of an
 //! index); the clusters stay, and the manifest's `band_keys_dropped` makes
 //! `merge` refuse the index (it clusters shards again from their keys).
 //!
