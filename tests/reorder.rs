@@ -176,6 +176,31 @@ fn sweep_runs(dir: &Dir, index: &Path, name: &str) -> BTreeMap<String, String> {
     files
 }
 
+/// The manifest (`sieve.json`) of the index in `dir`.
+fn manifest(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("sieve.json")).unwrap()).unwrap()
+}
+
+/// `merge` of shards `a` and `b`, which must fail and leave no merged
+/// index: its error output.
+fn merge_refused(dir: &Dir, a: &Path, b: &Path) -> String {
+    let merged = dir.join("merged");
+    let e = fails(
+        dir.cmd("sieve-index")
+            .args(["merge", "--shards"])
+            .arg(a)
+            .arg(b)
+            .arg("--index")
+            .arg(&merged),
+    );
+    assert!(
+        !merged.exists(),
+        "a refused merge left {}",
+        merged.display()
+    );
+    String::from_utf8_lossy(&e.stderr).into_owned()
+}
+
 fn run(dir: &Dir, ix: &Path, out: &str, extra: &[&str]) -> String {
     let path = dir.join(out);
     ok(dir
@@ -213,9 +238,6 @@ sieve_test!(
             "another order on 3 threads than on 1"
         );
 
-        let manifest = |d: &Path| -> serde_json::Value {
-            serde_json::from_str(&std::fs::read_to_string(d.join("sieve.json")).unwrap()).unwrap()
-        };
         assert_eq!(manifest(&one)["order"]["kind"], "bp");
         assert!(manifest(&ix).get("order").is_none());
         ok(dir.cmd("sieve-index").args(["verify", "--index"]).arg(&one));
@@ -281,17 +303,8 @@ sieve_test!(reorder_is_refused_where_input_order_is_assumed, |dir| {
     let err = String::from_utf8_lossy(&e.stderr);
     assert!(err.contains("reordered"), "{err}");
     // Shards merge only with shards of the same order.
-    let e = fails(
-        dir.cmd("sieve-index")
-            .args(["merge", "--shards"])
-            .arg(&ix)
-            .arg(&bp)
-            .arg("--index")
-            .arg(dir.join("merged")),
-    );
-    let err = String::from_utf8_lossy(&e.stderr);
+    let err = merge_refused(&dir, &ix, &bp);
     assert!(err.contains("document order"), "{err}");
-    assert!(!dir.join("merged").exists());
     // A killed reorder's temporary directory (its process gone) is removed
     // by the next reorder to the same output; a live one's is left.
     let dead = dir.join(".bp3.reorder-tmp-4194305-1");
@@ -313,9 +326,7 @@ sieve_test!(reorder_is_refused_where_input_order_is_assumed, |dir| {
         .arg(&bp2)
         .arg("--index")
         .arg(&merged));
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(merged.join("sieve.json")).unwrap()).unwrap();
-    assert_eq!(m["order"]["kind"], "bp");
+    assert_eq!(manifest(&merged)["order"]["kind"], "bp");
 });
 
 sieve_test!(
@@ -356,9 +367,7 @@ sieve_test!(
             values.first() != values.last(),
             "one spam value only: the fixture cannot show the order"
         );
-        let m: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(by_spam.join("sieve.json")).unwrap())
-                .unwrap();
+        let m = manifest(&by_spam);
         assert_eq!(m["order"]["kind"], "bp");
         assert_eq!(m["order"]["by_spam"], true);
         ok(dir
@@ -485,10 +494,7 @@ sieve_test!(
             seg_bytes(&dropped),
             seg_bytes(&kept)
         );
-        let m: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(dropped.join("sieve.json")).unwrap())
-                .unwrap();
-        assert_eq!(m["band_keys_dropped"], true);
+        assert_eq!(manifest(&dropped)["band_keys_dropped"], true);
         ok(dir
             .cmd("sieve-index")
             .args(["verify", "--index"])
@@ -499,16 +505,7 @@ sieve_test!(
             assert!(a == b, "{extra:?}: another run without the band keys");
         }
         // Merging would cluster again from keys that are gone.
-        let e = fails(
-            dir.cmd("sieve-index")
-                .args(["merge", "--shards"])
-                .arg(&kept)
-                .arg(&dropped)
-                .arg("--index")
-                .arg(dir.join("merged")),
-        );
-        let err = String::from_utf8_lossy(&e.stderr);
+        let err = merge_refused(&dir, &kept, &dropped);
         assert!(err.contains("band keys were dropped"), "{err}");
-        assert!(!dir.join("merged").exists());
     }
 );

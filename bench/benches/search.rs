@@ -556,12 +556,13 @@ fn main() {
         .iter()
         .map(|v| prepare(&shards, v, &sweep_subsets, StatsMode::Full, hits))
         .collect();
-    let each_case = |q: &BagOfWords| {
-        singles
-            .iter()
+    // Separate runs, one after another: the hits of all of them.
+    let sum_of = |runs: &[Prepared<'_>], q: &BagOfWords| -> usize {
+        runs.iter()
             .map(|p| p.search(q).expect("search")[0].len())
-            .sum::<usize>()
+            .sum()
     };
+    let each_case = |q: &BagOfWords| sum_of(&singles, q);
     let sweep_case = |q: &BagOfWords| sweep_prep.search(q).expect("search").len();
     let sweepf_case = |q: &BagOfWords| sweepf_prep.search(q).expect("search").len();
     let spam_subsets = select_all(&spam_shards, &sweep_sels).expect("select_all");
@@ -582,11 +583,6 @@ fn main() {
         (separate(full), separate(filtered))
     } else {
         (Vec::new(), Vec::new())
-    };
-    let sum_of = |runs: &[Prepared<'_>], q: &BagOfWords| -> usize {
-        runs.iter()
-            .map(|p| p.search(q).expect("search")[0].len())
-            .sum()
     };
     let each_spam_case = |q: &BagOfWords| sum_of(&each_spam, q);
     let eachf_spam_case = |q: &BagOfWords| sum_of(&eachf_spam, q);
