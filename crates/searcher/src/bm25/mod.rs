@@ -57,7 +57,7 @@ mod postings;
 mod segment;
 pub(crate) mod topk;
 pub use membership::{MAX_SELECTIONS, Membership};
-use segment::{SegmentInput, score_segment};
+use segment::{SegmentInput, WindowArrays, score_segment};
 use topk::{Pool, SegmentNames, TopK};
 
 /// BM25 parameters.
@@ -459,6 +459,7 @@ pub(crate) fn search_boosted(
     });
     // Every segment searched, numbered in order, with where its docids are.
     let mut segments: Vec<SegmentNames<'_>> = Vec::new();
+    let mut arrays = WindowArrays::default();
     for (shard_idx, shard) in shards.iter().enumerate() {
         let field_handle = shard.fields.text(field);
         for (seg_idx, segment) in shard.searcher.segment_readers().iter().enumerate() {
@@ -482,7 +483,7 @@ pub(crate) fn search_boosted(
                 subsets: &subsets,
                 masks,
             };
-            score_segment(&seg, &terms, &groups, &mut heaps)?;
+            score_segment(&seg, &terms, &groups, &mut heaps, &mut arrays)?;
             let number = segments.len() as u32;
             for (pool, heap) in pools.iter_mut().zip(heaps) {
                 pool.add(number, heap);

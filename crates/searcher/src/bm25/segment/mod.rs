@@ -291,12 +291,13 @@ pub(super) fn score_segment(
     terms: &[(Term, Score)],
     groups: &Groups,
     heaps: &mut [TopK],
+    arrays: &mut WindowArrays,
 ) -> Result<()> {
     let mut cursors = open_cursors(seg, terms, &groups.weights)?;
     if cursors.is_empty() {
         return Ok(());
     }
-    let mut scan = SegmentScan::new(seg, groups, heaps, &cursors)?;
+    let mut scan = SegmentScan::new(seg, groups, heaps, &cursors, arrays)?;
     let mut pruning = Pruning::new(&cursors, groups.weights.len());
     let window = if pruning.blockmax { BLOCK_DOCS } else { WINDOW };
     let mut next: DocId = 0;
@@ -337,7 +338,41 @@ pub(super) fn score_segment(
         pruning.past(&mut cursors, end);
         next = end;
     }
+    arrays.put_back(scan.tfs, scan.sums);
     Ok(())
+}
+
+/// A window's frequency arrays (one per query term) and essential sums,
+/// kept from one segment's scoring to the next of the same search: a
+/// segment's scoring leaves them all zero, as it found them, so the next
+/// takes them without allocating or clearing 16 KiB per array again.
+#[derive(Default)]
+pub(super) struct WindowArrays {
+    tfs: Vec<Vec<u32>>,
+    sums: Vec<Score>,
+}
+
+impl WindowArrays {
+    /// `n` frequency arrays and the sums, all zero.
+    fn take(&mut self, n: usize) -> (Vec<Vec<u32>>, Vec<Score>) {
+        if self.tfs.len() < n {
+            self.tfs.resize_with(n, || vec![0; WINDOW as usize]);
+        }
+        let tfs = self.tfs.split_off(self.tfs.len() - n);
+        let mut sums = std::mem::take(&mut self.sums);
+        if sums.is_empty() {
+            sums = vec![0.0; WINDOW as usize];
+        }
+        (tfs, sums)
+    }
+
+    /// Keeps the arrays of a finished segment (all zero again).
+    fn put_back(&mut self, tfs: Vec<Vec<u32>>, sums: Vec<Score>) {
+        debug_assert!(tfs.iter().flatten().all(|&tf| tf == 0));
+        debug_assert!(sums.iter().all(|&s| s == 0.0));
+        self.tfs.extend(tfs);
+        self.sums = sums;
+    }
 }
 
 impl<'a> SegmentScan<'a> {
@@ -349,6 +384,7 @@ impl<'a> SegmentScan<'a> {
         groups: &'a Groups,
         heaps: &'a mut [TopK],
         cursors: &[Cursor],
+        arrays: &mut WindowArrays,
     ) -> Result<SegmentScan<'a>> {
         // (variant, group) of the variants that score this query.
         let active: Vec<(usize, usize)> = groups
@@ -359,6 +395,7 @@ impl<'a> SegmentScan<'a> {
             .collect();
         let ng = groups.weights.len();
         let docids = seg.docids;
+        let (tfs, sums) = arrays.take(cursors.len());
         let mut scan = SegmentScan {
             active,
             groups: &groups.weights,
@@ -372,8 +409,8 @@ impl<'a> SegmentScan<'a> {
                 ColumnIndex::Full => Some(docids.ords().values.clone()),
                 _ => None,
             },
-            tfs: vec![vec![0; WINDOW as usize]; cursors.len()],
-            sums: vec![0.0; WINDOW as usize],
+            tfs,
+            sums,
             touched: [0u64; WINDOW as usize / 64],
             touched_words: 0,
             essential: Vec::with_capacity(cursors.len()),
