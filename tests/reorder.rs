@@ -507,5 +507,10 @@ sieve_test!(
         // Merging would cluster again from keys that are gone.
         let err = merge_refused(&dir, &kept, &dropped);
         assert!(err.contains("band keys were dropped"), "{err}");
+        // One sentence, without the runs of blanks a broken line once left.
+        assert!(
+            err.contains("merge clusters all shards' documents again from their keys"),
+            "{err}"
+        );
     }
 );

@@ -215,7 +215,9 @@ fn open_shards(shards: &[PathBuf]) -> Result<Shards> {
         if m.band_keys_dropped {
             return Err(Error::Input {
                 path: s.clone(),
-                detail: "its band keys were dropped (reorder --drop-band-keys): merge clusters                          all shards' documents again from their keys; merge the shards as built,                          then reorder the merged index"
+                detail: "its band keys were dropped (reorder --drop-band-keys): merge clusters \
+                         all shards' documents again from their keys; merge the shards as \
+                         built, then reorder the merged index"
                     .into(),
             });
         }
