@@ -118,6 +118,19 @@ pub enum Role<'a> {
     DuplicateOf(&'a str),
 }
 
+impl<'a> Role<'a> {
+    /// The role's line in a cluster column (without its newline): empty
+    /// alone, `=` for a representative, else the representative's docid;
+    /// [`read_segment_dups`] reads it back.
+    pub fn line(self) -> &'a str {
+        match self {
+            Role::Alone => "",
+            Role::Representative => "=",
+            Role::DuplicateOf(rep) => rep,
+        }
+    }
+}
+
 /// Reads the cluster column of `segment` of the index in `dir`, calling
 /// `f(doc, role)` for every document in order. Refuses a column that is
 /// missing, damaged (gzip CRC or length), of another segment or format, or

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use sieve_format::dups::{ColumnWriter, DUPS_DIR, Role, read_segment_dups};
+use sieve_format::dups::{ColumnWriter, DUPS_DIR, read_segment_dups};
 use sieve_format::index::create_private_dir;
 use tantivy::SegmentReader;
 use tantivy::index::Segment;
@@ -27,11 +27,7 @@ pub fn permute_column(
 ) -> Result<()> {
     let mut lines = vec![String::new(); old.max_doc() as usize];
     read_segment_dups(in_dir, old, |doc, role| {
-        lines[doc as usize] = match role {
-            Role::Alone => String::new(),
-            Role::Representative => "=".to_string(),
-            Role::DuplicateOf(rep) => rep.to_string(),
-        };
+        lines[doc as usize] = role.line().to_string();
     })?;
     create_private_dir(&out_dir.join(DUPS_DIR))?;
     let mut w = ColumnWriter::create(out_dir, new)?;
