@@ -514,3 +514,154 @@ sieve_test!(
         );
     }
 );
+
+/// Reorders `input` into `output` in this process and stops it, as a kill
+/// would, once `after` segments are written: the progress callback panics,
+/// so nothing after that segment runs and the work directory stays.
+fn interrupted_reorder(input: &Path, output: &Path, extra_iters: Option<usize>, after: usize) {
+    let mut opts = sieve_ingest::reorder::ReorderOptions::new(input.into(), output.into());
+    if let Some(iters) = extra_iters {
+        opts.bp.max_iters = iters;
+    }
+    let stop = |p: sieve_ingest::reorder::Progress<'_>| {
+        if let sieve_ingest::reorder::Progress::Segment { done, .. } = p {
+            assert!(done < after, "stopped after segment {done}");
+        }
+    };
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        sieve_ingest::reorder::reorder(&opts, &stop)
+    }));
+    assert!(run.is_err(), "the reorder was not stopped");
+    assert!(!output.exists(), "a stopped reorder left an output");
+}
+
+/// `.NAME.reorder-tmp` beside `output`: the reorder's work directory.
+fn work_dir(output: &Path) -> PathBuf {
+    let name = output.file_name().unwrap().to_str().unwrap();
+    output.with_file_name(format!(".{name}.reorder-tmp"))
+}
+
+fn meta_segments(dir: &Path) -> usize {
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("meta.json")).unwrap()).unwrap();
+    meta["segments"].as_array().unwrap().len()
+}
+
+/// Every file name under `dir` (one level of subdirectories).
+fn file_names(dir: &Path) -> Vec<String> {
+    let mut names = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if e.path().is_dir() {
+            for f in std::fs::read_dir(e.path()).unwrap().flatten() {
+                names.push(format!("{name}/{}", f.file_name().to_string_lossy()));
+            }
+        } else {
+            names.push(name);
+        }
+    }
+    names.sort();
+    names
+}
+
+sieve_test!(
+    a_killed_reorder_is_resumed_and_writes_the_same_index,
+    |dir| {
+        // 18 files, a commit each and a merge cap below two files: 18
+        // segments.
+        let inputs = crate::determinism::many_inputs(&dir);
+        let ix = dir.join("many");
+        let mut c = dir.cmd("sieve-index");
+        c.args(["build", "--commit-every-mb", "0", "--max-merge-docs", "40"]);
+        for f in &inputs {
+            c.arg("--input").arg(f);
+        }
+        ok(c.arg("--index").arg(&ix));
+        assert_eq!(meta_segments(&ix), 18);
+        let whole = reorder(&dir, &ix, "whole", "2");
+
+        // Killed after 5 segments, with a sixth segment's files half
+        // written (a made-up segment id).
+        let out = dir.join("resumed");
+        interrupted_reorder(&ix, &out, None, 5);
+        let work = work_dir(&out);
+        assert_eq!(meta_segments(&work), 5);
+        let stray = "0123456789abcdef0123456789abcdef";
+        std::fs::write(work.join(format!("{stray}.idx")), b"half").unwrap();
+        std::fs::write(work.join(format!("dups/{stray}.dup.gz.tmp")), b"half").unwrap();
+        let o = dir
+            .cmd("sieve-index")
+            .args(["reorder", "--threads", "1", "--index"])
+            .arg(&ix)
+            .arg("--output-dir")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{err}");
+        assert!(err.contains("resumed: 5 of 18 segments"), "{err}");
+        assert!(
+            !err.contains("segment 5 of 18"),
+            "kept segments written again: {err}"
+        );
+        assert!(!work.exists(), "the work directory stayed");
+        assert!(
+            !file_names(&out)
+                .iter()
+                .any(|n| n.contains(stray) || n == "reorder.json"),
+            "{:?}",
+            file_names(&out)
+        );
+        assert!(
+            contents(&out) == contents(&whole),
+            "another index once resumed"
+        );
+        assert_eq!(manifest(&out), manifest(&whole));
+        ok(dir.cmd("sieve-index").args(["verify", "--index"]).arg(&out));
+
+        // Killed with other options: a reorder with the defaults starts
+        // over, and writes what an uninterrupted one writes.
+        let out = dir.join("other");
+        interrupted_reorder(&ix, &out, Some(3), 4);
+        let o = dir
+            .cmd("sieve-index")
+            .args(["reorder", "--index"])
+            .arg(&ix)
+            .arg("--output-dir")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{err}");
+        assert!(
+            err.contains("starting over") && err.contains("other options"),
+            "{err}"
+        );
+        assert!(
+            contents(&out) == contents(&whole),
+            "another index once started over"
+        );
+
+        // A reorder to the same output under way (its work directory
+        // locked) is refused, and nothing is changed.
+        let out = dir.join("locked");
+        let work = work_dir(&out);
+        std::fs::create_dir(&work).unwrap();
+        let lock = sieve_format::lock::DirLock::acquire(&work).unwrap();
+        let o = fails(
+            dir.cmd("sieve-index")
+                .args(["reorder", "--index"])
+                .arg(&ix)
+                .arg("--output-dir")
+                .arg(&out),
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("another reorder to this output is under way"),
+            "{err}"
+        );
+        assert!(!out.exists());
+        assert_eq!(file_names(&work), ["sieve.lock"]);
+        drop(lock);
+    }
+);

@@ -161,7 +161,7 @@ fn reordered_index(index: &Path, by_spam: bool) -> PathBuf {
     opts.by_spam = by_spam;
     let t = Instant::now();
     let cpu = cpu_seconds();
-    let stats = reorder(&opts, &|_, _| {}).expect("reorder bench index");
+    let stats = reorder(&opts, &|_| {}).expect("reorder bench index");
     println!(
         "REORDER{} wall_s {:.1} cpu_s {:.1} read_s {:.1} bp_s {:.1} write_s {:.1} sidecar_s {:.1} postings {} bytes_before {} bytes_after {}",
         if by_spam { "_BY_SPAM" } else { "" },

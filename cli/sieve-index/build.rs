@@ -14,7 +14,7 @@ use sieve_ingest::build::build;
 use sieve_ingest::extract::{ExtractOptions, Format, RecordSpec, extract};
 use sieve_ingest::options::default_threads;
 use sieve_ingest::reorder::bp::BpParams;
-use sieve_ingest::reorder::{ReorderOptions, reorder};
+use sieve_ingest::reorder::{Progress, ReorderOptions, reorder};
 use sieve_ingest::shard::{build_shard, merge_shards, read_stats};
 use sieve_ingest::summary::summary;
 
@@ -117,7 +117,17 @@ pub fn run_reorder(a: &ReorderCmd) -> anyhow::Result<ExitCode> {
     opts.min_df = a.bp_min_df;
     opts.by_spam = a.by_spam;
     opts.drop_band_keys = a.drop_band_keys;
-    let progress = |done: usize, total: usize| eprintln!("reorder: segment {done} of {total}");
+    let progress = |p: Progress<'_>| match p {
+        Progress::Resumed { kept, total } => eprintln!(
+            "reorder: resumed: {kept} of {total} segments were written by an interrupted reorder \
+             of the same input with the same options, and are kept"
+        ),
+        Progress::Discarded { why } => eprintln!(
+            "reorder: starting over: the work an earlier reorder to {} left was removed: {why}",
+            a.output.display()
+        ),
+        Progress::Segment { done, total } => eprintln!("reorder: segment {done} of {total}"),
+    };
     let stats = reorder(&opts, &progress)?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&stats)?);

@@ -31,26 +31,31 @@
 //! What changes: a reordered index is not in input order, so it cannot be
 //! resumed, and shards merge only with shards of the same order.
 //!
-//! A reorder killed part way leaves its temporary directory; the next
-//! reorder to the same output removes it (when its process is gone) and
-//! starts over.
+//! A reorder killed part way is resumed by the next reorder to the same
+//! output, if it has the same input and options: the segments already
+//! written are kept and only the rest are bisected, and the output is the
+//! same as an uninterrupted reorder's ([`resume`]).
 
 pub mod bp;
 mod dups;
 mod forward;
+mod resume;
 mod rewrite;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde::Serialize;
-use sieve_format::index::{LOSSES, STATS, create_private_dir, open_index, write_json};
-use sieve_format::manifest::{BuildState, DocOrder, MANIFEST, analyzer_config};
-use sieve_format::schema::{Fields, RuleColumns, register_analyzers};
+use sieve_format::index::{LOSSES, STATS, open_index, write_json};
+use sieve_format::manifest::{BuildState, DocOrder, MANIFEST};
+use sieve_format::schema::{Fields, RuleColumns};
+use tantivy::index::SegmentMeta;
+use tantivy::schema::Field;
 use tantivy::{Index, SegmentReader};
 
 use self::bp::{BpParams, bp_order_parts};
 use self::forward::Forward;
+use self::resume::{JOURNAL, Journal, WorkDir};
 use crate::error::io_err as io;
 use crate::{Error, Result};
 
@@ -100,7 +105,7 @@ impl ReorderOptions {
 /// What [`reorder`] did, with its time by phase.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ReorderStats {
-    /// Segments written again.
+    /// Segments written again (by this run: see `resumed_segments`).
     pub segments: usize,
     /// Documents written again.
     pub documents: u64,
@@ -114,11 +119,42 @@ pub struct ReorderStats {
     pub write_seconds: f64,
     /// Seconds writing the sidecars.
     pub sidecar_seconds: f64,
+    /// Segments an earlier reorder of the same input with the same
+    /// options wrote before it was killed, kept (not counted above).
+    pub resumed_segments: usize,
+}
+
+/// What [`reorder`] tells its caller as it goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress<'a> {
+    /// At the start: an earlier reorder of the same input with the same
+    /// options was killed after writing some segments, which are kept.
+    Resumed {
+        /// The segments kept.
+        kept: usize,
+        /// The input's segments.
+        total: usize,
+    },
+    /// At the start: what an earlier reorder to the same output left was
+    /// removed.
+    Discarded {
+        /// Why it could not be resumed.
+        why: &'a str,
+    },
+    /// After each segment written.
+    Segment {
+        /// The segments written so far, with those kept.
+        done: usize,
+        /// The input's segments.
+        total: usize,
+    },
 }
 
 /// Writes `opts.input` again as `opts.output` in bisection order (see the
-/// module docs). `progress(done, total)` is called after each segment.
-pub fn reorder(opts: &ReorderOptions, progress: &dyn Fn(usize, usize)) -> Result<ReorderStats> {
+/// module docs), resuming a reorder of the same input with the same
+/// options that was killed part way ([`resume`]), and telling `progress`
+/// where it is.
+pub fn reorder(opts: &ReorderOptions, progress: &dyn Fn(Progress<'_>)) -> Result<ReorderStats> {
     let threads = crate::options::check_threads(opts.threads)?;
     let (input, mut manifest) = open_index(&opts.input)?;
     if opts.output.exists() {
@@ -127,7 +163,14 @@ pub fn reorder(opts: &ReorderOptions, progress: &dyn Fn(usize, usize)) -> Result
             detail: "the reordered index's directory already exists".into(),
         });
     }
-    let tmp = temporary_beside(&opts.output)?;
+    let searcher = input.reader()?.searcher();
+    let journal = Journal::new(opts, searcher.segment_readers());
+    let parent = opts.output.parent().filter(|p| !p.as_os_str().is_empty());
+    remove_abandoned(
+        parent.unwrap_or(Path::new(".")),
+        &legacy_prefix(&opts.output),
+    );
+    let work = WorkDir::open(&opts.output, &journal, &input, &manifest)?;
     let result = (|| {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads.get())
@@ -136,24 +179,23 @@ pub fn reorder(opts: &ReorderOptions, progress: &dyn Fn(usize, usize)) -> Result
                 path: opts.output.clone(),
                 detail: format!("cannot start {threads} threads: {e}"),
             })?;
-        let out = Index::builder()
-            .schema(input.schema())
-            .settings(input.settings().clone())
-            .create_in_dir(&tmp)?;
-        register_analyzers(&out, analyzer_config(&manifest));
-        let clusters = manifest.options.minhash.is_some();
-        let target = Target {
-            index: &out,
-            dir: &tmp,
-            clusters,
+        let job = Job {
+            work: &work,
+            opts,
+            pool: &pool,
+            dropped: opts
+                .drop_band_keys
+                .then_some(Fields::from_schema(&input.schema())?.minhash),
+            clusters: manifest.options.minhash.is_some(),
         };
-        let mut stats = rewrite_segments(&input, &target, opts, &pool, progress)?;
+        let mut stats = rewrite_segments(&input, &job, progress)?;
+        let tmp = &work.path;
         let started = Instant::now();
         let build_stats = crate::shard::read_stats(&opts.input)?;
-        sieve_format::bounds::write_index_bounds(&tmp, &out)?;
+        sieve_format::bounds::write_index_bounds(tmp, &work.index)?;
         stats.sidecar_seconds += started.elapsed().as_secs_f64();
         if opts.input.join(LOSSES).exists() {
-            std::fs::copy(opts.input.join(LOSSES), tmp.join(LOSSES)).map_err(io(&tmp))?;
+            std::fs::copy(opts.input.join(LOSSES), tmp.join(LOSSES)).map_err(io(tmp))?;
         }
         write_json(&tmp.join(STATS), &build_stats)?;
         manifest.order = Some(DocOrder::Bp {
@@ -162,41 +204,31 @@ pub fn reorder(opts: &ReorderOptions, progress: &dyn Fn(usize, usize)) -> Result
             min_df: opts.min_df,
             by_spam: opts.by_spam,
         });
-        manifest.band_keys_dropped |= opts.drop_band_keys && clusters;
+        manifest.band_keys_dropped |= opts.drop_band_keys && manifest.options.minhash.is_some();
         manifest.state = Some(BuildState::Finished);
         write_json(&tmp.join(MANIFEST), &manifest)?;
-        std::fs::rename(&tmp, &opts.output).map_err(io(&opts.output))?;
+        std::fs::remove_file(tmp.join(JOURNAL)).map_err(io(tmp))?;
+        std::fs::rename(tmp, &opts.output).map_err(io(&opts.output))?;
         Ok(stats)
     })();
     if result.is_err() {
-        let _ = std::fs::remove_dir_all(&tmp);
+        let _ = std::fs::remove_dir_all(&work.path);
     }
     result
 }
 
-/// A new hidden directory beside `out` for the index being written.
-fn temporary_beside(out: &Path) -> Result<PathBuf> {
+/// The name prefix of the temporary directories of earlier versions of
+/// reorder (`.<name>.reorder-tmp-PID-NANOS`), which could not be resumed.
+fn legacy_prefix(out: &Path) -> String {
     let name = out
         .file_name()
         .map_or("reordered".into(), |n| n.to_string_lossy().into_owned());
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let prefix = format!(".{name}.reorder-tmp-");
-    let tmp = out.with_file_name(format!("{prefix}{}-{nanos}", std::process::id()));
-    let parent = out.parent().filter(|p| !p.as_os_str().is_empty());
-    if let Some(parent) = parent {
-        create_private_dir(parent)?;
-    }
-    remove_abandoned(parent.unwrap_or(Path::new(".")), &prefix);
-    create_private_dir(&tmp)?;
-    Ok(tmp)
+    format!(".{name}.reorder-tmp-")
 }
 
-/// Removes the temporary directories of earlier reorders of the same
-/// output (`prefix` then `PID-NANOS`) whose process is gone (a reorder
-/// killed part way); where processes cannot be looked up (no `/proc`),
-/// nothing.
+/// Removes the temporary directories of earlier versions of reorder to
+/// the same output (`prefix` then `PID-NANOS`) whose process is gone;
+/// where processes cannot be looked up (no `/proc`), nothing.
 fn remove_abandoned(dir: &Path, prefix: &str) {
     if !Path::new("/proc/self").exists() {
         return;
@@ -240,76 +272,101 @@ fn spam_parts(seg: &SegmentReader, what: &str) -> Result<(Vec<u32>, Vec<usize>)>
     Ok((docs, ends))
 }
 
-/// The index being written, in its temporary directory.
-struct Target<'a> {
-    index: &'a Index,
-    dir: &'a Path,
+/// What every segment's rewrite needs.
+struct Job<'a> {
+    work: &'a WorkDir,
+    opts: &'a ReorderOptions,
+    pool: &'a rayon::ThreadPool,
+    /// The band-key field, when it is left out.
+    dropped: Option<Field>,
     /// Whether the input has near-duplicate cluster columns to carry over.
     clusters: bool,
 }
 
-/// Every segment of `input` bisected and written into `out` (with its
-/// cluster column, if any), then `out`'s `meta.json` listing them in the
-/// input's segment order.
+/// Every segment of `input` not already in the work directory bisected
+/// and written there (with its cluster column, if any), `meta.json`
+/// listing the new segments in the input's segment order written again
+/// after each.
 fn rewrite_segments(
     input: &Index,
-    out: &Target,
-    opts: &ReorderOptions,
-    pool: &rayon::ThreadPool,
-    progress: &dyn Fn(usize, usize),
+    job: &Job<'_>,
+    progress: &dyn Fn(Progress<'_>),
 ) -> Result<ReorderStats> {
     let searcher = input.reader()?.searcher();
-    let fields = Fields::from_schema(&input.schema())?;
-    let dropped = opts.drop_band_keys.then_some(fields.minhash);
     let segments = searcher.segment_readers();
-    let mut stats = ReorderStats::default();
-    let mut metas = Vec::with_capacity(segments.len());
-    for (i, seg) in segments.iter().enumerate() {
-        let what = format!(
-            "{} (segment {})",
-            opts.input.display(),
-            seg.segment_id().uuid_string()
-        );
-        if seg.has_deletes() {
-            return Err(Error::Input {
-                path: what.into(),
-                detail: "the segment has deleted documents; a finished build has none".into(),
-            });
-        }
-        let t = Instant::now();
-        let body = Forward::read(seg, fields.body, &what)?;
-        stats.read_seconds += t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        let rows = body.bp_rows(opts.min_df);
-        let (docs, ends) = if opts.by_spam {
-            spam_parts(seg, &what)?
-        } else {
-            ((0..rows.len() as u32).collect(), vec![rows.len()])
-        };
-        let order = pool.install(|| bp_order_parts(&rows, &opts.bp, docs, &ends));
-        drop(rows);
-        stats.bp_seconds += t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        let fields = rewrite::Rewritten {
-            body: fields.body,
-            dropped,
-        };
-        let meta = rewrite::rewrite_segment(out.index, seg, &order, &body, fields, &what)?;
-        stats.write_seconds += t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        if out.clusters {
-            let new = out.index.segment(meta.clone());
-            dups::permute_column(&opts.input, seg, out.dir, &new, &order)?;
-        }
-        stats.sidecar_seconds += t.elapsed().as_secs_f64();
-        metas.push(meta);
-        stats.segments += 1;
-        stats.documents += order.len() as u64;
-        stats.postings += body.postings() as u64;
-        progress(i + 1, segments.len());
+    let total = segments.len();
+    if let Some(why) = &job.work.discarded {
+        progress(Progress::Discarded { why });
     }
+    if !job.work.done.is_empty() {
+        let kept = job.work.done.len();
+        progress(Progress::Resumed { kept, total });
+    }
+    let mut stats = ReorderStats {
+        resumed_segments: job.work.done.len(),
+        ..ReorderStats::default()
+    };
     let mut meta = input.load_metas()?;
-    meta.segments = metas;
-    crate::order::write_meta(out.index, &meta)?;
+    let mut metas = job.work.done.clone();
+    for (i, seg) in segments.iter().enumerate().skip(metas.len()) {
+        metas.push(rewrite_one(seg, job, &mut stats)?);
+        meta.segments = metas.clone();
+        crate::order::write_meta(&job.work.index, &meta)?;
+        progress(Progress::Segment { done: i + 1, total });
+    }
     Ok(stats)
+}
+
+/// One segment bisected and written into the work directory, with its
+/// cluster column; its new meta.
+fn rewrite_one(
+    seg: &SegmentReader,
+    job: &Job<'_>,
+    stats: &mut ReorderStats,
+) -> Result<SegmentMeta> {
+    let opts = job.opts;
+    let what = format!(
+        "{} (segment {})",
+        opts.input.display(),
+        seg.segment_id().uuid_string()
+    );
+    if seg.has_deletes() {
+        return Err(Error::Input {
+            path: what.into(),
+            detail: "the segment has deleted documents; a finished build has none".into(),
+        });
+    }
+    let t = Instant::now();
+    let body_field = Fields::from_schema(seg.schema())?.body;
+    let body = Forward::read(seg, body_field, &what)?;
+    stats.read_seconds += t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let rows = body.bp_rows(opts.min_df);
+    let (docs, ends) = if opts.by_spam {
+        spam_parts(seg, &what)?
+    } else {
+        ((0..rows.len() as u32).collect(), vec![rows.len()])
+    };
+    let order = job
+        .pool
+        .install(|| bp_order_parts(&rows, &opts.bp, docs, &ends));
+    drop(rows);
+    stats.bp_seconds += t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let fields = rewrite::Rewritten {
+        body: body_field,
+        dropped: job.dropped,
+    };
+    let meta = rewrite::rewrite_segment(&job.work.index, seg, &order, &body, fields, &what)?;
+    stats.write_seconds += t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    if job.clusters {
+        let new = job.work.index.segment(meta.clone());
+        dups::permute_column(&opts.input, seg, &job.work.path, &new, &order)?;
+    }
+    stats.sidecar_seconds += t.elapsed().as_secs_f64();
+    stats.segments += 1;
+    stats.documents += order.len() as u64;
+    stats.postings += body.postings() as u64;
+    Ok(meta)
 }
