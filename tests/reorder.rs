@@ -535,6 +535,24 @@ fn interrupted_reorder(input: &Path, output: &Path, extra_iters: Option<usize>, 
     assert!(!output.exists(), "a stopped reorder left an output");
 }
 
+/// `sieve-index reorder` of `input` into `output`, which must succeed; its
+/// stderr.
+fn reorder_stderr(dir: &Dir, input: &Path, output: &Path, extra: &[&str]) -> String {
+    let o = dir
+        .cmd("sieve-index")
+        .arg("reorder")
+        .args(extra)
+        .arg("--index")
+        .arg(input)
+        .arg("--output-dir")
+        .arg(output)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{err}");
+    err
+}
+
 /// `.NAME.reorder-tmp` beside `output`: the reorder's work directory.
 fn work_dir(output: &Path) -> PathBuf {
     let name = output.file_name().unwrap().to_str().unwrap();
@@ -589,16 +607,7 @@ sieve_test!(
         let stray = "0123456789abcdef0123456789abcdef";
         std::fs::write(work.join(format!("{stray}.idx")), b"half").unwrap();
         std::fs::write(work.join(format!("dups/{stray}.dup.gz.tmp")), b"half").unwrap();
-        let o = dir
-            .cmd("sieve-index")
-            .args(["reorder", "--threads", "1", "--index"])
-            .arg(&ix)
-            .arg("--output-dir")
-            .arg(&out)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(o.status.success(), "{err}");
+        let err = reorder_stderr(&dir, &ix, &out, &["--threads", "1"]);
         assert!(err.contains("resumed: 5 of 18 segments"), "{err}");
         assert!(
             !err.contains("segment 5 of 18"),
@@ -623,16 +632,7 @@ sieve_test!(
         // over, and writes what an uninterrupted one writes.
         let out = dir.join("other");
         interrupted_reorder(&ix, &out, Some(3), 4);
-        let o = dir
-            .cmd("sieve-index")
-            .args(["reorder", "--index"])
-            .arg(&ix)
-            .arg("--output-dir")
-            .arg(&out)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(o.status.success(), "{err}");
+        let err = reorder_stderr(&dir, &ix, &out, &[]);
         assert!(
             err.contains("starting over") && err.contains("other options"),
             "{err}"
