@@ -8,13 +8,15 @@
 //!
 //! * **Buffer, not heap.** A segment's candidates are packed into one
 //!   `u64` each (score in its total order, then ordinal: a greater key is a
-//!   better hit) and appended to a buffer of up to `2k`; when it is full,
-//!   `select_nth_unstable` keeps the best `k` and their worst score becomes
-//!   the threshold (tantivy's `TopNComputer` does the same). That is `O(1)`
-//!   amortised per candidate, against a heap's `log k` sift per
-//!   replacement; the threshold is only refreshed every `k` candidates,
-//!   which prunes a little later but never wrongly (it is always the score
-//!   of the `k`-th best of some candidates already seen).
+//!   better hit) and appended to a buffer of up to `k + k/8` (at least
+//!   `k + 8`); when it is full, `select_nth_unstable` keeps the best `k`
+//!   and their worst score becomes the threshold (tantivy's `TopNComputer`
+//!   does the same with `2k`). That is a constant cost per candidate,
+//!   amortised (a selection over `k + k/8` elements every `k/8`
+//!   candidates), against a heap's `log k` sift per replacement; the
+//!   threshold is refreshed every `k/8` candidates, which prunes a little
+//!   later than a heap would but never wrongly (it is always the score of
+//!   the `k`-th best of some candidates already seen).
 //! * **Floor.** Once `k` hits from earlier segments are known, the `k`-th
 //!   best of their scores is a floor: a document scoring *strictly* less
 //!   has `k` better documents and cannot be returned, whatever its docid.
@@ -72,6 +74,12 @@ fn unpack(p: u64) -> Candidate {
     }
 }
 
+/// The buffer's length at which a top `k` that has been cut once is cut
+/// again: `k/8` (at least 8) candidates later.
+fn refill_limit(k: usize) -> usize {
+    k.saturating_add((k / 8).max(8))
+}
+
 /// Keeps the `k` greatest of `buf` (in no order); `k >= 1`.
 fn keep_best(buf: &mut Vec<u64>, k: usize) {
     if buf.len() > k {
@@ -87,7 +95,7 @@ pub(crate) struct TopK {
     /// Packed candidates, at most `limit`, none below `own`.
     buf: Vec<u64>,
     /// The buffer's length at which it is cut back to the best `k`: `k`
-    /// until the first cut, `2k` after.
+    /// until the first cut, [`refill_limit`] after.
     limit: usize,
     /// The `k`-th best score of the candidates seen, once there were `k`.
     own: Option<Score>,
@@ -98,7 +106,7 @@ impl TopK {
     pub(crate) fn new(k: usize, floor: Option<Score>) -> TopK {
         TopK {
             k,
-            buf: Vec::with_capacity(k.min(1 << 15) * 2),
+            buf: Vec::with_capacity(refill_limit(k.min(1 << 15))),
             limit: k,
             own: None,
             floor,
@@ -137,7 +145,7 @@ impl TopK {
         keep_best(&mut self.buf, self.k);
         let worst = self.buf.iter().copied().min().map(unpack);
         self.own = worst.map(|c| c.score);
-        self.limit = self.k.saturating_mul(2);
+        self.limit = refill_limit(self.k);
     }
 
     /// The best `k` candidates, in no order.
