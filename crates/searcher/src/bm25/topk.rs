@@ -114,7 +114,7 @@ impl TopK {
     }
 
     /// A score below which (strictly) a document cannot be returned: the
-    /// `k`-th best score seen so far (refreshed every `k` candidates), or
+    /// `k`-th best score seen so far (refreshed every `k/8` candidates), or
     /// the floor if higher.
     #[inline]
     pub(crate) fn threshold(&self) -> Option<Score> {
