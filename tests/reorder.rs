@@ -135,15 +135,20 @@ fn reorder(dir: &Dir, input: &Path, name: &str, threads: &str) -> PathBuf {
 
 fn reorder_with(dir: &Dir, input: &Path, name: &str, extra: &[&str]) -> PathBuf {
     let out = dir.join(name);
-    ok(dir
-        .cmd("sieve-index")
-        .arg("reorder")
+    ok(&mut reorder_cmd(dir, input, &out, extra));
+    out
+}
+
+/// `sieve-index reorder EXTRA --index INPUT --output-dir OUTPUT`.
+fn reorder_cmd(dir: &Dir, input: &Path, output: &Path, extra: &[&str]) -> std::process::Command {
+    let mut c = dir.cmd("sieve-index");
+    c.arg("reorder")
         .args(extra)
         .arg("--index")
         .arg(input)
         .arg("--output-dir")
-        .arg(&out));
-    out
+        .arg(output);
+    c
 }
 
 /// The `sweep` of `index` over five spam thresholds, with and without
@@ -284,13 +289,7 @@ sieve_test!(reorder_is_refused_where_input_order_is_assumed, |dir| {
         "other contents without positions"
     );
     // The output must not exist; the input is left as it was.
-    let e = fails(
-        dir.cmd("sieve-index")
-            .args(["reorder", "--index"])
-            .arg(&ix)
-            .arg("--output-dir")
-            .arg(&bp),
-    );
+    let e = fails(&mut reorder_cmd(&dir, &ix, &bp, &[]));
     assert!(String::from_utf8_lossy(&e.stderr).contains("already exists"));
     // A reordered index is not resumed.
     let e = fails(
@@ -538,16 +537,7 @@ fn interrupted_reorder(input: &Path, output: &Path, extra_iters: Option<usize>, 
 /// `sieve-index reorder` of `input` into `output`, which must succeed; its
 /// stderr.
 fn reorder_stderr(dir: &Dir, input: &Path, output: &Path, extra: &[&str]) -> String {
-    let o = dir
-        .cmd("sieve-index")
-        .arg("reorder")
-        .args(extra)
-        .arg("--index")
-        .arg(input)
-        .arg("--output-dir")
-        .arg(output)
-        .output()
-        .unwrap();
+    let o = reorder_cmd(dir, input, output, extra).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(o.status.success(), "{err}");
     err
@@ -648,13 +638,7 @@ sieve_test!(
         let work = work_dir(&out);
         std::fs::create_dir(&work).unwrap();
         let lock = sieve_format::lock::DirLock::acquire(&work).unwrap();
-        let o = fails(
-            dir.cmd("sieve-index")
-                .args(["reorder", "--index"])
-                .arg(&ix)
-                .arg("--output-dir")
-                .arg(&out),
-        );
+        let o = fails(&mut reorder_cmd(&dir, &ix, &out, &[]));
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(
             err.contains("another reorder to this output is under way"),
