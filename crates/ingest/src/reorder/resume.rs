@@ -46,7 +46,8 @@ const JOURNAL_VERSION: u32 = 1;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(super) struct Journal {
     version: u32,
-    /// The sieve that wrote the segments (another may bisect otherwise).
+    /// The version number of the sieve release that wrote the segments
+    /// (another release may bisect otherwise).
     sieve: String,
     /// The input's segments in order: id and document count.
     input_segments: Vec<(String, u32)>,
@@ -173,7 +174,9 @@ fn resumable(
     let found: Journal =
         read_json(&dir.join(JOURNAL)).map_err(|e| format!("its journal cannot be read ({e})"))?;
     if &found != journal {
-        return Err("it was written for another input, other options or another sieve".into());
+        return Err(
+            "it was written for another input, other options or another sieve release".into(),
+        );
     }
     let index = Index::open_in_dir(dir).map_err(|e| format!("its index cannot be opened ({e})"))?;
     register_analyzers(&index, analyzer_config(manifest));
