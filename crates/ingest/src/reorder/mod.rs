@@ -179,16 +179,16 @@ pub fn reorder(opts: &ReorderOptions, progress: &dyn Fn(Progress<'_>)) -> Result
                 path: opts.output.clone(),
                 detail: format!("cannot start {threads} threads: {e}"),
             })?;
+        let fields = Fields::from_schema(&input.schema())?;
         let job = Job {
             work: &work,
             opts,
             pool: &pool,
-            dropped: opts
-                .drop_band_keys
-                .then_some(Fields::from_schema(&input.schema())?.minhash),
+            body: fields.body,
+            dropped: opts.drop_band_keys.then_some(fields.minhash),
             clusters: manifest.options.minhash.is_some(),
         };
-        let mut stats = rewrite_segments(&input, &job, progress)?;
+        let mut stats = rewrite_segments(&input, searcher.segment_readers(), &job, progress)?;
         let tmp = &work.path;
         let started = Instant::now();
         let build_stats = crate::shard::read_stats(&opts.input)?;
@@ -204,7 +204,7 @@ pub fn reorder(opts: &ReorderOptions, progress: &dyn Fn(Progress<'_>)) -> Result
             min_df: opts.min_df,
             by_spam: opts.by_spam,
         });
-        manifest.band_keys_dropped |= opts.drop_band_keys && manifest.options.minhash.is_some();
+        manifest.band_keys_dropped |= opts.drop_band_keys && job.clusters;
         manifest.state = Some(BuildState::Finished);
         write_json(&tmp.join(MANIFEST), &manifest)?;
         std::fs::remove_file(tmp.join(JOURNAL)).map_err(io(tmp))?;
@@ -220,10 +220,9 @@ pub fn reorder(opts: &ReorderOptions, progress: &dyn Fn(Progress<'_>)) -> Result
 /// The name prefix of the temporary directories of earlier versions of
 /// reorder (`.<name>.reorder-tmp-PID-NANOS`), which could not be resumed.
 fn legacy_prefix(out: &Path) -> String {
-    let name = out
-        .file_name()
-        .map_or("reordered".into(), |n| n.to_string_lossy().into_owned());
-    format!(".{name}.reorder-tmp-")
+    let work = resume::work_dir_of(out);
+    let name = work.file_name().map(|n| n.to_string_lossy());
+    format!("{}-", name.unwrap_or_default())
 }
 
 /// Removes the temporary directories of earlier versions of reorder to
@@ -277,6 +276,8 @@ struct Job<'a> {
     work: &'a WorkDir,
     opts: &'a ReorderOptions,
     pool: &'a rayon::ThreadPool,
+    /// The field read back per document and bisected on.
+    body: Field,
     /// The band-key field, when it is left out.
     dropped: Option<Field>,
     /// Whether the input has near-duplicate cluster columns to carry over.
@@ -289,11 +290,10 @@ struct Job<'a> {
 /// after each.
 fn rewrite_segments(
     input: &Index,
+    segments: &[SegmentReader],
     job: &Job<'_>,
     progress: &dyn Fn(Progress<'_>),
 ) -> Result<ReorderStats> {
-    let searcher = input.reader()?.searcher();
-    let segments = searcher.segment_readers();
     let total = segments.len();
     if let Some(why) = &job.work.discarded {
         progress(Progress::Discarded { why });
@@ -307,10 +307,9 @@ fn rewrite_segments(
         ..ReorderStats::default()
     };
     let mut meta = input.load_metas()?;
-    let mut metas = job.work.done.clone();
-    for (i, seg) in segments.iter().enumerate().skip(metas.len()) {
-        metas.push(rewrite_one(seg, job, &mut stats)?);
-        meta.segments = metas.clone();
+    meta.segments = job.work.done.clone();
+    for (i, seg) in segments.iter().enumerate().skip(meta.segments.len()) {
+        meta.segments.push(rewrite_one(seg, job, &mut stats)?);
         crate::order::write_meta(&job.work.index, &meta)?;
         progress(Progress::Segment { done: i + 1, total });
     }
@@ -337,8 +336,7 @@ fn rewrite_one(
         });
     }
     let t = Instant::now();
-    let body_field = Fields::from_schema(seg.schema())?.body;
-    let body = Forward::read(seg, body_field, &what)?;
+    let body = Forward::read(seg, job.body, &what)?;
     stats.read_seconds += t.elapsed().as_secs_f64();
     let t = Instant::now();
     let rows = body.bp_rows(opts.min_df);
@@ -354,7 +352,7 @@ fn rewrite_one(
     stats.bp_seconds += t.elapsed().as_secs_f64();
     let t = Instant::now();
     let fields = rewrite::Rewritten {
-        body: body_field,
+        body: job.body,
         dropped: job.dropped,
     };
     let meta = rewrite::rewrite_segment(&job.work.index, seg, &order, &body, fields, &what)?;
