@@ -649,3 +649,31 @@ sieve_test!(
         drop(lock);
     }
 );
+
+sieve_test!(
+    a_reorder_that_fails_leaves_neither_output_nor_work_directory,
+    |dir| {
+        let ix = build(&dir, "cacm", &[]);
+        // A cluster column cut short: read only after the segment's
+        // documents are written again, so the reorder fails part way.
+        let dups: Vec<PathBuf> = std::fs::read_dir(ix.join("dups"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        assert!(!dups.is_empty(), "the build wrote no cluster column");
+        for f in &dups {
+            let bytes = std::fs::read(f).unwrap();
+            std::fs::write(f, &bytes[..bytes.len() / 2]).unwrap();
+        }
+        let out = dir.join("bp");
+        let o = fails(&mut reorder_cmd(&dir, &ix, &out, &[]));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("dups"), "{err}");
+        assert!(!out.exists(), "a failed reorder left an output");
+        assert!(
+            !work_dir(&out).exists(),
+            "a failed reorder left its work directory"
+        );
+    }
+);
