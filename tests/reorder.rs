@@ -6,7 +6,8 @@
 //! assumed. An index in spam order (`--by-spam`) has each segment's
 //! documents by spam percentile, highest first, and gives the same runs
 //! and sweeps. With `--drop-band-keys` the band keys are left out and the
-//! near-duplicate clusters kept.
+//! near-duplicate clusters kept. A reorder killed part way is resumed and
+//! writes the same index; one that fails leaves nothing behind.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
