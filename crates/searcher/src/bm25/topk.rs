@@ -407,6 +407,54 @@ fn rank_pool(candidates: &[Pooled], name_of: &[u32], rank: &[u32], k: usize) -> 
 
 #[cfg(test)]
 mod tests {
+    use super::{Candidate, TopK, pack, unpack};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A segment's top k keeps exactly the best `k` of the candidates
+        /// offered (by score, then ordinal: ties are frequent here); its
+        /// threshold exists once `k` were offered (or with a floor), is
+        /// never above the `k`-th best score offered so far (or the floor,
+        /// if higher), so it never drops a document of the final top k,
+        /// and every change of it is reported by `push`.
+        #[test]
+        fn the_top_k_keeps_the_best_k_and_its_threshold_never_passes_the_kth_score(
+            scores in proptest::collection::vec(0u8..6, 0..300),
+            k in 0usize..40,
+            floor in proptest::option::of(0u8..6),
+        ) {
+            let floor = floor.map(|f| f as f32);
+            let mut top = TopK::new(k, floor);
+            let mut seen: Vec<u64> = Vec::new();
+            let kth = |seen: &[u64]| (k > 0 && seen.len() >= k).then(|| unpack(seen[k - 1]).score);
+            for (ord, s) in scores.iter().enumerate() {
+                let c = Candidate { score: *s as f32, ord: ord as u32 };
+                let old = top.threshold();
+                // The scorer offers only what reaches the threshold.
+                if old.is_some_and(|t| c.score < t) {
+                    continue;
+                }
+                let changed = top.push(c);
+                seen.push(pack(c));
+                seen.sort_unstable_by(|a, b| b.cmp(a));
+                let limit = match (kth(&seen), floor) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    (a, b) => a.or(b),
+                };
+                let t = top.threshold();
+                prop_assert_eq!(t.is_some(), limit.is_some());
+                if let (Some(t), Some(limit)) = (t, limit) {
+                    prop_assert!(t <= limit, "threshold {} above {}", t, limit);
+                }
+                prop_assert!(changed || t == old);
+            }
+            let mut best: Vec<u64> = top.into_best().map(pack).collect();
+            best.sort_unstable_by(|a, b| b.cmp(a));
+            seen.truncate(k);
+            prop_assert_eq!(best, seen);
+        }
+    }
+
     /// Names rank in byte order; of equal names (one docid in several
     /// segments) the first gets the greatest rank, so that, greater first,
     /// they come in segment order.
