@@ -407,10 +407,54 @@ fn rank_pool(candidates: &[Pooled], name_of: &[u32], rank: &[u32], k: usize) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::{Candidate, TopK, pack, unpack};
+    use super::{Candidate, Pool, TopK, pack, unpack};
     use proptest::prelude::*;
 
     proptest! {
+        /// Pooled over many segments, each with a few candidates, a
+        /// variant's floor exists once `k` documents were offered and is
+        /// the `k`-th best score offered so far; the pool holds exactly the
+        /// candidates of the segments' own best `k` (ties there broken by
+        /// ordinal) that score at least the `k`-th best: every tie at the
+        /// cut between segments is kept, for the names to settle.
+        #[test]
+        fn the_pool_floor_is_the_kth_score_and_the_pool_keeps_every_tie(
+            segments in proptest::collection::vec(
+                proptest::collection::vec(0u8..8, 0..12), 1..40),
+            k in 1usize..30,
+        ) {
+            let mut pool = Pool::new(k);
+            let mut scores: Vec<u8> = Vec::new();
+            // Each segment's best `k` (score, then ordinal), as scores.
+            let mut bests: Vec<u8> = Vec::new();
+            for (n, segment) in segments.iter().enumerate() {
+                let mut top = TopK::new(k, pool.floor());
+                for (ord, s) in segment.iter().enumerate() {
+                    if !top.threshold().is_some_and(|t| (*s as f32) < t) {
+                        top.push(Candidate { score: *s as f32, ord: ord as u32 });
+                    }
+                }
+                pool.add(n as u32, top);
+                let mut keys: Vec<u64> = segment
+                    .iter()
+                    .enumerate()
+                    .map(|(ord, s)| pack(Candidate { score: *s as f32, ord: ord as u32 }))
+                    .collect();
+                keys.sort_unstable_by(|a, b| b.cmp(a));
+                bests.extend(keys.iter().take(k).map(|&key| unpack(key).score as u8));
+                scores.extend(segment);
+                scores.sort_unstable_by(|a, b| b.cmp(a));
+                let kth = scores.get(k - 1).map(|&s| s as f32);
+                prop_assert_eq!(pool.floor(), kth);
+            }
+            let mut kept: Vec<u8> = pool.candidates.iter().map(|c| unpack(c.key).score as u8).collect();
+            kept.sort_unstable_by(|a, b| b.cmp(a));
+            let cut = scores.get(k - 1).copied().unwrap_or(0);
+            let mut want: Vec<u8> = bests.into_iter().filter(|&s| s >= cut).collect();
+            want.sort_unstable_by(|a, b| b.cmp(a));
+            prop_assert_eq!(kept, want);
+        }
+
         /// A segment's top k keeps exactly the best `k` of the candidates
         /// offered (by score, then ordinal: ties are frequent here); its
         /// threshold exists once `k` were offered (or with a floor), is
